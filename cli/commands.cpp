@@ -1,0 +1,108 @@
+#include "cli/commands.hpp"
+
+#include <cstdio>
+#include <iomanip>
+
+#include "experiment/config_error.hpp"
+#include "experiment/load.hpp"
+#include "experiment/results.hpp"
+#include "experiment/units.hpp"
+#include "experiment/writers.hpp"
+#include "models/catalog.hpp"
+#include "models/zoo.hpp"
+
+namespace dlsim::cli {
+namespace {
+
+experiment::Scenario load(const ScenarioOptions& o) {
+  std::vector<std::string> sets = o.set_arguments;
+  // --output / --csv are shorthands for overrides, so they get the same validation.
+  if (!o.output.empty()) sets.push_back("output.results=" + o.output);
+  if (!o.csv.empty()) sets.push_back("output.csv=" + o.csv);
+  return experiment::load_scenario(o.scenario, sets);
+}
+
+std::string tflops(double flops) {
+  if (flops <= 0) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", flops / 1e12);
+  return buf;
+}
+
+}  // namespace
+
+int run_command(std::ostream& out, const ScenarioOptions& o) {
+  const experiment::Scenario scenario = load(o);
+  const experiment::Results results = experiment::run(scenario);
+  if (!o.quiet) {
+    out << "dlsim " << results.dlsim_version << ": " << scenario.workload.model_name << " on "
+        << scenario.cluster.instance_name << " (" << scenario.cluster.instance.accelerators_per_node << " x "
+        << scenario.cluster.device.name << " per node), " << models::to_string(scenario.workload.precision)
+        << ", seed " << scenario.seed << "\n";
+    experiment::print_table(out, results);
+  }
+  if (!scenario.output.results.empty()) {
+    experiment::write_hdf5(scenario.output.results, results);
+    if (!o.quiet) out << "wrote " << scenario.output.results << "\n";
+  }
+  if (!scenario.output.csv.empty()) {
+    experiment::write_csv(scenario.output.csv, results);
+    if (!o.quiet) out << "wrote " << scenario.output.csv << "\n";
+  }
+  return 0;
+}
+
+int check_command(std::ostream& out, const ScenarioOptions& o) {
+  const experiment::Scenario s = load(o);
+  out << s.source << ": ok (" << s.workload.model_name << " on " << s.cluster.instance_name << ", "
+      << s.node_counts().size() << " configuration" << (s.node_counts().size() == 1 ? "" : "s") << ")\n";
+  return 0;
+}
+
+int catalog_command(std::ostream& out, const std::string& what) {
+  if (!what.empty() && what != "devices" && what != "instances" && what != "models") {
+    throw experiment::ConfigError({"dlsim catalog", 0, 0}, "", "unknown listing '" + what + "': use devices, instances or models");
+  }
+  const models::Catalog catalog = models::Catalog::builtin();
+  if (what.empty() || what == "devices") {
+    out << "devices (peak dense TFLOP/s: fp32 tf32 fp16 bf16 fp8; memory; bandwidth)\n";
+    for (const auto& [name, d] : catalog.devices()) {
+      out << "  " << std::left << std::setw(11) << name << std::right;
+      for (auto p : {models::Precision::fp32, models::Precision::tf32, models::Precision::fp16, models::Precision::bf16,
+                     models::Precision::fp8}) {
+        out << std::setw(7) << tflops(d.peak(p));
+      }
+      out << "  " << std::setw(9) << experiment::format_size(d.memory_bytes) << "  "
+          << experiment::format_bandwidth(d.memory_bandwidth) << "\n";
+    }
+  }
+  if (what.empty() || what == "instances") {
+    out << "instances (accelerators x device; node network; on-demand USD/h; price date)\n";
+    for (const auto& [name, t] : catalog.instances()) {
+      char price[32];
+      std::snprintf(price, sizeof price, "%.2f", t.price_per_hour);
+      out << "  " << std::left << std::setw(34) << name << std::right << std::setw(3) << t.accelerators_per_node
+          << " x " << std::left << std::setw(10) << t.device << std::right << std::setw(11)
+          << experiment::format_bandwidth(t.network_bandwidth) << std::setw(9) << price << "  " << t.price_date
+          << "\n";
+    }
+  }
+  if (what.empty() || what == "models") {
+    out << "models (parameters; forward GFLOP per sample)\n";
+    for (const auto& name : models::zoo_model_names()) {
+      const models::ModelGraph m = models::zoo_model(name);
+      char line[128];
+      std::snprintf(line, sizeof line, "  %-12s %8.1f M  %8.2f GFLOP per %s", name.c_str(), m.parameters() / 1e6,
+                    m.forward_flops_per_sample() / 1e9, m.sample_unit.c_str());
+      out << line << (m.tokens_per_sample > 1 ? " (sequence length 128)" : "") << "\n";
+    }
+  }
+  return 0;
+}
+
+int version_command(std::ostream& out) {
+  out << "dlsim " << experiment::dlsim_version() << "\n";
+  return 0;
+}
+
+}  // namespace dlsim::cli

@@ -1,0 +1,24 @@
+// The dlsim commands, each returning its exit code. They print to `out`; errors propagate as
+// exceptions for main() to report.
+#pragma once
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace dlsim::cli {
+
+struct ScenarioOptions {
+  std::string scenario;
+  std::vector<std::string> set_arguments;
+  std::string output;   // overrides output.results
+  std::string csv;      // overrides output.csv
+  bool quiet = false;
+  std::string what;     // catalog: devices, instances, models, or empty for all
+};
+
+int run_command(std::ostream& out, const ScenarioOptions& options);
+int check_command(std::ostream& out, const ScenarioOptions& options);
+int catalog_command(std::ostream& out, const std::string& what);
+int version_command(std::ostream& out);
+
+}  // namespace dlsim::cli

@@ -1,0 +1,86 @@
+// dlsim: the command line. Thin over experiment/: parses arguments, calls, maps failures to
+// exit codes: 0 success, 2 bad input (scenario, --set, usage), 1 any other failure.
+#include <boost/program_options.hpp>
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "experiment/config_error.hpp"
+
+namespace po = boost::program_options;
+using namespace dlsim;
+
+namespace {
+
+const char* const kUsage =
+    "usage: dlsim <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  run <scenario.yaml>    simulate the scenario, print the result table, write its output files\n"
+    "  check <scenario.yaml>  validate the scenario without running it\n"
+    "  catalog [devices|instances|models]  list what scenarios can name\n"
+    "  version                print the dlsim version\n"
+    "\n"
+    "options of run and check:\n"
+    "  --set key.path=value   override a scenario value (repeatable), e.g. --set cluster.nodes=8\n"
+    "  --output FILE          write the HDF5 results to FILE (overrides output.results)\n"
+    "  --csv FILE             also write the results as CSV (overrides output.csv)\n"
+    "  --quiet                print no table (run)\n";
+
+int dispatch(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << kUsage;
+    return 2;
+  }
+  const std::string command = argv[1];
+  if (command == "-h" || command == "--help" || command == "help") {
+    std::cout << kUsage;
+    return 0;
+  }
+  if (command == "version" || command == "--version") return cli::version_command(std::cout);
+
+  po::options_description options;
+  cli::ScenarioOptions o;
+  options.add_options()
+      ("scenario", po::value<std::string>(&o.scenario))
+      ("set", po::value<std::vector<std::string>>(&o.set_arguments)->composing())
+      ("output", po::value<std::string>(&o.output))
+      ("csv", po::value<std::string>(&o.csv))
+      ("quiet", po::bool_switch(&o.quiet))
+      ("what", po::value<std::string>(&o.what));
+  po::positional_options_description positional;
+  positional.add(command == "catalog" ? "what" : "scenario", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(argc - 1, argv + 1).options(options).positional(positional).run(), vm);
+  po::notify(vm);
+
+  if (command == "catalog") return cli::catalog_command(std::cout, o.what);
+  if (command != "run" && command != "check") {
+    std::cerr << "dlsim: unknown command '" << command << "'\n\n" << kUsage;
+    return 2;
+  }
+  if (o.scenario.empty()) {
+    std::cerr << "dlsim " << command << ": missing the scenario file\n\n" << kUsage;
+    return 2;
+  }
+  return command == "run" ? cli::run_command(std::cout, o) : cli::check_command(std::cout, o);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return dispatch(argc, argv);
+  } catch (const experiment::ConfigError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const po::error& e) {
+    std::cerr << "dlsim: " << e.what() << "\n\n" << kUsage;
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+}

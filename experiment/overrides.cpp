@@ -1,0 +1,98 @@
+#include "experiment/overrides.hpp"
+
+#include <charconv>
+
+namespace dlsim::experiment {
+namespace {
+
+struct Step {
+  std::string key;  // mapping key, or empty for a list index
+  long index = -1;
+};
+
+[[noreturn]] void bad(const Override& o, const std::string& why) {
+  throw ConfigError({"--set " + o.path + "=" + o.value, 0, 0}, o.path, why);
+}
+
+std::vector<Step> split_path(const Override& o) {
+  std::vector<Step> steps;
+  std::size_t i = 0;
+  const std::string& p = o.path;
+  while (i < p.size()) {
+    if (p[i] == '[') {
+      const std::size_t close = p.find(']', i);
+      long index = -1;
+      if (close == std::string::npos) bad(o, "unclosed '[' in key path");
+      const auto [end, ec] = std::from_chars(p.data() + i + 1, p.data() + close, index);
+      if (ec != std::errc() || end != p.data() + close || index < 0) bad(o, "list index must be a non-negative integer");
+      steps.push_back({"", index});
+      i = close + 1;
+      if (i < p.size() && p[i] == '.') {
+        ++i;
+        if (i == p.size()) bad(o, "empty key at the end of the key path");
+      }
+      continue;
+    }
+    std::size_t end = p.find_first_of(".[", i);
+    if (end == std::string::npos) end = p.size();
+    if (end == i) bad(o, "empty key in key path");
+    steps.push_back({p.substr(i, end - i), -1});
+    i = end;
+    if (i < p.size() && p[i] == '.') {
+      ++i;
+      if (i == p.size()) bad(o, "empty key at the end of the key path");
+    }
+  }
+  if (steps.empty()) bad(o, "empty key path");
+  return steps;
+}
+
+}  // namespace
+
+Override parse_set_argument(const std::string& argument) {
+  const std::size_t eq = argument.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw ConfigError({"--set " + argument, 0, 0}, "", "expected key.path=value, e.g. --set cluster.nodes=8");
+  }
+  return {argument.substr(0, eq), argument.substr(eq + 1)};
+}
+
+void apply_override(YAML::Node& root, const Override& o) {
+  YAML::Node value;
+  try {
+    value = YAML::Load(o.value);
+  } catch (const YAML::Exception& e) {
+    bad(o, "value is not valid YAML: " + e.msg);
+  }
+  if (!value.IsDefined() || value.IsNull()) value = YAML::Node(o.value);  // "key=" sets an empty string
+  const std::vector<Step> steps = split_path(o);
+  // yaml-cpp nodes are handles: assigning through `current` edits the tree in place.
+  YAML::Node current = root;
+  for (std::size_t s = 0; s < steps.size(); ++s) {
+    const Step& step = steps[s];
+    const bool last = s + 1 == steps.size();
+    if (step.index < 0) {
+      if (current.IsScalar() || current.IsSequence()) bad(o, "'" + step.key + "' is below a value that is not a mapping");
+      if (last) {
+        current[step.key] = value;
+        return;
+      }
+      YAML::Node child = current[step.key];
+      if (!child.IsDefined() || child.IsNull()) current[step.key] = YAML::Node(YAML::NodeType::Map);
+      current.reset(current[step.key]);
+    } else {
+      if (!current.IsSequence()) bad(o, "[" + std::to_string(step.index) + "] applied to a value that is not a list");
+      if (static_cast<std::size_t>(step.index) >= current.size()) {
+        bad(o, "list index " + std::to_string(step.index) + " is past the end (the list has " +
+                   std::to_string(current.size()) + " items)");
+      }
+      if (last) {
+        current[step.index] = value;
+        return;
+      }
+      current.reset(current[step.index]);
+    }
+  }
+}
+
+}  // namespace dlsim::experiment

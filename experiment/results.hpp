@@ -1,0 +1,48 @@
+// Results of a scenario: one row per evaluated node count, and what produced them.
+// Units: seconds, samples/s, USD, USD/hour. NaN marks a value that does not apply (epoch
+// figures of a job given in iterations without a dataset size).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "experiment/scenario.hpp"
+
+namespace dlsim::experiment {
+
+struct ResultRow {
+  int nodes = 0;
+  int accelerators = 0;
+  int per_device_batch = 0;
+  std::int64_t global_batch = 0;
+  double iteration_s = 0;
+  double samples_per_s = 0;
+  double samples_per_s_per_accelerator = 0;
+  double time_per_epoch_s = 0;
+  double cost_per_hour = 0;
+  double cost_per_epoch = 0;
+  double scaling_efficiency = 0;   // per-accelerator throughput / that of the smallest node count
+  std::int64_t iterations = 0;     // to finish the work
+  double time_to_train_s = 0;
+  double cost_to_train = 0;        // billed: per second, one-minute minimum
+  double compute_s = 0;            // forward + backward per iteration
+  double optimizer_s = 0;
+  double exposed_comm_s = 0;       // communication not hidden behind compute
+  double allreduce_s = 0;          // time the all-reduce stream is busy per iteration
+};
+
+struct Results {
+  std::vector<ResultRow> rows;     // in the order of Scenario::node_counts()
+  std::string dlsim_version;
+  std::uint64_t seed = 0;
+  std::string scenario_source;
+  std::string scenario_yaml;       // the scenario as run (after --set)
+};
+
+// Runs every node count of the scenario. Throws std::runtime_error for a run that cannot be
+// represented (e.g. a time to train beyond sim::Time's range).
+Results run(const Scenario& scenario);
+
+std::string dlsim_version();
+
+}  // namespace dlsim::experiment

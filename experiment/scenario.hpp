@@ -1,0 +1,65 @@
+// Scenario: one validated, fully resolved scenario, as experiment::load_scenario makes it from
+// YAML. Catalog names are resolved to specs, units to SI (bytes, bytes/s, seconds, USD/h).
+// Immutable description: nothing here changes during a run.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/data_parallel_step.hpp"
+#include "models/device.hpp"
+#include "models/instance_type.hpp"
+#include "models/model_graph.hpp"
+#include "models/precision.hpp"
+
+namespace dlsim::experiment {
+
+struct ClusterConfig {
+  std::string instance_name;      // catalog name, or "inline"
+  models::InstanceType instance;  // resolved (price override applied)
+  models::DeviceSpec device;
+  models::DeviceProfile profile;
+  int nodes = 1;
+};
+
+enum class BatchMode { per_device, global };
+
+struct WorkloadConfig {
+  std::string model_name;
+  int sequence_length = 0;        // 0 for models without sequences
+  models::ModelGraph model;
+  models::Precision precision = models::Precision::fp32;
+  models::Precision gradient_precision = models::Precision::fp32;
+  models::Optimizer optimizer = models::Optimizer::sgd_momentum;
+  BatchMode batch_mode = BatchMode::per_device;
+  int batch = 1;                  // per device or global, by batch_mode
+  double dataset_samples = 0;     // 0 when the work is given in iterations only
+  double epochs = 0;              // > 0 with dataset_samples
+  std::int64_t iterations = 0;    // > 0 when the work is given in iterations
+  bool overlap = true;
+  double bucket_bytes = 25.0 * 1024 * 1024;
+};
+
+struct SweepConfig {
+  std::vector<int> nodes;         // empty: just cluster.nodes
+};
+
+struct OutputConfig {
+  std::string results;            // HDF5 path ("" = none)
+  std::string csv;                // CSV path ("" = none)
+};
+
+struct Scenario {
+  std::string source;             // file the scenario came from
+  std::uint64_t seed = 1;
+  ClusterConfig cluster;
+  WorkloadConfig workload;
+  SweepConfig sweep;
+  OutputConfig output;
+  std::string input_yaml;         // the scenario text after --set overrides, re-emitted
+
+  // The node counts to evaluate: the sweep, or the cluster's own count.
+  std::vector<int> node_counts() const;
+};
+
+}  // namespace dlsim::experiment

@@ -1,0 +1,256 @@
+// The scenario schema: every key a scenario may hold, its type, unit, range and default, in
+// the order scenarios/README.md documents them.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "experiment/catalog_yaml.hpp"
+#include "experiment/load.hpp"
+#include "experiment/nearest_name.hpp"
+#include "experiment/overrides.hpp"
+#include "experiment/yaml_reader.hpp"
+#include "models/catalog.hpp"
+#include "models/memory_estimate.hpp"
+#include "models/zoo.hpp"
+
+namespace dlsim::experiment {
+namespace {
+
+constexpr std::int64_t kMaxNodes = 100'000;
+constexpr std::int64_t kMaxBatch = 100'000'000;
+constexpr double kMaxSamples = 1e15;
+constexpr double kMaxEpochs = 1e6;
+constexpr std::int64_t kMaxIterations = 1'000'000'000'000;
+
+const std::vector<std::string> kPrecisions{"fp32", "tf32", "fp16", "bf16"};
+
+models::Precision precision_of(const std::string& s) { return *models::parse_precision(s); }
+
+ClusterConfig read_cluster(MapReader& r, const models::Catalog& catalog) {
+  ClusterConfig c;
+  const YAML::Node instance = r.node("instance");
+  if (!instance.IsDefined() || instance.IsNull()) {
+    r.fail_missing("instance", "a catalog instance type such as aws/p3.16xlarge, or an inline mapping "
+                               "{accelerator, accelerators_per_node, network_bandwidth, price, ...}");
+  }
+  if (instance.IsMap()) {
+    MapReader inline_reader(instance, r.path_of("instance"), r.source());
+    c.instance_name = "inline";
+    c.instance = read_instance_fields(inline_reader, "inline", catalog);
+    inline_reader.finish();
+  } else {
+    c.instance_name = r.text("instance");
+    const models::InstanceType* t = catalog.find_instance(c.instance_name);
+    if (t == nullptr) {
+      r.fail("instance", "unknown instance type '" + c.instance_name + "'" +
+                             did_you_mean(c.instance_name, catalog.instance_names()) +
+                             "; run 'dlsim catalog instances' for the list");
+    }
+    c.instance = *t;
+  }
+  c.nodes = static_cast<int>(r.integer("nodes", 1, kMaxNodes, 1));
+  c.instance.price_per_hour = r.quantity("price", Dimension::price_rate, 0, 1e5, c.instance.price_per_hour);
+  c.device = *catalog.find_device(c.instance.device);
+  c.profile = *catalog.find_profile(c.instance.device);
+  r.finish();
+  return c;
+}
+
+void read_batch(MapReader& w, WorkloadConfig& wl) {
+  if (!w.has("batch")) w.fail_missing("batch", "{per_device: N} or {global: N} samples");
+  MapReader b(w.node("batch"), w.path_of("batch"), w.source());
+  const bool per_device = b.has("per_device");
+  const bool global = b.has("global");
+  b.allow({"per_device", "global"});
+  if (per_device == global) {
+    w.fail("batch", "give exactly one of 'per_device' (samples per accelerator) or 'global' (samples per iteration)");
+  }
+  wl.batch_mode = per_device ? BatchMode::per_device : BatchMode::global;
+  wl.batch = static_cast<int>(b.integer(per_device ? "per_device" : "global", 1, kMaxBatch));
+  b.finish();
+}
+
+void read_work(MapReader& w, WorkloadConfig& wl) {
+  wl.iterations = w.integer("iterations", 1, kMaxIterations, 0);
+  if (w.has("data")) {
+    MapReader d(w.node("data"), w.path_of("data"), w.source());
+    wl.dataset_samples = d.number("samples", 1, kMaxSamples);
+    wl.epochs = d.number("epochs", 1e-6, kMaxEpochs, 0.0);
+    d.finish();
+    if (wl.epochs > 0 && wl.iterations > 0) {
+      w.fail("iterations", "give the amount of work once: data.epochs or iterations, not both");
+    }
+    if (wl.epochs == 0 && wl.iterations == 0) {
+      d.fail_missing("epochs", "passes over the dataset (or give workload.iterations instead)");
+    }
+  } else {
+    w.allow({"data"});
+    if (wl.iterations == 0) w.fail_missing("data", "the work to do: data: {samples: N, epochs: E}, or iterations: N");
+  }
+}
+
+WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
+  WorkloadConfig wl;
+  const auto names = models::zoo_model_names();
+  wl.model_name = w.choice("model", names);
+  const bool sequence_model = wl.model_name != "resnet50";
+  if (!sequence_model && w.has("sequence_length")) w.fail("sequence_length", "model '" + wl.model_name + "' takes no sequence length");
+  wl.sequence_length = sequence_model ? static_cast<int>(w.integer("sequence_length", 1, 512, 128)) : 0;
+  wl.model = models::zoo_model(wl.model_name, sequence_model ? wl.sequence_length : 128);
+
+  const std::string precision = w.choice("precision", kPrecisions, "fp32");
+  wl.precision = precision_of(precision);
+  if (!cluster.device.supports(wl.precision)) {
+    std::string supported;
+    for (const auto& p : kPrecisions) {
+      if (cluster.device.supports(precision_of(p))) supported += (supported.empty() ? "" : ", ") + p;
+    }
+    w.fail("precision", "accelerator " + cluster.device.name + " has no " + precision + " support; it supports: " + supported);
+  }
+  wl.optimizer = w.choice("optimizer", {"sgd-momentum", "adam"}, "sgd-momentum") == "adam" ? models::Optimizer::adam
+                                                                                           : models::Optimizer::sgd_momentum;
+  read_batch(w, wl);
+  read_work(w, wl);
+
+  MapReader dp(w.node("data_parallel"), w.path_of("data_parallel"), w.source(), true);
+  wl.overlap = dp.boolean("overlap", true);
+  wl.bucket_bytes = dp.quantity("bucket", Dimension::size, 1, 1e12, 25.0 * 1024 * 1024);
+  wl.gradient_precision = precision_of(dp.choice("gradient_precision", {"fp32", "fp16", "bf16"}, "fp32"));
+  dp.finish();
+  w.finish();
+  return wl;
+}
+
+SweepConfig read_sweep(MapReader& s) {
+  SweepConfig sweep;
+  const YAML::Node nodes = s.node("nodes");
+  if (nodes.IsDefined() && !nodes.IsNull()) {
+    if (!nodes.IsSequence() || nodes.size() == 0) s.fail("nodes", "expected a non-empty list of node counts, e.g. [1, 2, 4, 8]");
+    std::set<int> seen;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      const std::string path = s.path_of("nodes") + "[" + std::to_string(i) + "]";
+      const int n = static_cast<int>(parse_integer(nodes[i], path, s.source(), 1, kMaxNodes));
+      if (!seen.insert(n).second) throw ConfigError(s.source().locate(nodes[i], path), path, "node count " + std::to_string(n) + " appears twice");
+      sweep.nodes.push_back(n);
+    }
+  }
+  s.finish();
+  return sweep;
+}
+
+OutputConfig read_output(MapReader& o) {
+  OutputConfig out;
+  out.results = o.optional_text("results").value_or("");
+  out.csv = o.optional_text("csv").value_or("");
+  for (const auto& [key, path] : {std::pair{"results", out.results}, std::pair{"csv", out.csv}}) {
+    if (o.has(key) && path.empty()) o.fail(key, "expected a file path");
+  }
+  const auto same_file = [](const std::string& a, const std::string& b) {
+    return std::filesystem::absolute(a).lexically_normal() == std::filesystem::absolute(b).lexically_normal();
+  };
+  if (!out.results.empty() && !out.csv.empty() && same_file(out.results, out.csv)) {
+    o.fail("csv", "the CSV file must differ from the results file");
+  }
+  o.finish();
+  return out;
+}
+
+// Rejects sweep points the model cannot run: a global batch that does not split evenly, or a
+// per-device batch whose memory exceeds the accelerator's. Both are blamed on the batch key.
+void check_feasible(const Scenario& s, const YAML::Node& root, const Source& source) {
+  const std::string batch_key = s.workload.batch_mode == BatchMode::global ? "global" : "per_device";
+  const std::string batch_path = "workload.batch." + batch_key;
+  const YAML::Node batch_node = root["workload"]["batch"][batch_key];
+  const auto fail = [&](const std::string& why) { throw ConfigError(source.locate(batch_node, batch_path), batch_path, why); };
+  const auto& wl = s.workload;
+  const int per_node = s.cluster.instance.accelerators_per_node;
+  for (int nodes : s.node_counts()) {
+    const std::int64_t accelerators = std::int64_t{nodes} * per_node;
+    std::int64_t per_device = wl.batch;
+    if (wl.batch_mode == BatchMode::global) {
+      if (wl.batch % accelerators != 0) {
+        fail("global batch " + std::to_string(wl.batch) + " does not split evenly over " +
+                                  std::to_string(accelerators) + " accelerators (" + std::to_string(nodes) +
+                                  " nodes of " + std::to_string(per_node) + ")");
+      }
+      per_device = wl.batch / accelerators;
+    }
+    const auto mem = models::estimate_data_parallel_memory(wl.model, wl.precision, wl.gradient_precision, wl.optimizer,
+                                                           static_cast<int>(per_device));
+    if (mem.total() > s.cluster.device.memory_bytes) {
+      fail("model " + wl.model_name + " with " + std::to_string(per_device) +
+                                " samples per accelerator does not fit in " + s.cluster.device.name + " memory: needs " +
+                                format_size(mem.total()) + " (weights " + format_size(mem.weights) + ", gradients " +
+                                format_size(mem.gradients) + ", optimizer " + format_size(mem.optimizer_state) +
+                                ", activations " + format_size(mem.activations) + ", workspace " +
+                                format_size(mem.workspace) + "), has " + format_size(s.cluster.device.memory_bytes) +
+                                "; use a smaller batch or a larger accelerator");
+    }
+  }
+}
+
+Scenario read_scenario(const YAML::Node& root, const Source& source, const std::string& base_dir) {
+  MapReader top(root, "", source);
+  Scenario s;
+  s.source = source.file;
+  s.seed = static_cast<std::uint64_t>(top.integer("seed", 0, std::numeric_limits<std::int64_t>::max(), 1));
+
+  models::Catalog catalog = models::Catalog::builtin();
+  if (auto file = top.optional_text("catalog")) {
+    const std::filesystem::path p = std::filesystem::path(*file).is_absolute() ? std::filesystem::path(*file)
+                                                                              : std::filesystem::path(base_dir) / *file;
+    load_catalog_file(p.string(), source, "catalog", top.node("catalog"), catalog);
+  }
+  if (!top.has("cluster")) top.fail_missing("cluster", "the machines: instance type and node count");
+  MapReader cluster(top.node("cluster"), "cluster", source);
+  s.cluster = read_cluster(cluster, catalog);
+  if (!top.has("workload")) top.fail_missing("workload", "the training job: model, batch, data");
+  MapReader workload(top.node("workload"), "workload", source);
+  s.workload = read_workload(workload, s.cluster);
+  MapReader sweep(top.node("sweep"), "sweep", source, true);
+  s.sweep = read_sweep(sweep);
+  MapReader output(top.node("output"), "output", source, true);
+  s.output = read_output(output);
+  top.finish();
+  check_feasible(s, root, source);
+  s.input_yaml = YAML::Dump(root);
+  return s;
+}
+
+}  // namespace
+
+std::vector<int> Scenario::node_counts() const {
+  return sweep.nodes.empty() ? std::vector<int>{cluster.nodes} : sweep.nodes;
+}
+
+Scenario load_scenario_text(const std::string& text, const std::string& name,
+                            const std::vector<std::string>& set_arguments, const std::string& base_dir) {
+  Source source{name, {}};
+  for (const auto& a : set_arguments) source.overrides.push_back(parse_set_argument(a));
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError({name, e.mark.line + 1, e.mark.column + 1}, "", "invalid YAML: " + e.msg);
+  }
+  if (!root.IsDefined() || root.IsNull()) {
+    if (source.overrides.empty()) throw ConfigError({name, 0, 0}, "", "the scenario is empty");
+    root = YAML::Node(YAML::NodeType::Map);
+  }
+  if (!root.IsMap()) throw ConfigError(source.locate(root, ""), "", "a scenario is a mapping with keys cluster, workload, ...");
+  for (const Override& o : source.overrides) apply_override(root, o);
+  return read_scenario(root, source, base_dir);
+}
+
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& set_arguments) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError({path, 0, 0}, "", "cannot read the scenario file (missing or unreadable)");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  return load_scenario_text(text.str(), path, set_arguments, dir.empty() ? "." : dir);
+}
+
+}  // namespace dlsim::experiment

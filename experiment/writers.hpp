@@ -1,0 +1,15 @@
+// Output of Results: a printed table, a CSV file, an HDF5 file (layout in scenarios/README.md).
+// Writers only read Results; file writers go through write_atomically.
+#pragma once
+#include <ostream>
+#include <string>
+
+#include "experiment/results.hpp"
+
+namespace dlsim::experiment {
+
+void print_table(std::ostream& out, const Results& results);
+void write_csv(const std::string& path, const Results& results);
+void write_hdf5(const std::string& path, const Results& results);
+
+}  // namespace dlsim::experiment

@@ -1,0 +1,191 @@
+// Built-in accelerators: datasheet figures and default efficiency profiles.
+// Every figure comes from /work/shared/reference/hardware-and-cloud.yaml; the comment next to an
+// entry names the record ids (hw-*, azure-*) and their source. Units are SI: FLOP/s, bytes
+// (GB = 1e9, GiB = 2^30, as the source states), bytes/s. peak_flops is dense (no sparsity) and
+// indexed by Precision {fp64, fp32, tf32, fp16, bf16, fp8}; 0 = not supported / not published.
+// intra_node_link_bandwidth is per direction: the reference gives NVLink and PCIe figures as
+// bidirectional aggregates per GPU, so they are halved here.
+#include <string>
+#include <utility>
+
+#include "models/catalog.hpp"
+#include "models/catalog_builtin.hpp"
+
+namespace dlsim::models {
+namespace {
+
+constexpr double kTera = 1e12;                 // TFLOP/s -> FLOP/s
+constexpr double kGB = 1e9;                    // decimal gigabyte
+constexpr double kGiB = 1024.0 * 1024 * 1024;  // binary gibibyte
+
+struct Peaks {  // TFLOP/s, dense
+  double fp64 = 0, fp32 = 0, tf32 = 0, fp16 = 0, bf16 = 0, fp8 = 0;
+};
+
+DeviceSpec spec(std::string name, std::string description, Peaks t, double memory_bytes,
+                double memory_bandwidth, double link_bidirectional, std::string source) {
+  DeviceSpec d;
+  d.name = std::move(name);
+  d.description = std::move(description);
+  d.peak_flops = {t.fp64 * kTera, t.fp32 * kTera, t.tf32 * kTera,
+                  t.fp16 * kTera, t.bf16 * kTera, t.fp8 * kTera};
+  d.memory_bytes = memory_bytes;
+  d.memory_bandwidth = memory_bandwidth;
+  d.intra_node_link_bandwidth = link_bidirectional / 2;  // per direction
+  d.source = std::move(source);
+  return d;
+}
+
+// --- Default profiles: achieved / datasheet, from published measurements. ---
+// azure-a100-gemm-fp16: cuBLASLt FP16 GEMM 16384^3, 256.5 of 312 TFLOP/s (Azure
+// AI-benchmarking-guide).
+constexpr double kA100Matmul = 256.5 / 312.0;
+// azure-h100-gemm-fp8 / azure-h200-gemm-fp8: cuBLASLt FP8 GEMM over the FP8 dense peak
+// (hw-h100-sxm-fp8, hw-h200-sxm-fp8). Measured in FP8; used for every precision until calibrated.
+constexpr double kH100Matmul = 1382.2 / 1978.9;
+constexpr double kH200Matmul = 1366.3 / 1978.9;
+// azure-hbm-*: measured stream Triad bandwidth over the datasheet bandwidth.
+constexpr double kA100Memory = 1.70 / 2.039;
+constexpr double kH100Memory = 2.97 / 3.35;
+constexpr double kH200Memory = 4.15 / 4.8;
+// Devices with no published measurement in the reference get the mean of the measured ratios.
+constexpr double kMeanMatmul = (kA100Matmul + kH100Matmul + kH200Matmul) / 3;
+constexpr double kMeanMemory = (kA100Memory + kH100Memory + kH200Memory) / 3;
+
+DeviceProfile profile(double matmul_efficiency, double memory_efficiency) {
+  DeviceProfile p;  // kernel_launch_overhead_s stays at its default: no source for it
+  p.matmul_efficiency = matmul_efficiency;
+  p.memory_efficiency = memory_efficiency;
+  return p;
+}
+
+// No published measurement; mean of A100/H100/H200 ratios.
+DeviceProfile unmeasured() { return profile(kMeanMatmul, kMeanMemory); }
+
+void add_pre_ampere_gpus(Catalog& c) {
+  // hw-k80-*: NVIDIA Tesla K80 datasheet (board = 2x GK210). AWS p2 exposes one GK210 as one
+  // GPU, so the entry is one die: the record notes give 12 GiB, 240 GB/s and ~4.37 TF FP32
+  // (8.73 / 2); FP64 2.91 TF per board -> 1.455 per die. No tensor cores, no fast FP16.
+  c.add_device(spec("K80", "NVIDIA Tesla K80, one GK210 die (as AWS p2 exposes it)",
+                    {.fp64 = 2.91 / 2, .fp32 = 8.73 / 2}, 12 * kGiB, 480 * kGB / 2, 32 * kGB,
+                    "hw-k80-*: NVIDIA Tesla K80 datasheet (per-die values from the record notes)"),
+               unmeasured());
+  // hw-p100-sxm2-*: NVIDIA Tesla P100 datasheet. FP16 is packed FP16 (no tensor cores);
+  // FP64 5.3 TF from the record notes. NVLink 1.0: 160 GB/s bidirectional.
+  c.add_device(
+      spec("P100", "NVIDIA Tesla P100 SXM2 16GB", {.fp64 = 5.3, .fp32 = 10.6, .fp16 = 21.2},
+           16 * kGB, 732 * kGB, 160 * kGB, "hw-p100-sxm2-*: NVIDIA Tesla P100 datasheet"),
+      unmeasured());
+  // hw-v100-sxm2-16-*: NVIDIA Tesla V100 datasheet. FP16 tensor 125 TF, no BF16/TF32;
+  // FP64 7.8 TF from the record notes. NVLink 2.0: 300 GB/s bidirectional.
+  c.add_device(
+      spec("V100-16GB", "NVIDIA Tesla V100 SXM2 16GB", {.fp64 = 7.8, .fp32 = 15.7, .fp16 = 125},
+           16 * kGB, 900 * kGB, 300 * kGB, "hw-v100-sxm2-16-*: NVIDIA Tesla V100 datasheet"),
+      unmeasured());
+  // hw-v100-sxm2-32-*: NVIDIA Tesla V100 datasheet. Same GV100 die as the 16GB part, so FP64
+  // 7.8 TF is taken from the hw-v100-sxm2-16-fp32 notes.
+  c.add_device(
+      spec("V100-32GB", "NVIDIA Tesla V100 SXM2 32GB", {.fp64 = 7.8, .fp32 = 15.7, .fp16 = 125},
+           32 * kGB, 900 * kGB, 300 * kGB, "hw-v100-sxm2-32-*: NVIDIA Tesla V100 datasheet"),
+      unmeasured());
+  // hw-t4-*: NVIDIA T4 datasheet ("320+ GB/s"). FP16 tensor 65 TF, no BF16/TF32; the
+  // reference gives no FP64 figure. PCIe Gen3 x16: 32 GB/s bidirectional. Sustained clocks
+  // often throttle at 70 W (record notes), so real speed can sit below the profile.
+  c.add_device(spec("T4", "NVIDIA Tesla T4 16GB", {.fp32 = 8.1, .fp16 = 65}, 16 * kGB, 320 * kGB,
+                    32 * kGB, "hw-t4-*: NVIDIA T4 datasheet"),
+               unmeasured());
+}
+
+void add_ampere_and_ada_gpus(Catalog& c) {
+  // hw-a10g-*: AWS EC2 G5 product page (secondary/uncertain; no NVIDIA datasheet exists).
+  // UNCERTAIN: the A10G tensor rate is not published. The record notes say ~70 TF dense FP16
+  // (below the A10's 125, hw-a10-fp16); used for FP16 and BF16. TF32 is not in the reference:
+  // ASSUMED 35 TF, half the FP16 rate as on A10 (hw-a10-tf32 62.5 vs 125). Calibrate on a g5.
+  c.add_device(spec("A10G", "NVIDIA A10G 24GB (AWS g5)",
+                    {.fp32 = 31.2, .tf32 = 35, .fp16 = 70, .bf16 = 70}, 24 * kGB, 600 * kGB,
+                    64 * kGB, "hw-a10g-*: AWS EC2 G5 product page; tensor rates uncertain"),
+               unmeasured());
+  // hw-l4-*: NVIDIA L4 datasheet via reseller mirror (sparse figures halved to dense).
+  c.add_device(spec("L4", "NVIDIA L4 24GB",
+                    {.fp32 = 30.3, .tf32 = 60, .fp16 = 121, .bf16 = 121, .fp8 = 242.5}, 24 * kGB,
+                    300 * kGB, 64 * kGB, "hw-l4-*: NVIDIA L4 datasheet"),
+               unmeasured());
+  // hw-a100-sxm-40-*: NVIDIA A100 datasheet. FP64 is the FP64 tensor-core rate (19.5 TF; 9.7
+  // without tensor cores, record notes). NVLink 3.0 + NVSwitch: 600 GB/s bidirectional.
+  // Profile: the A100-80GB measurements (same compute; its HBM2e ratio stands in for HBM2).
+  c.add_device(spec("A100-40GB", "NVIDIA A100 SXM4 40GB",
+                    {.fp64 = 19.5, .fp32 = 19.5, .tf32 = 156, .fp16 = 312, .bf16 = 312}, 40 * kGB,
+                    1555 * kGB, 600 * kGB, "hw-a100-sxm-40-*: NVIDIA A100 datasheet"),
+               profile(kA100Matmul, kA100Memory));
+  // hw-a100-sxm-80-*: NVIDIA A100 datasheet; azure-a100-gemm-fp16, azure-hbm-a100 (Azure).
+  c.add_device(spec("A100-80GB", "NVIDIA A100 SXM4 80GB",
+                    {.fp64 = 19.5, .fp32 = 19.5, .tf32 = 156, .fp16 = 312, .bf16 = 312}, 80 * kGB,
+                    2039 * kGB, 600 * kGB, "hw-a100-sxm-80-*: NVIDIA A100 datasheet"),
+               profile(kA100Matmul, kA100Memory));
+}
+
+void add_hopper_gpus(Catalog& c) {
+  // hw-h100-sxm-*: NVIDIA H100 datasheet (sparse values halved). FP64 tensor-core 67 TF (34
+  // without, record notes). NVLink 4.0 + NVSwitch: 900 GB/s bidirectional.
+  // Profile: azure-h100-gemm-fp8, azure-hbm-h100 (Azure AI-benchmarking-guide).
+  c.add_device(
+      spec("H100-SXM", "NVIDIA H100 SXM5 80GB",
+           {.fp64 = 67, .fp32 = 67, .tf32 = 494.7, .fp16 = 989.4, .bf16 = 989.4, .fp8 = 1978.9},
+           80 * kGB, 3350 * kGB, 900 * kGB, "hw-h100-sxm-*: NVIDIA H100 datasheet"),
+      profile(kH100Matmul, kH100Memory));
+  // hw-h200-sxm-*: NVIDIA H200 datasheet (recorded from memory - verify). Compute identical
+  // to H100 SXM per the record notes, FP64 included. Profile: azure-h200-gemm-fp8, azure-hbm-h200.
+  c.add_device(
+      spec("H200", "NVIDIA H200 SXM 141GB",
+           {.fp64 = 67, .fp32 = 67, .tf32 = 494.7, .fp16 = 989.4, .bf16 = 989.4, .fp8 = 1978.9},
+           141 * kGB, 4800 * kGB, 900 * kGB, "hw-h200-sxm-*: NVIDIA H200 datasheet"),
+      profile(kH200Matmul, kH200Memory));
+}
+
+// TPUs: per chip, BF16 matrix rate only. The reference gives no FP32/FP16/FP8 rates for the
+// matrix units, so those stay 0 (unsupported as far as dlsim knows). The reference gives
+// interconnect figures in different forms per generation; each is converted below to a
+// bidirectional per-chip figure, which spec() halves. No TPU efficiency has been measured:
+// profiles are the GPU mean (no published measurement; mean of A100/H100/H200 ratios).
+void add_tpus(Catalog& c) {
+  // hw-tpuv2-*: Google I/O 2017 / Cloud TPU v2 via third-party summaries (secondary).
+  // ASSUMED link: the reference has no v2 ICI figure; taken equal to the v3-derived figure below
+  // (likely optimistic for v2).
+  c.add_device(spec("TPU-v2", "Google Cloud TPU v2 (one chip)", {.bf16 = 45}, 16 * kGB, 600 * kGB,
+                    2 * 340e12 / 1024,
+                    "hw-tpuv2-*: Google I/O 2017 / Cloud TPU v2 (secondary); link assumed"),
+               unmeasured());
+  // hw-tpuv3-*: cloud.google.com/tpu/docs/v3. DERIVED link: all-reduce bandwidth per pod
+  // 340 TB/s over 1024 chips = 332 GB/s per chip, taken as per direction.
+  c.add_device(
+      spec("TPU-v3", "Google Cloud TPU v3 (one chip)", {.bf16 = 123}, 32 * kGiB, 900 * kGB,
+           2 * 340e12 / 1024,
+           "hw-tpuv3-*: cloud.google.com/tpu/docs/v3; link derived from pod all-reduce BW"),
+      unmeasured());
+  // hw-tpuv4-*: cloud.google.com/tpu/docs/v4. DERIVED link: 1.1 PB/s per pod over 4096 chips.
+  c.add_device(
+      spec("TPU-v4", "Google Cloud TPU v4 (one chip)", {.bf16 = 275}, 32 * kGiB, 1200 * kGB,
+           2 * 1.1e15 / 4096,
+           "hw-tpuv4-*: cloud.google.com/tpu/docs/v4; link derived from pod all-reduce BW"),
+      unmeasured());
+  // hw-tpuv5e-*: cloud.google.com/tpu/docs/v5e. ICI 1600 Gbps per chip = 400 GB/s bidirectional.
+  c.add_device(spec("TPU-v5e", "Google Cloud TPU v5e (one chip)", {.bf16 = 197}, 16 * kGB,
+                    819 * kGB, 400 * kGB, "hw-tpuv5e-*: cloud.google.com/tpu/docs/v5e"),
+               unmeasured());
+  // hw-tpuv5p-*: cloud.google.com/tpu/docs/v5p. ICI 4800 Gbps per chip, read like v5e's
+  // (1600 Gbps = 400 GB/s bidirectional): 600 GB/s per direction, 1200 bidirectional.
+  c.add_device(spec("TPU-v5p", "Google Cloud TPU v5p (one chip)", {.bf16 = 459}, 95 * kGB,
+                    2765 * kGB, 2 * 4800e9 / 8, "hw-tpuv5p-*: cloud.google.com/tpu/docs/v5p"),
+               unmeasured());
+}
+
+}  // namespace
+
+void add_builtin_devices(Catalog& catalog) {
+  add_pre_ampere_gpus(catalog);
+  add_ampere_and_ada_gpus(catalog);
+  add_hopper_gpus(catalog);
+  add_tpus(catalog);
+}
+
+}  // namespace dlsim::models

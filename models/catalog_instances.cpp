@@ -1,0 +1,192 @@
+// Built-in cloud instance types (one node each). Prices and NIC figures come from the inst-*
+// and tpu-price-ondemand records of /work/shared/reference/hardware-and-cloud.yaml; each row
+// names its record and source. Prices are on-demand USD per node-hour (Linux) at the record's
+// date; later price cuts the reference mentions are noted, not applied.
+// intra_node_bandwidth is taken from the device's per-direction link figure (catalog_devices.cpp,
+// records hw-*-link) so the two cannot drift apart.
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "models/catalog.hpp"
+#include "models/catalog_builtin.hpp"
+
+namespace dlsim::models {
+namespace {
+
+constexpr double gbps(double gigabits_per_s) { return gigabits_per_s * 1e9 / 8; }  // -> bytes/s
+
+// Latencies are not in the reference. They are STATED ASSUMPTIONS, not measurements:
+constexpr double kEthernetLatency = 25e-6;  // TCP over ENA / VPC-class Ethernet, one way
+constexpr double kRdmaLatency = 5e-6;       // EFA / InfiniBand-class fabric, one way
+constexpr double kNvlinkLatency = 2e-6;     // NVLink / NVSwitch hop (also used for TPU ICI)
+constexpr double kPcieLatency = 5e-6;       // GPU to GPU through PCIe
+
+struct Row {
+  const char* name;    // "provider/type"
+  const char* device;  // catalog device name
+  int accelerators;
+  double network_gbps;  // node total
+  double network_latency_s;
+  double intra_latency_s;
+  double price_per_hour;  // USD
+  const char* price_date;
+  const char* source;
+};
+
+void add(Catalog& c, const Row& r) {
+  const DeviceSpec* device = c.find_device(r.device);
+  if (device == nullptr) {
+    throw std::logic_error(std::string("built-in instance ") + r.name + " names unknown device " +
+                           r.device);
+  }
+  InstanceType t;
+  t.name = r.name;
+  t.provider = t.name.substr(0, t.name.find('/'));
+  t.device = r.device;
+  t.accelerators_per_node = r.accelerators;
+  t.network_bandwidth = gbps(r.network_gbps);
+  t.network_latency_s = r.network_latency_s;
+  t.intra_node_bandwidth = device->intra_node_link_bandwidth;
+  t.intra_node_latency_s = r.intra_latency_s;
+  t.price_per_hour = r.price_per_hour;
+  t.price_date = r.price_date;
+  t.source = r.source;
+  c.add_instance(std::move(t));
+}
+
+// K80 over PCIe Gen3 (hw-k80-link: 32 GB/s bidirectional -> 16 per direction).
+void add_aws_p2(Catalog& c) {
+  // inst-aws-p2.xlarge-price: network is "high (~1-10)" Gbps; CONSERVATIVE 1 Gbps, the low end.
+  add(c, {"aws/p2.xlarge", "K80", 1, 1, kEthernetLatency, kPcieLatency, 0.90,
+          "2017-2018 (us-east-1, Linux on-demand)",
+          "inst-aws-p2.xlarge-price: gist.github.com/Geoyi/b84887fad3a36c1d0e4bc14144ba9af1 "
+          "(AWS price table copy, 2018-03)"});
+  // inst-aws-p2.8xlarge-price, inst-aws-p2.16xlarge-price: same gist.
+  add(c, {"aws/p2.8xlarge", "K80", 8, 10, kEthernetLatency, kPcieLatency, 7.20, "2018",
+          "inst-aws-p2.8xlarge-price: AWS price table copy (gist, 2018-03)"});
+  add(c, {"aws/p2.16xlarge", "K80", 16, 25, kEthernetLatency, kPcieLatency, 14.40, "2018",
+          "inst-aws-p2.16xlarge-price: AWS price table copy (gist, 2018-03)"});
+}
+
+// V100 nodes use the DGX-1-style NVLink2 hybrid cube-mesh (hw-v100-sxm2-*-link, dgx1v-topology):
+// 150 GB/s per direction is the per-GPU total, but the mesh is NOT all-to-all, so a pair of
+// GPUs may share one 25 GB/s link or route through a peer. p3.2xlarge has no peer at all.
+void add_aws_p3(Catalog& c) {
+  // inst-aws-p3.2xlarge-price: network "up to 10" Gbps -> 10 (burst figure; flagged).
+  add(c, {"aws/p3.2xlarge", "V100-16GB", 1, 10, kEthernetLatency, kNvlinkLatency, 3.06,
+          "2017-2025 (us-east-1)", "inst-aws-p3.2xlarge-price: AWS EC2 on-demand pricing"});
+  add(c, {"aws/p3.8xlarge", "V100-16GB", 4, 10, kEthernetLatency, kNvlinkLatency, 12.24,
+          "2017-2025", "inst-aws-p3.8xlarge-price: AWS EC2 on-demand pricing"});
+  add(c, {"aws/p3.16xlarge", "V100-16GB", 8, 25, kEthernetLatency, kNvlinkLatency, 24.48,
+          "2017-2025", "inst-aws-p3.16xlarge-price: AWS EC2 on-demand pricing"});
+  // inst-aws-p3dn.24xlarge-price: 100 Gbps, EFA capable. Price recorded from memory (uncertain).
+  add(c, {"aws/p3dn.24xlarge", "V100-32GB", 8, 100, kRdmaLatency, kNvlinkLatency, 31.212,
+          "2018-2025", "inst-aws-p3dn.24xlarge-price: AWS pricing (uncertain - verify)"});
+}
+
+// NVSwitch nodes: all-to-all at the device link figure (hw-a100-*-link 600, hw-h100-sxm-link 900
+// GB/s bidirectional). EFA fabrics.
+void add_aws_p4_p5(Catalog& c) {
+  // inst-aws-p4d.24xlarge-price: 4x100 Gbps EFA. Reduced ~33% in June 2025 to ~21.96 USD/h.
+  add(c, {"aws/p4d.24xlarge", "A100-40GB", 8, 400, kRdmaLatency, kNvlinkLatency, 32.7726,
+          "2020-11 to 2025-06 (us-east-1)",
+          "inst-aws-p4d.24xlarge-price: AWS pricing; later cut per hyperscalers.json/usage.ai"});
+  // inst-aws-p4de.24xlarge-price: ~27.45 USD/h after the June 2025 cut.
+  add(c, {"aws/p4de.24xlarge", "A100-80GB", 8, 400, kRdmaLatency, kNvlinkLatency, 40.96,
+          "2022-2025", "inst-aws-p4de.24xlarge-price: AWS pricing (secondary)"});
+  // inst-aws-p5.48xlarge-price: 32x100 Gbps EFAv2. Cut up to 45% in June 2025 to ~55.04 USD/h.
+  add(c, {"aws/p5.48xlarge", "H100-SXM", 8, 3200, kRdmaLatency, kNvlinkLatency, 98.32,
+          "2023-07 launch (us-east-1)",
+          "inst-aws-p5.48xlarge-price: nextplatform.com 2023-07-27 'H100 GPU Instance Pricing On "
+          "AWS'"});
+}
+
+// PCIe nodes: T4 Gen3 (hw-t4-link 32 GB/s bidir), A10G and L4 Gen4 (hw-a10g-link, hw-l4-link
+// 64 GB/s bidir). Ethernet (ENA) fabric.
+void add_aws_g(Catalog& c) {
+  // inst-aws-g4dn.xlarge-price: network "up to 25" Gbps -> 25 (burst figure; flagged).
+  add(c, {"aws/g4dn.xlarge", "T4", 1, 25, kEthernetLatency, kPcieLatency, 0.526, "2019-2025",
+          "inst-aws-g4dn.xlarge-price: AWS pricing"});
+  add(c, {"aws/g4dn.12xlarge", "T4", 4, 50, kEthernetLatency, kPcieLatency, 3.912, "2019-2025",
+          "inst-aws-g4dn.12xlarge-price: AWS pricing"});
+  add(c, {"aws/g4dn.metal", "T4", 8, 100, kEthernetLatency, kPcieLatency, 7.824, "2019-2025",
+          "inst-aws-g4dn.metal-price: AWS pricing (uncertain - verify)"});
+  // inst-aws-g5.xlarge-price: network "up to 10" Gbps -> 10 (burst figure; flagged).
+  add(c, {"aws/g5.xlarge", "A10G", 1, 10, kEthernetLatency, kPcieLatency, 1.006, "2021-2025",
+          "inst-aws-g5.xlarge-price: huggingface.co/spaces/arcee-ai/Benchmarks (vantage.sh)"});
+  add(c, {"aws/g5.12xlarge", "A10G", 4, 40, kEthernetLatency, kPcieLatency, 5.672, "2021-2025",
+          "inst-aws-g5.12xlarge-price: huggingface.co/spaces/arcee-ai/Benchmarks (vantage.sh)"});
+  add(c, {"aws/g5.48xlarge", "A10G", 8, 100, kEthernetLatency, kPcieLatency, 16.288, "2021-2025",
+          "inst-aws-g5.48xlarge-price: huggingface.co/spaces/arcee-ai/Benchmarks (vantage.sh)"});
+  add(c, {"aws/g6.48xlarge", "L4", 8, 100, kEthernetLatency, kPcieLatency, 13.3504, "2024",
+          "inst-aws-g6.48xlarge-price: AWS pricing (uncertain - verify)"});
+}
+
+// GCP GPU prices: Cyclenerd google-cloud-pricing-cost-calculator pricing.yml (generated from
+// the Cloud Billing SKU API), snapshot labelled 2026-07-30, us-central1.
+void add_gcp_gpu(Catalog& c) {
+  const char* date = "snapshot labelled 2026-07-30, us-central1";
+  add(c, {"gcp/a2-highgpu-1g", "A100-40GB", 1, 24, kEthernetLatency, kNvlinkLatency, 3.673385, date,
+          "inst-gcp-a2-highgpu-1g-price: Cyclenerd pricing.yml"});
+  add(c, {"gcp/a2-highgpu-8g", "A100-40GB", 8, 100, kEthernetLatency, kNvlinkLatency, 29.38708,
+          date, "inst-gcp-a2-highgpu-8g-price: Cyclenerd pricing.yml"});
+  add(c, {"gcp/a2-ultragpu-8g", "A100-80GB", 8, 100, kEthernetLatency, kNvlinkLatency, 40.55038,
+          date, "inst-gcp-a2-ultragpu-8g-price: Cyclenerd pricing.yml"});
+  // inst-gcp-a3-highgpu-8g-price: the record says "1000 (4x200 GPUDirect-TCPX + host NIC;
+  // verify)". CONSERVATIVE 800 Gbps: the four GPUDirect NICs that carry collective traffic.
+  add(c, {"gcp/a3-highgpu-8g", "H100-SXM", 8, 800, kRdmaLatency, kNvlinkLatency, 88.49, date,
+          "inst-gcp-a3-highgpu-8g-price: Cyclenerd pricing.yml; network to verify"});
+  add(c, {"gcp/g2-standard-96", "L4", 8, 100, kEthernetLatency, kPcieLatency, 8.00333, date,
+          "inst-gcp-g2-standard-96-price: Cyclenerd pricing.yml"});
+}
+
+// Cloud TPU v2-8 / v3-8: one host with a 4-chip board (names count TensorCores, 2 per chip).
+// tpu-price-ondemand gives 4.50 / 8.00 USD per 4-chip device-hour (from memory - verify).
+// ASSUMED host network 100 Gbps: the reference gives no v2/v3 host NIC figure (hw-tpuv5e
+// gives 2x100 Gbps per 8-chip v5e host). Chips of a board talk over ICI (device link figure,
+// itself derived or assumed, see catalog_devices.cpp) at an assumed NVLink-like latency.
+void add_gcp_tpu(Catalog& c) {
+  add(c, {"gcp/tpu-v2-8", "TPU-v2", 4, 100, kEthernetLatency, kNvlinkLatency, 4.50,
+          "circa 2023-2024", "tpu-price-ondemand: cloud.google.com/tpu/pricing (uncertain)"});
+  add(c, {"gcp/tpu-v3-8", "TPU-v3", 4, 100, kEthernetLatency, kNvlinkLatency, 8.00,
+          "circa 2023-2024", "tpu-price-ondemand: cloud.google.com/tpu/pricing (uncertain)"});
+}
+
+// Azure ND: InfiniBand between nodes (the Ethernet front-end NIC is not counted).
+// Prices recorded from memory (uncertain - verify); NIC figures for the A100 v4 and H100 v5
+// from the MLPerf system descriptions (primary).
+void add_azure(Catalog& c) {
+  // inst-azure-standard_nd40rs_v2-price: 100 Gbps EDR InfiniBand; V100 hybrid cube-mesh.
+  add(c, {"azure/Standard_ND40rs_v2", "V100-32GB", 8, 100, kRdmaLatency, kNvlinkLatency, 22.03,
+          "circa 2020-2023 (East US)",
+          "inst-azure-standard_nd40rs_v2-price: Azure pricing (uncertain - verify)"});
+  // inst-azure-standard_nd96asr_v4-price: 8x200 Gb/s HDR InfiniBand.
+  add(c, {"azure/Standard_ND96asr_v4", "A100-40GB", 8, 1600, kRdmaLatency, kNvlinkLatency, 27.20,
+          "circa 2021-2023",
+          "inst-azure-standard_nd96asr_v4-price: Azure pricing (uncertain - verify)"});
+  // inst-azure-standard_nd96amsr_a100_v4-price: 8x200 Gb/s HDR IB (+40 GbE not counted).
+  add(c, {"azure/Standard_ND96amsr_A100_v4", "A100-80GB", 8, 1600, kRdmaLatency, kNvlinkLatency,
+          32.77, "circa 2022-2024",
+          "inst-azure-standard_nd96amsr_a100_v4-price: MLPerf v2.0 Azure system json (network); "
+          "Azure pricing (uncertain - verify)"});
+  // inst-azure-standard_nd96isr_h100_v5-price: 8x400 Gb/s NDR IB (+80 GbE not counted).
+  add(c, {"azure/Standard_ND96isr_H100_v5", "H100-SXM", 8, 3200, kRdmaLatency, kNvlinkLatency,
+          98.32, "circa 2023-2024",
+          "inst-azure-standard_nd96isr_h100_v5-price: MLPerf v3.0 Azure system json (network); "
+          "Azure pricing (uncertain - verify)"});
+}
+
+}  // namespace
+
+void add_builtin_instances(Catalog& catalog) {
+  add_aws_p2(catalog);
+  add_aws_p3(catalog);
+  add_aws_p4_p5(catalog);
+  add_aws_g(catalog);
+  add_gcp_gpu(catalog);
+  add_gcp_tpu(catalog);
+  add_azure(catalog);
+}
+
+}  // namespace dlsim::models

@@ -1,0 +1,22 @@
+// InstanceType: a cloud machine (node) built on one accelerator model.
+// Units: bytes/s, seconds, US dollars per hour.
+#pragma once
+#include <string>
+
+namespace dlsim::models {
+
+struct InstanceType {
+  std::string name;                 // "aws/p3.16xlarge"
+  std::string provider;             // "aws", "gcp", "azure"
+  std::string device;               // DeviceSpec::name
+  int accelerators_per_node = 0;    // > 0
+  double network_bandwidth = 0;     // node NIC bandwidth, bytes/s per direction
+  double network_latency_s = 0;     // one-way latency between nodes, seconds
+  double intra_node_bandwidth = 0;  // bytes/s per direction between accelerators of a node
+  double intra_node_latency_s = 0;  // seconds
+  double price_per_hour = 0;        // on-demand USD per node-hour
+  std::string price_date;           // when the price held
+  std::string source;               // where the figures come from
+};
+
+}  // namespace dlsim::models

@@ -1,0 +1,36 @@
+// One training job on a fixed set of nodes, from start to its last iteration, replayed on the
+// engine at cluster level: the job advances at its iteration rate, records its progress at each
+// epoch boundary (or at most kMaxProgressEvents evenly spaced points), and finishes. The
+// multi-job cluster (issue 5) adds queues, preemption and resizing around the same shape.
+#pragma once
+#include <cstdint>
+
+#include "scheduler/billing.hpp"
+#include "sim/engine.hpp"
+#include "sim/recorder.hpp"
+
+namespace dlsim::scheduler {
+
+struct FixedClusterJob {
+  int nodes = 1;
+  double price_per_node_hour = 0;
+  double iteration_s = 0;                 // > 0
+  std::int64_t iterations = 0;            // > 0
+  std::int64_t iterations_per_epoch = 0;  // 0 when the job has no epochs
+  BillingRule billing;
+};
+
+struct JobOutcome {
+  double time_to_train_s = 0;
+  double cost_usd = 0;
+  std::int64_t progress_points = 0;       // progress events recorded
+};
+
+inline constexpr std::int64_t kMaxProgressEvents = 10'000;
+
+// Schedules the job at engine.now(), runs the engine until it completes, and records the
+// series "iterations_done" in `recorder`. Throws std::out_of_range when the run would not fit
+// in sim::Time (about 292 years).
+JobOutcome run_fixed_cluster_job(sim::Engine& engine, sim::Recorder& recorder, const FixedClusterJob& job);
+
+}  // namespace dlsim::scheduler

@@ -1,0 +1,89 @@
+// The dlsim commands' contract: exit codes, error messages on stderr, no output on failure.
+#include "cli_harness.hpp"
+
+namespace dlsim::cli_test {
+namespace {
+
+void write(const std::filesystem::path& p, const std::string& text) {
+  std::ofstream(p) << text;
+}
+
+const char* const kValid = R"(cluster:
+  instance: aws/p3.8xlarge
+  nodes: 2
+workload:
+  model: resnet50
+  precision: fp16
+  batch: {per_device: 128}
+  iterations: 100
+output:
+  results: out.h5
+)";
+
+TEST(Commands, BadScenarioExitsTwoAndWritesNothing) {
+  const auto dir = fresh_folder("bad");
+  std::string bad = kValid;
+  bad.replace(bad.find("nodes: 2"), 8, "nodes: 0");
+  write(dir / "s.yaml", bad);
+  const CommandResult r = run_dlsim(dir, "run s.yaml --csv out.csv");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("s.yaml:3:10: cluster.nodes:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("out of range"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "out.h5"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "out.csv"));
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(Commands, BadSetExitsTwoAndNamesTheOverride) {
+  const auto dir = fresh_folder("badset");
+  write(dir / "s.yaml", kValid);
+  const CommandResult r = run_dlsim(dir, "run s.yaml --set workload.precision=bf16");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--set workload.precision=bf16"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no bf16 support"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "out.h5"));
+}
+
+TEST(Commands, CheckValidatesWithoutRunning) {
+  const auto dir = fresh_folder("check");
+  write(dir / "s.yaml", kValid);
+  const CommandResult ok = run_dlsim(dir, "check s.yaml");
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("ok"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(dir / "out.h5"));
+  const CommandResult bad = run_dlsim(dir, "check s.yaml --set cluster.instance=aws/p3.8xlage");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("did you mean 'aws/p3.8xlarge'"), std::string::npos) << bad.err;
+}
+
+TEST(Commands, MissingFileAndUsageErrorsExitTwo) {
+  const auto dir = fresh_folder("usage");
+  EXPECT_EQ(run_dlsim(dir, "run no-such-file.yaml").exit_code, 2);
+  EXPECT_EQ(run_dlsim(dir, "").exit_code, 2);
+  EXPECT_EQ(run_dlsim(dir, "frobnicate").exit_code, 2);
+  EXPECT_EQ(run_dlsim(dir, "run").exit_code, 2);
+  EXPECT_EQ(run_dlsim(dir, "run s.yaml --no-such-option").exit_code, 2);
+  EXPECT_EQ(run_dlsim(dir, "catalog gadgets").exit_code, 2);
+}
+
+TEST(Commands, CatalogListsDevicesInstancesAndModels) {
+  const auto dir = fresh_folder("catalog");
+  const CommandResult r = run_dlsim(dir, "catalog");
+  ASSERT_EQ(r.exit_code, 0);
+  for (const char* name : {"K80", "P100", "V100-16GB", "V100-32GB", "T4", "A100-40GB", "A100-80GB", "H100-SXM",
+                           "H200", "TPU-v2", "TPU-v3", "aws/p2.xlarge", "aws/p3.2xlarge", "aws/p3.8xlarge",
+                           "aws/p3.16xlarge", "aws/p3dn.24xlarge", "aws/p4d.24xlarge", "aws/p5.48xlarge",
+                           "gcp/a2-highgpu-8g", "gcp/tpu-v2-8", "gcp/tpu-v3-8", "azure/Standard_ND40rs_v2",
+                           "resnet50", "bert-large"}) {
+    EXPECT_NE(r.out.find(name), std::string::npos) << name;
+  }
+}
+
+TEST(Commands, VersionPrintsTheVersion) {
+  const CommandResult r = run_dlsim(fresh_folder("version"), "version");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out.rfind("dlsim ", 0), 0u);
+}
+
+}  // namespace
+}  // namespace dlsim::cli_test

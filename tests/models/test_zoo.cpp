@@ -1,0 +1,164 @@
+// Tests of the model zoo: parameter and FLOP counts derived from the architectures.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "models/zoo.hpp"
+
+namespace dlsim::models {
+namespace {
+
+double sum_where(const ModelGraph& g, bool (*keep)(const Layer&), double Layer::*field) {
+  double total = 0;
+  for (const Layer& l : g.layers) {
+    if (keep(l)) total += l.*field;
+  }
+  return total;
+}
+
+bool is_conv_or_linear(const Layer& l) {
+  return l.kind == LayerKind::conv || l.kind == LayerKind::linear;
+}
+bool is_mlm_head(const Layer& l) { return l.name.starts_with("mlm."); }
+
+void expect_layers_well_formed(const ModelGraph& g) {
+  ASSERT_FALSE(g.layers.empty());
+  for (const Layer& l : g.layers) {
+    EXPECT_GT(l.input_elements, 0) << g.name << " " << l.name;
+    EXPECT_GT(l.activation_elements, 0) << g.name << " " << l.name;
+    EXPECT_GE(l.parameters, 0) << g.name << " " << l.name;
+    EXPECT_GT(l.forward_flops, 0) << g.name << " " << l.name;
+  }
+}
+
+TEST(ResNet50, ParameterCountMatchesTorchvision) {
+  // torchvision resnet50: 25,557,032 trainable parameters (BN running stats are buffers).
+  EXPECT_DOUBLE_EQ(resnet50().parameters(), 25'557'032);
+}
+
+TEST(ResNet50, ForwardFlops) {
+  const ModelGraph g = resnet50();
+  // v1.5: about 4.1 G multiply-adds in conv + fc = 8.2 GFLOP; BN, ReLU, adds, pools add ~1%.
+  EXPECT_NEAR(g.forward_flops_per_sample(), 8.2e9, 0.03 * 8.2e9);
+  const double conv_fc = sum_where(g, is_conv_or_linear, &Layer::forward_flops);
+  EXPECT_NEAR(conv_fc / 2, 4.1e9, 0.03 * 4.1e9);
+  EXPECT_GT(g.forward_flops_per_sample(), conv_fc);  // the elementwise layers cost something
+  EXPECT_DOUBLE_EQ(g.training_flops_per_sample(), 3 * g.forward_flops_per_sample());
+}
+
+TEST(ResNet50, ShapesAndUnits) {
+  const ModelGraph g = resnet50();
+  EXPECT_EQ(g.sample_unit, "image");
+  EXPECT_EQ(g.tokens_per_sample, 1);
+  expect_layers_well_formed(g);
+  EXPECT_EQ(g.layers.front().name, "conv1");
+  EXPECT_DOUBLE_EQ(g.layers.front().input_elements, 3.0 * 224 * 224);
+  EXPECT_DOUBLE_EQ(g.layers.front().activation_elements, 64.0 * 112 * 112);
+  const Layer& fc = g.layers.back();
+  EXPECT_EQ(fc.name, "fc");
+  EXPECT_DOUBLE_EQ(fc.input_elements, 2048);
+  EXPECT_DOUBLE_EQ(fc.parameters, 2048.0 * 1000 + 1000);
+  // 4 downsampling projections (one per stage), 53 convs in all (1 + 16*3 + 4).
+  const auto convs = std::count_if(g.layers.begin(), g.layers.end(),
+                                   [](const Layer& l) { return l.kind == LayerKind::conv; });
+  EXPECT_EQ(convs, 53);
+  // v1.5: the 3x3 conv of layer2.0 carries the stride (56x56 in, 28x28 out).
+  const auto it = std::find_if(g.layers.begin(), g.layers.end(),
+                               [](const Layer& l) { return l.name == "layer2.0.conv2"; });
+  ASSERT_NE(it, g.layers.end());
+  EXPECT_DOUBLE_EQ(it->input_elements, 128.0 * 56 * 56);
+  EXPECT_DOUBLE_EQ(it->activation_elements, 128.0 * 28 * 28);
+}
+
+// Hand derivation, per-layer parameters of a BERT encoder layer with hidden h, FFN 4h:
+// QKV 3(h^2+h) + output h^2+h + FFN (4h^2+4h) + (4h^2+h) + two LayerNorms 4h = 12h^2 + 13h.
+double encoder_layer_params(double h) { return 12 * h * h + 13 * h; }
+
+TEST(Bert, BaseParameterCount) {
+  // embeddings (30522+512+2)*768 + LN 1,536 = 23,837,184; 12 layers * 7,087,872 = 85,054,464;
+  // pooler 590,592 -> 109,482,240 (Hugging Face BertModel). MLM head: dense 590,592 + LN 1,536
+  // + vocab bias 30,522 (decoder weight tied) = 622,650 -> 110,104,890.
+  const ModelGraph g = bert_base();
+  EXPECT_DOUBLE_EQ(encoder_layer_params(768), 7'087'872);
+  EXPECT_DOUBLE_EQ(g.parameters(), 110'104'890);
+  EXPECT_DOUBLE_EQ(g.parameters() - sum_where(g, is_mlm_head, &Layer::parameters), 109'482'240);
+  EXPECT_NEAR(g.parameters(), 110e6, 0.01 * 110e6);
+}
+
+TEST(Bert, LargeParameterCount) {
+  // embeddings 31,036*1024 + 2,048 = 31,782,912; 24 layers * 12,596,224 = 302,309,376;
+  // pooler 1,049,600 -> 335,141,888. MLM head 1,049,600 + 2,048 + 30,522 = 1,082,170
+  // -> 336,224,058. The paper's "340M" is rounded: the exact count is 1.1% below it.
+  const ModelGraph g = bert_large();
+  EXPECT_DOUBLE_EQ(encoder_layer_params(1024), 12'596'224);
+  EXPECT_DOUBLE_EQ(g.parameters(), 336'224'058);
+  EXPECT_DOUBLE_EQ(g.parameters() - sum_where(g, is_mlm_head, &Layer::parameters), 335'141'888);
+  EXPECT_GE(g.parameters(), 335e6);
+  EXPECT_LE(g.parameters(), 340e6);
+}
+
+// Closed form of the forward FLOPs of one sequence of s tokens:
+//   2 s (L (12h^2 + 13h) + h^2 + h)   every weight of the encoder layers and the MLM dense,
+//                                      used once per token (bias adds counted as 2 FLOPs here)
+// + 2 s h V                           the tied decoder to the vocabulary
+// + 4 L s^2 h                         attention scores QK^T and scores*V
+// + 2 h^2                             the pooler, on [CLS] only.
+// The builder also counts LayerNorm, softmax, GELU and residual adds, which the closed form
+// leaves out: they are under 1% of the total for these shapes, hence the tolerance.
+double bert_closed_form(double layers, double h, double s) {
+  const double vocab = 30522;
+  return 2 * s * (layers * encoder_layer_params(h) + h * h + h) + 2 * s * h * vocab +
+         4 * layers * s * s * h + 2 * h * h;
+}
+
+TEST(Bert, ForwardFlopsMatchClosedForm) {
+  for (int s : {128, 512}) {
+    const double base = bert_base(s).forward_flops_per_sample();
+    const double large = bert_large(s).forward_flops_per_sample();
+    EXPECT_NEAR(base, bert_closed_form(12, 768, s), 0.01 * base) << "s=" << s;
+    EXPECT_NEAR(large, bert_closed_form(24, 1024, s), 0.01 * large) << "s=" << s;
+  }
+}
+
+TEST(Bert, AttentionMakesCostSuperlinearInSequenceLength) {
+  const double f128 = bert_base(128).forward_flops_per_sample();
+  const double f256 = bert_base(256).forward_flops_per_sample();
+  EXPECT_GT(f256, 2 * f128);
+  EXPECT_DOUBLE_EQ(bert_base(128).parameters(), bert_base(512).parameters());
+}
+
+TEST(Bert, ShapesAndUnits) {
+  const ModelGraph g = bert_large(384);
+  EXPECT_EQ(g.sample_unit, "sequence");
+  EXPECT_EQ(g.tokens_per_sample, 384);
+  expect_layers_well_formed(g);
+  const auto it = std::find_if(g.layers.begin(), g.layers.end(), [](const Layer& l) {
+    return l.name == "encoder.layer.0.attention.scores";
+  });
+  ASSERT_NE(it, g.layers.end());
+  EXPECT_EQ(it->kind, LayerKind::matmul);
+  EXPECT_DOUBLE_EQ(it->forward_flops, 2.0 * 384 * 384 * 1024);
+  EXPECT_DOUBLE_EQ(it->activation_elements, 16.0 * 384 * 384);  // heads * s * s scores
+}
+
+TEST(Bert, RejectsSequencesOutsideThePositionTable) {
+  EXPECT_THROW(bert_base(0), std::invalid_argument);
+  EXPECT_THROW(bert_large(513), std::invalid_argument);
+  EXPECT_NO_THROW(bert_base(512));
+}
+
+TEST(Zoo, NamesAndLookup) {
+  const auto names = zoo_model_names();
+  EXPECT_EQ(names.size(), 3u);
+  for (const std::string& name : names) EXPECT_EQ(zoo_model(name).name, name);
+  EXPECT_DOUBLE_EQ(zoo_model("bert-base", 256).forward_flops_per_sample(),
+                   bert_base(256).forward_flops_per_sample());
+  EXPECT_DOUBLE_EQ(zoo_model("resnet50", 512).parameters(), resnet50().parameters());
+  EXPECT_THROW(zoo_model("gpt3-175b"), std::out_of_range);
+  EXPECT_THROW(zoo_model("ResNet50"), std::out_of_range);  // names are exact
+}
+
+}  // namespace
+}  // namespace dlsim::models
