@@ -87,3 +87,22 @@ TEST(Commands, VersionPrintsTheVersion) {
 
 }  // namespace
 }  // namespace dlsim::cli_test
+
+namespace dlsim::cli_test {
+namespace {
+
+// Every scenario shipped in scenarios/ must stay valid as the schema evolves.
+TEST(ShippedScenarios, AllPassCheck) {
+  const auto dir = fresh_folder("shipped");
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(DLSIM_SOURCE_DIR) + "/scenarios")) {
+    if (entry.path().extension() != ".yaml") continue;
+    const CommandResult r = run_dlsim(dir, "check '" + entry.path().string() + "'");
+    EXPECT_EQ(r.exit_code, 0) << entry.path() << ": " << r.err;
+    ++checked;
+  }
+  EXPECT_GE(checked, 3);
+}
+
+}  // namespace
+}  // namespace dlsim::cli_test
