@@ -1,6 +1,7 @@
 // HDF5 layout (also in scenarios/README.md):
 //   /                      attributes: dlsim_version, seed, scenario_source, format ("dlsim-results-1")
-//   /scenario              string: the scenario YAML as run (after --set overrides)
+//   /scenario              string: the scenario YAML as given (after --set overrides)
+//   /scenario_resolved     string: the scenario with defaults, catalog figures and SI units
 //   /results               group; attribute "columns": the column names in order
 //   /results/<column>      1-D dataset, one value per row: float64, or int64 for counts;
 //                          attributes "unit" and "description"
@@ -112,6 +113,7 @@ void write_hdf5(const std::string& path, const Results& results) {
     write_u64_attribute(file, "seed", results.seed);
     write_string_attribute(file, "scenario_source", results.scenario_source);
     write_string_dataset(file, "scenario", results.scenario_yaml);
+    write_string_dataset(file, "scenario_resolved", results.resolved_yaml);
     Handle group_creation = untimed_creation(H5P_GROUP_CREATE);
     Handle group(H5Gcreate2(file, "results", H5P_DEFAULT, group_creation, H5P_DEFAULT), H5Gclose,
                  "create group results");

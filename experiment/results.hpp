@@ -36,7 +36,8 @@ struct Results {
   std::string dlsim_version;
   std::uint64_t seed = 0;
   std::string scenario_source;
-  std::string scenario_yaml;       // the scenario as run (after --set)
+  std::string scenario_yaml;       // the scenario as given (after --set)
+  std::string resolved_yaml;       // every default, catalog figure and unit resolved (SI)
 };
 
 // Runs every node count of the scenario. Throws std::runtime_error for a run that cannot be
@@ -44,5 +45,6 @@ struct Results {
 Results run(const Scenario& scenario);
 
 std::string dlsim_version();
+std::string resolved_yaml(const Scenario& scenario);
 
 }  // namespace dlsim::experiment

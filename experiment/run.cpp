@@ -81,6 +81,7 @@ Results run(const Scenario& scenario) {
   results.seed = scenario.seed;
   results.scenario_source = scenario.source;
   results.scenario_yaml = scenario.input_yaml;
+  results.resolved_yaml = resolved_yaml(scenario);
   for (int nodes : scenario.node_counts()) results.rows.push_back(evaluate(scenario, nodes));
   // Efficiency is relative to the smallest configuration evaluated, whatever the sweep order.
   const auto smallest = std::min_element(results.rows.begin(), results.rows.end(),

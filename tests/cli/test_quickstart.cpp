@@ -79,6 +79,9 @@ TEST_F(Quickstart, HdfFileHoldsTheTableAndItsProvenance) {
   EXPECT_EQ(read_string_attribute(file, "format"), "dlsim-results-1");
   EXPECT_FALSE(read_string_attribute(file, "dlsim_version").empty());
   EXPECT_NE(read_string_dataset(file, "/scenario").find("resnet50"), std::string::npos);
+  const std::string resolved = read_string_dataset(file, "/scenario_resolved");
+  EXPECT_NE(resolved.find("V100-16GB"), std::string::npos) << resolved;
+  EXPECT_NE(resolved.find("price_usd_per_node_hour: 24.48"), std::string::npos) << resolved;
   uint64_t seed = 0;
   const hid_t seed_attribute = H5Aopen(file, "seed", H5P_DEFAULT);
   H5Aread(seed_attribute, H5T_NATIVE_UINT64, &seed);

@@ -311,6 +311,38 @@ TEST(Engine, ScheduleAfterRunUntilPastCancelledEventKeepsTimeOrder) {
   EXPECT_EQ(seen, (std::vector<std::int64_t>{150, 200}));
 }
 
+// After run_until peeked at t=100: ties below 100, ties at 100 with the peeked event, and events
+// scheduled from those callbacks (still below 100) all keep (time, insertion) order.
+TEST(Engine, EventsBetweenRunUntilAndNextPendingEventKeepTiesAndNesting) {
+  Engine e;
+  std::vector<std::pair<std::int64_t, int>> seen;
+  auto at = [&e, &seen](std::int64_t t, int label) {
+    e.schedule_at(Time::ns(t), [&e, &seen, label] { seen.emplace_back(e.now().count_ns(), label); });
+  };
+  at(100, 0);
+  at(300, 1);
+  e.run_until(Time::ns(50));
+  at(100, 2);  // ties with the peeked event, runs after it
+  at(70, 3);
+  at(60, 4);
+  at(70, 5);
+  e.schedule_at(Time::ns(60), [&e, &seen, &at] {
+    seen.emplace_back(e.now().count_ns(), 6);
+    at(60, 7);   // at now(), after 4 and 6
+    at(80, 8);   // still below the peeked 100
+    at(100, 9);  // after 0 and 2
+  });
+  at(50, 10);
+  e.run_until(Time::ns(200));
+  EXPECT_EQ(seen, (std::vector<std::pair<std::int64_t, int>>{
+                      {50, 10}, {60, 4}, {60, 6}, {60, 7}, {70, 3}, {70, 5}, {80, 8},
+                      {100, 0}, {100, 2}, {100, 9}}));
+  EXPECT_EQ(e.now(), Time::ns(200));
+  EXPECT_EQ(e.pending_count(), 1u);
+  e.run();
+  EXPECT_EQ(seen.back(), (std::pair<std::int64_t, int>{300, 1}));
+}
+
 TEST(Engine, StopInsideCallbackStopsAfterThatEventAndRunResumes) {
   Engine e;
   Trace trace;

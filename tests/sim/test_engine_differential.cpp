@@ -138,7 +138,10 @@ class Workload {
     for (int i = 0; i < p_.initial / 10; ++i) try_cancel();
     // Steps are on the scale of the delays: jump to the initial events first.
     if (p_.stepped) backend_.run_until(p_.base);
-    while (backend_.pending_count() > 0) {
+    // The round limit only ends a broken engine's endless loop (pending_count() never 0).
+    const std::int64_t max_rounds = 50 * std::int64_t{p_.budget} + 1'000;
+    while (backend_.pending_count() > 0 && rounds_ < max_rounds) {
+      ++rounds_;
       if (p_.stepped) {
         backend_.run_until(backend_.now() + delay_from(backend_.now()));
         if (p_.outside_schedules) {
@@ -179,6 +182,7 @@ class Workload {
 
   Backend& backend() { return backend_; }
   std::uint64_t operations() const { return operations_; }
+  std::int64_t rounds() const { return rounds_; }
   std::uint64_t fired() const { return fired_; }
   int time_went_back() const { return time_went_back_; }
   int cancelled_ran() const { return cancelled_ran_; }
@@ -242,6 +246,7 @@ class Workload {
   std::vector<std::int64_t> trace_;
   std::int64_t last_now_ = 0;
   std::uint64_t operations_ = 0;
+  std::int64_t rounds_ = 0;
   std::uint64_t fired_ = 0;
   int time_went_back_ = 0;
   int cancelled_ran_ = 0;
@@ -282,6 +287,7 @@ std::uint64_t check_against_reference(const Params& p) {
   EXPECT_EQ(engine_run.ran_twice(), 0);
   EXPECT_EQ(engine_run.backend().engine.events_executed(), engine_run.fired());
   EXPECT_EQ(engine_run.backend().engine.pending_count(), 0u);
+  EXPECT_LT(engine_run.rounds(), 50 * std::int64_t{p.budget} + 1'000) << "did not terminate";
   // The model itself must behave: otherwise agreeing with it proves nothing.
   EXPECT_EQ(reference_run.time_went_back(), 0);
   EXPECT_EQ(reference_run.cancelled_ran(), 0);

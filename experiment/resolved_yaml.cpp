@@ -1,0 +1,80 @@
+// The scenario as dlsim resolved it: every default filled in, every catalog name replaced by the
+// figures used, every quantity in SI units. Stored beside the input text in the results, so a
+// result file says exactly what produced it even after the catalog changes.
+#include <yaml-cpp/yaml.h>
+
+#include "experiment/results.hpp"
+#include "models/precision.hpp"
+
+namespace dlsim::experiment {
+namespace {
+
+void emit_device(YAML::Emitter& out, const models::DeviceSpec& d, const models::DeviceProfile& p) {
+  out << YAML::Key << "device" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "name" << YAML::Value << d.name;
+  out << YAML::Key << "peak_flops_per_s" << YAML::Value << YAML::BeginMap;
+  for (auto precision : {models::Precision::fp64, models::Precision::fp32, models::Precision::tf32,
+                         models::Precision::fp16, models::Precision::bf16, models::Precision::fp8}) {
+    out << YAML::Key << std::string(models::to_string(precision)) << YAML::Value << d.peak(precision);
+  }
+  out << YAML::EndMap;
+  out << YAML::Key << "memory_bytes" << YAML::Value << d.memory_bytes;
+  out << YAML::Key << "memory_bandwidth_bytes_per_s" << YAML::Value << d.memory_bandwidth;
+  out << YAML::Key << "matmul_efficiency" << YAML::Value << p.matmul_efficiency;
+  out << YAML::Key << "memory_efficiency" << YAML::Value << p.memory_efficiency;
+  out << YAML::Key << "kernel_launch_overhead_s" << YAML::Value << p.kernel_launch_overhead_s;
+  out << YAML::Key << "source" << YAML::Value << d.source;
+  out << YAML::EndMap;
+}
+
+void emit_cluster(YAML::Emitter& out, const ClusterConfig& c) {
+  const models::InstanceType& t = c.instance;
+  out << YAML::Key << "cluster" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "instance" << YAML::Value << c.instance_name;
+  out << YAML::Key << "accelerators_per_node" << YAML::Value << t.accelerators_per_node;
+  out << YAML::Key << "network_bandwidth_bytes_per_s" << YAML::Value << t.network_bandwidth;
+  out << YAML::Key << "network_latency_s" << YAML::Value << t.network_latency_s;
+  out << YAML::Key << "intra_node_bandwidth_bytes_per_s" << YAML::Value << t.intra_node_bandwidth;
+  out << YAML::Key << "intra_node_latency_s" << YAML::Value << t.intra_node_latency_s;
+  out << YAML::Key << "price_usd_per_node_hour" << YAML::Value << t.price_per_hour;
+  out << YAML::Key << "price_date" << YAML::Value << t.price_date;
+  out << YAML::Key << "source" << YAML::Value << t.source;
+  emit_device(out, c.device, c.profile);
+  out << YAML::EndMap;
+}
+
+void emit_workload(YAML::Emitter& out, const WorkloadConfig& w) {
+  out << YAML::Key << "workload" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "model" << YAML::Value << w.model_name;
+  if (w.sequence_length > 0) out << YAML::Key << "sequence_length" << YAML::Value << w.sequence_length;
+  out << YAML::Key << "parameters" << YAML::Value << w.model.parameters();
+  out << YAML::Key << "forward_flops_per_sample" << YAML::Value << w.model.forward_flops_per_sample();
+  out << YAML::Key << "precision" << YAML::Value << std::string(models::to_string(w.precision));
+  out << YAML::Key << "optimizer" << YAML::Value
+      << (w.optimizer == models::Optimizer::adam ? "adam" : "sgd-momentum");
+  out << YAML::Key << (w.batch_mode == BatchMode::global ? "global_batch" : "per_device_batch") << YAML::Value
+      << w.batch;
+  if (w.dataset_samples > 0) out << YAML::Key << "dataset_samples" << YAML::Value << w.dataset_samples;
+  if (w.epochs > 0) out << YAML::Key << "epochs" << YAML::Value << w.epochs;
+  if (w.iterations > 0) out << YAML::Key << "iterations" << YAML::Value << w.iterations;
+  out << YAML::Key << "overlap" << YAML::Value << w.overlap;
+  out << YAML::Key << "bucket_bytes" << YAML::Value << w.bucket_bytes;
+  out << YAML::Key << "gradient_precision" << YAML::Value << std::string(models::to_string(w.gradient_precision));
+  out << YAML::EndMap;
+}
+
+}  // namespace
+
+std::string resolved_yaml(const Scenario& s) {
+  YAML::Emitter out;
+  out.SetDoublePrecision(17);  // round-trips every double
+  out << YAML::BeginMap;
+  out << YAML::Key << "seed" << YAML::Value << s.seed;
+  emit_cluster(out, s.cluster);
+  emit_workload(out, s.workload);
+  out << YAML::Key << "nodes" << YAML::Value << YAML::Flow << s.node_counts();
+  out << YAML::EndMap;
+  return out.c_str();
+}
+
+}  // namespace dlsim::experiment
