@@ -10,17 +10,32 @@
 #include "experiment/writers.hpp"
 #include "models/catalog.hpp"
 #include "models/zoo.hpp"
+#include "network/collectives.hpp"
 
 namespace dlsim::cli {
 namespace {
 
-experiment::Scenario load(const ScenarioOptions& o) {
+std::vector<std::string> sets_of(const ScenarioOptions& o) {
   std::vector<std::string> sets = o.set_arguments;
   // --output / --csv are shorthands for overrides, so they get the same validation.
   if (!o.output.empty()) sets.push_back("output.results=" + o.output);
   if (!o.csv.empty()) sets.push_back("output.csv=" + o.csv);
-  return experiment::load_scenario(o.scenario, sets);
+  return sets;
 }
+
+experiment::Scenario load(const ScenarioOptions& o) { return experiment::load_scenario(o.scenario, sets_of(o)); }
+
+// `dlsim collective` without a file: all-reduce from 8 B to 1 GiB on p4d.24xlarge nodes joined
+// by one non-blocking switch, as nccl-tests' all_reduce_perf -b 8 -e 1G -f 4 would measure.
+const char* const kDefaultCollectiveScenario = R"(cluster:
+  instance: aws/p4d.24xlarge
+collective:
+  operation: all-reduce
+  algorithm: auto
+  sizes: {from: 8B, to: 1GiB, factor: 4}
+sweep:
+  nodes: [1, 2, 4]
+)";
 
 std::string tflops(double flops) {
   if (flops <= 0) return "-";
@@ -31,14 +46,15 @@ std::string tflops(double flops) {
 
 }  // namespace
 
-int run_command(std::ostream& out, const ScenarioOptions& o) {
-  const experiment::Scenario scenario = load(o);
+int run_loaded(std::ostream& out, const ScenarioOptions& o, const experiment::Scenario& scenario) {
   const experiment::Results results = experiment::run(scenario);
   if (!o.quiet) {
-    out << "dlsim " << results.dlsim_version << ": " << scenario.workload.model_name << " on "
+    const std::string what = scenario.collective ? network::to_string(scenario.collective->operation) : scenario.workload.model_name;
+    out << "dlsim " << results.dlsim_version << ": " << what << " on "
         << scenario.cluster.instance_name << " (" << scenario.cluster.instance.accelerators_per_node << " x "
-        << scenario.cluster.device.name << " per node), " << models::to_string(scenario.workload.precision)
-        << ", seed " << scenario.seed << "\n";
+        << scenario.cluster.device.name << " per node)";
+    if (!scenario.collective) out << ", " << models::to_string(scenario.workload.precision);
+    out << ", seed " << scenario.seed << "\n";
     experiment::print_table(out, results);
   }
   if (!scenario.output.results.empty()) {
@@ -52,9 +68,23 @@ int run_command(std::ostream& out, const ScenarioOptions& o) {
   return 0;
 }
 
+int run_command(std::ostream& out, const ScenarioOptions& o) { return run_loaded(out, o, load(o)); }
+
+int collective_command(std::ostream& out, const ScenarioOptions& o) {
+  // Without a file: the built-in sweep, changed with --set like any scenario.
+  const experiment::Scenario scenario =
+      o.scenario.empty() ? experiment::load_scenario_text(kDefaultCollectiveScenario, "<built-in collective scenario>", sets_of(o))
+                         : load(o);
+  if (!scenario.collective) {
+    throw experiment::ConfigError({o.scenario, 0, 0}, "collective",
+                                  "'dlsim collective' runs collective scenarios; this one is a training workload (use 'dlsim run')");
+  }
+  return run_loaded(out, o, scenario);
+}
+
 int check_command(std::ostream& out, const ScenarioOptions& o) {
   const experiment::Scenario s = load(o);
-  out << s.source << ": ok (" << s.workload.model_name << " on " << s.cluster.instance_name << ", "
+  out << s.source << ": ok (" << (s.collective ? network::to_string(s.collective->operation) : s.workload.model_name) << " on " << s.cluster.instance_name << ", "
       << s.node_counts().size() << " configuration" << (s.node_counts().size() == 1 ? "" : "s") << ")\n";
   return 0;
 }

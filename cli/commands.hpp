@@ -18,6 +18,8 @@ struct ScenarioOptions {
 
 int run_command(std::ostream& out, const ScenarioOptions& options);
 int check_command(std::ostream& out, const ScenarioOptions& options);
+// Runs a collective scenario, or without a file the built-in all-reduce sweep.
+int collective_command(std::ostream& out, const ScenarioOptions& options);
 int catalog_command(std::ostream& out, const std::string& what);
 int version_command(std::ostream& out);
 

@@ -20,10 +20,12 @@ const char* const kUsage =
     "commands:\n"
     "  run <scenario.yaml>    simulate the scenario, print the result table, write its output files\n"
     "  check <scenario.yaml>  validate the scenario without running it\n"
+    "  collective [scenario.yaml]  run a collective sweep (nccl-tests style table); without a\n"
+    "                         file: all-reduce 8 B..1 GiB on aws/p4d.24xlarge, change it with --set\n"
     "  catalog [devices|instances|models]  list what scenarios can name\n"
     "  version                print the dlsim version\n"
     "\n"
-    "options of run and check:\n"
+    "options of run, check and collective:\n"
     "  --set key.path=value   override a scenario value (repeatable), e.g. --set cluster.nodes=8\n"
     "  --output FILE          write the HDF5 results to FILE (overrides output.results)\n"
     "  --csv FILE             also write the results as CSV (overrides output.csv)\n"
@@ -57,6 +59,7 @@ int dispatch(int argc, char** argv) {
   po::notify(vm);
 
   if (command == "catalog") return cli::catalog_command(std::cout, o.what);
+  if (command == "collective") return cli::collective_command(std::cout, o);
   if (command != "run" && command != "check") {
     std::cerr << "dlsim: unknown command '" << command << "'\n\n" << kUsage;
     return 2;

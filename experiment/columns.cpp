@@ -2,35 +2,66 @@
 
 namespace dlsim::experiment {
 
-const std::vector<Column>& result_columns() {
-  static const std::vector<Column> columns{
-      {"nodes", "", "nodes (instances) in the cluster", true, [](const ResultRow& r) { return double(r.nodes); }},
-      {"accelerators", "", "accelerators in the cluster", true, [](const ResultRow& r) { return double(r.accelerators); }},
-      {"per_device_batch", "samples", "samples per accelerator per iteration", true,
+namespace {
+constexpr auto kReal = TableColumn::Type::real;
+constexpr auto kInteger = TableColumn::Type::integer;
+constexpr auto kText = TableColumn::Type::text;
+}  // namespace
+
+const std::vector<Column<ResultRow>>& training_columns() {
+  static const std::vector<Column<ResultRow>> columns{
+      {"nodes", "", "nodes (instances) in the cluster", kInteger, [](const ResultRow& r) { return double(r.nodes); }},
+      {"accelerators", "", "accelerators in the cluster", kInteger, [](const ResultRow& r) { return double(r.accelerators); }},
+      {"per_device_batch", "samples", "samples per accelerator per iteration", kInteger,
        [](const ResultRow& r) { return double(r.per_device_batch); }},
-      {"global_batch", "samples", "samples per iteration, all accelerators", true,
+      {"global_batch", "samples", "samples per iteration, all accelerators", kInteger,
        [](const ResultRow& r) { return double(r.global_batch); }},
-      {"iteration_time", "s", "time of one training iteration", false, [](const ResultRow& r) { return r.iteration_s; }},
-      {"samples_per_second", "samples/s", "training throughput of the cluster", false,
+      {"iteration_time", "s", "time of one training iteration", kReal, [](const ResultRow& r) { return r.iteration_s; }},
+      {"samples_per_second", "samples/s", "training throughput of the cluster", kReal,
        [](const ResultRow& r) { return r.samples_per_s; }},
-      {"samples_per_second_per_accelerator", "samples/s", "throughput per accelerator", false,
+      {"samples_per_second_per_accelerator", "samples/s", "throughput per accelerator", kReal,
        [](const ResultRow& r) { return r.samples_per_s_per_accelerator; }},
-      {"time_per_epoch", "s", "time of one pass over the dataset (NaN without a dataset size)", false,
+      {"time_per_epoch", "s", "time of one pass over the dataset (NaN without a dataset size)", kReal,
        [](const ResultRow& r) { return r.time_per_epoch_s; }},
-      {"cost_per_hour", "USD/h", "on-demand price of the cluster", false, [](const ResultRow& r) { return r.cost_per_hour; }},
-      {"cost_per_epoch", "USD", "cost_per_hour x time_per_epoch", false, [](const ResultRow& r) { return r.cost_per_epoch; }},
-      {"scaling_efficiency", "1", "per-accelerator throughput relative to the smallest configuration", false,
+      {"cost_per_hour", "USD/h", "on-demand price of the cluster", kReal, [](const ResultRow& r) { return r.cost_per_hour; }},
+      {"cost_per_epoch", "USD", "cost_per_hour x time_per_epoch", kReal, [](const ResultRow& r) { return r.cost_per_epoch; }},
+      {"scaling_efficiency", "1", "per-accelerator throughput relative to the smallest configuration", kReal,
        [](const ResultRow& r) { return r.scaling_efficiency; }},
-      {"iterations", "", "iterations to finish the work", true, [](const ResultRow& r) { return double(r.iterations); }},
-      {"time_to_train", "s", "time to finish the work", false, [](const ResultRow& r) { return r.time_to_train_s; }},
-      {"cost_to_train", "USD", "billed cost to finish the work (per second, one-minute minimum)", false,
+      {"iterations", "", "iterations to finish the work", kInteger, [](const ResultRow& r) { return double(r.iterations); }},
+      {"time_to_train", "s", "time to finish the work", kReal, [](const ResultRow& r) { return r.time_to_train_s; }},
+      {"cost_to_train", "USD", "billed cost to finish the work (per second, one-minute minimum)", kReal,
        [](const ResultRow& r) { return r.cost_to_train; }},
-      {"compute_time", "s", "forward and backward compute per iteration", false, [](const ResultRow& r) { return r.compute_s; }},
-      {"optimizer_time", "s", "optimizer step per iteration", false, [](const ResultRow& r) { return r.optimizer_s; }},
-      {"exposed_communication_time", "s", "communication not overlapped with compute, per iteration", false,
+      {"compute_time", "s", "forward and backward compute per iteration", kReal, [](const ResultRow& r) { return r.compute_s; }},
+      {"optimizer_time", "s", "optimizer step per iteration", kReal, [](const ResultRow& r) { return r.optimizer_s; }},
+      {"exposed_communication_time", "s", "communication not overlapped with compute, per iteration", kReal,
        [](const ResultRow& r) { return r.exposed_comm_s; }},
-      {"allreduce_busy_time", "s", "time the gradient all-reduce stream is busy per iteration", false,
+      {"allreduce_busy_time", "s", "time the gradient all-reduce stream is busy per iteration", kReal,
        [](const ResultRow& r) { return r.allreduce_s; }},
+  };
+  return columns;
+}
+
+const std::vector<Column<CollectiveRow>>& collective_columns() {
+  static const std::vector<Column<CollectiveRow>> columns{
+      {"nodes", "", "nodes in the cluster", kInteger, [](const CollectiveRow& r) { return double(r.nodes); }},
+      {"group", "", "index of the concurrent group (0 when alone)", kInteger,
+       [](const CollectiveRow& r) { return double(r.group); }},
+      {"groups", "", "groups running the collective at the same time", kInteger,
+       [](const CollectiveRow& r) { return double(r.groups); }},
+      {"ranks", "", "accelerators in the group", kInteger, [](const CollectiveRow& r) { return double(r.ranks); }},
+      {"operation", "", "collective operation", kText, nullptr, [](const CollectiveRow& r) { return r.operation; }},
+      {"algorithm", "", "algorithm used", kText, nullptr, [](const CollectiveRow& r) { return r.algorithm; }},
+      {"size", "B", "message size per rank (nccl-tests convention)", kReal,
+       [](const CollectiveRow& r) { return r.bytes; }},
+      {"time", "s", "time of the collective with all groups running", kReal,
+       [](const CollectiveRow& r) { return r.time_s; }},
+      {"algbw", "B/s", "algorithm bandwidth: size / time", kReal, [](const CollectiveRow& r) { return r.algbw; }},
+      {"busbw", "B/s", "bus bandwidth: algbw x the operation's factor (nccl-tests PERFORMANCE.md)", kReal,
+       [](const CollectiveRow& r) { return r.busbw; }},
+      {"time_alone", "s", "time of the same group's collective with no other group running", kReal,
+       [](const CollectiveRow& r) { return r.time_alone_s; }},
+      {"slowdown", "1", "time / time_alone: what the other groups' traffic costs", kReal,
+       [](const CollectiveRow& r) { return r.time_s / r.time_alone_s; }},
   };
   return columns;
 }

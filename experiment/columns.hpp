@@ -1,22 +1,42 @@
-// The result columns, listed once: name, unit, meaning and how to read each from a row. The
-// table printer, the CSV writer and the HDF5 writer all iterate this list, so the three stay
-// the same.
+// The result columns of each kind of scenario, listed once: name, unit, meaning and how to read
+// each from a row. The CSV and HDF5 writers write the Table built from these lists.
 #pragma once
 #include <string>
 #include <vector>
 
 #include "experiment/results.hpp"
+#include "experiment/table.hpp"
 
 namespace dlsim::experiment {
 
+template <class Row>
 struct Column {
-  std::string name;         // snake_case, used as CSV header and HDF5 dataset name
-  std::string unit;         // "s", "samples/s", "USD", "USD/h", "1" for ratios, "" for counts
+  std::string name;
+  std::string unit;
   std::string description;
-  bool integer;             // written as int64 in HDF5
-  double (*value)(const ResultRow&);
+  TableColumn::Type type;
+  double (*number)(const Row&);              // real and integer columns
+  std::string (*text)(const Row&) = nullptr; // text columns
 };
 
-const std::vector<Column>& result_columns();
+const std::vector<Column<ResultRow>>& training_columns();
+const std::vector<Column<CollectiveRow>>& collective_columns();
+
+template <class Row>
+Table make_table(const std::vector<Column<Row>>& columns, const std::vector<Row>& rows) {
+  Table table;
+  for (const auto& c : columns) {
+    TableColumn out{c.name, c.unit, c.description, c.type, {}, {}};
+    for (const Row& r : rows) {
+      if (c.type == TableColumn::Type::text) {
+        out.texts.push_back(c.text(r));
+      } else {
+        out.numbers.push_back(c.number(r));
+      }
+    }
+    table.columns.push_back(std::move(out));
+  }
+  return table;
+}
 
 }  // namespace dlsim::experiment

@@ -3,16 +3,17 @@
 //   /scenario              string: the scenario YAML as given (after --set overrides)
 //   /scenario_resolved     string: the scenario with defaults, catalog figures and SI units
 //   /results               group; attribute "columns": the column names in order
-//   /results/<column>      1-D dataset, one value per row: float64, or int64 for counts;
+//   /results/<column>      1-D dataset, one value per row: float64, int64 for counts, or
+//                          fixed-length strings for names;
 //                          attributes "unit" and "description"
 #include <hdf5.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <vector>
 
 #include "experiment/atomic_file.hpp"
-#include "experiment/columns.hpp"
 #include "experiment/writers.hpp"
 
 namespace dlsim::experiment {
@@ -81,21 +82,35 @@ void write_string_dataset(hid_t owner, const std::string& name, const std::strin
         "write dataset " + name);
 }
 
-void write_column(hid_t group, const Column& column, const std::vector<ResultRow>& rows) {
-  const hsize_t n = rows.size();
+void write_column(hid_t group, const TableColumn& column) {
+  const hsize_t n = column.type == TableColumn::Type::text ? column.texts.size() : column.numbers.size();
   Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose, "create a data space");
-  const hid_t file_type = column.integer ? H5T_STD_I64LE : H5T_IEEE_F64LE;
   Handle creation = untimed_creation(H5P_DATASET_CREATE);
-  Handle dataset(H5Dcreate2(group, column.name.c_str(), file_type, space, H5P_DEFAULT, creation, H5P_DEFAULT),
+  if (column.type == TableColumn::Type::text) {
+    // Fixed-length strings as wide as the longest, so h5py and pandas read plain bytes.
+    std::size_t width = 1;
+    for (const auto& t : column.texts) width = std::max(width, t.size());
+    std::string packed(width * column.texts.size(), '\0');
+    for (std::size_t i = 0; i < column.texts.size(); ++i) packed.replace(i * width, column.texts[i].size(), column.texts[i]);
+    Handle type = string_type(std::string(width, ' '));
+    Handle dataset(H5Dcreate2(group, column.name.c_str(), type, space, H5P_DEFAULT, creation, H5P_DEFAULT),
+                   H5Dclose, "create dataset " + column.name);
+    check(H5Dwrite(dataset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, packed.data()), "write " + column.name);
+    write_string_attribute(dataset, "unit", column.unit);
+    write_string_attribute(dataset, "description", column.description);
+    return;
+  }
+  const bool integer = column.type == TableColumn::Type::integer;
+  Handle dataset(H5Dcreate2(group, column.name.c_str(), integer ? H5T_STD_I64LE : H5T_IEEE_F64LE, space, H5P_DEFAULT,
+                            creation, H5P_DEFAULT),
                  H5Dclose, "create dataset " + column.name);
-  if (column.integer) {
+  if (integer) {
     std::vector<std::int64_t> values;
-    for (const auto& r : rows) values.push_back(static_cast<std::int64_t>(column.value(r)));
+    for (double v : column.numbers) values.push_back(static_cast<std::int64_t>(v));
     check(H5Dwrite(dataset, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), "write " + column.name);
   } else {
-    std::vector<double> values;
-    for (const auto& r : rows) values.push_back(column.value(r));
-    check(H5Dwrite(dataset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), "write " + column.name);
+    check(H5Dwrite(dataset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, column.numbers.data()),
+          "write " + column.name);
   }
   write_string_attribute(dataset, "unit", column.unit);
   write_string_attribute(dataset, "description", column.description);
@@ -118,8 +133,8 @@ void write_hdf5(const std::string& path, const Results& results) {
     Handle group(H5Gcreate2(file, "results", H5P_DEFAULT, group_creation, H5P_DEFAULT), H5Gclose,
                  "create group results");
     std::string names;
-    for (const Column& c : result_columns()) {
-      write_column(group, c, results.rows);
+    for (const TableColumn& c : results.table.columns) {
+      write_column(group, c);
       names += (names.empty() ? "" : ",") + c.name;
     }
     write_string_attribute(group, "columns", names);

@@ -43,6 +43,38 @@ void emit_cluster(YAML::Emitter& out, const ClusterConfig& c) {
   out << YAML::EndMap;
 }
 
+void emit_network(YAML::Emitter& out, const NetworkConfig& n) {
+  static const char* const kNodeKinds[] = {"nvswitch", "hybrid-cube-mesh", "pcie", "tpu-board"};
+  static const char* const kFabricKinds[] = {"single-switch", "leaf-spine", "fat-tree", "rail-optimized", "torus", "wan"};
+  out << YAML::Key << "network" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "node" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "kind" << YAML::Value << kNodeKinds[static_cast<int>(n.node.kind)];
+  out << YAML::Key << "link_bandwidth_bytes_per_s" << YAML::Value << n.node.link_bandwidth;
+  out << YAML::Key << "link_latency_s" << YAML::Value << n.node.link_latency_s;
+  out << YAML::Key << "nics" << YAML::Value << n.node.nics;
+  out << YAML::Key << "nic_bandwidth_bytes_per_s" << YAML::Value << n.node.nic_bandwidth;
+  out << YAML::Key << "nic_latency_s" << YAML::Value << n.node.nic_latency_s;
+  out << YAML::Key << "pcie_bandwidth_bytes_per_s" << YAML::Value << n.node.pcie_bandwidth;
+  out << YAML::Key << "pcie_latency_s" << YAML::Value << n.node.pcie_latency_s;
+  out << YAML::EndMap;
+  const network::FabricSpec& f = n.fabric;
+  out << YAML::Key << "fabric" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "kind" << YAML::Value << kFabricKinds[static_cast<int>(f.kind)];
+  out << YAML::Key << "link_bandwidth_bytes_per_s" << YAML::Value << f.link_bandwidth;
+  out << YAML::Key << "link_latency_s" << YAML::Value << f.link_latency_s;
+  out << YAML::Key << "oversubscription" << YAML::Value << f.oversubscription;
+  out << YAML::Key << "nodes_per_leaf" << YAML::Value << f.nodes_per_leaf;
+  out << YAML::Key << "spines" << YAML::Value << f.spines;
+  out << YAML::Key << "k" << YAML::Value << f.fat_tree_k;
+  if (n.torus_dims_given) out << YAML::Key << "dims" << YAML::Value << YAML::Flow << f.dims;
+  out << YAML::Key << "regions" << YAML::Value << f.regions;
+  out << YAML::Key << "wan_bandwidth_bytes_per_s" << YAML::Value << f.wan_bandwidth;
+  out << YAML::Key << "wan_latency_s" << YAML::Value << f.wan_latency_s;
+  out << YAML::EndMap;
+  out << YAML::Key << "all_reduce" << YAML::Value << network::to_string(n.all_reduce);
+  out << YAML::EndMap;
+}
+
 void emit_workload(YAML::Emitter& out, const WorkloadConfig& w) {
   out << YAML::Key << "workload" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "model" << YAML::Value << w.model_name;
@@ -63,6 +95,17 @@ void emit_workload(YAML::Emitter& out, const WorkloadConfig& w) {
   out << YAML::EndMap;
 }
 
+void emit_collective(YAML::Emitter& out, const CollectiveConfig& c) {
+  out << YAML::Key << "collective" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "operation" << YAML::Value << network::to_string(c.operation);
+  out << YAML::Key << "algorithm" << YAML::Value << network::to_string(c.algorithm);
+  out << YAML::Key << "sizes_bytes" << YAML::Value << YAML::Flow << c.sizes;
+  out << YAML::Key << "groups" << YAML::Value << c.groups;
+  out << YAML::Key << "placement" << YAML::Value << (c.interleaved ? "interleaved" : "packed");
+  out << YAML::Key << "server_shards" << YAML::Value << c.server_shards;
+  out << YAML::EndMap;
+}
+
 }  // namespace
 
 std::string resolved_yaml(const Scenario& s) {
@@ -71,7 +114,12 @@ std::string resolved_yaml(const Scenario& s) {
   out << YAML::BeginMap;
   out << YAML::Key << "seed" << YAML::Value << s.seed;
   emit_cluster(out, s.cluster);
-  emit_workload(out, s.workload);
+  emit_network(out, s.network);
+  if (s.collective) {
+    emit_collective(out, *s.collective);
+  } else {
+    emit_workload(out, s.workload);
+  }
   out << YAML::Key << "nodes" << YAML::Value << YAML::Flow << s.node_counts();
   out << YAML::EndMap;
   return out.c_str();

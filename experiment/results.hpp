@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "experiment/scenario.hpp"
+#include "experiment/table.hpp"
 
 namespace dlsim::experiment {
 
@@ -31,8 +32,25 @@ struct ResultRow {
   double allreduce_s = 0;          // time the all-reduce stream is busy per iteration
 };
 
+// One collective of one group at one node count and size (collective scenarios).
+struct CollectiveRow {
+  int nodes = 0;
+  int group = 0;
+  int groups = 1;
+  int ranks = 0;
+  std::string operation;
+  std::string algorithm;
+  double bytes = 0;
+  double time_s = 0;        // with every group running at once
+  double algbw = 0;         // bytes/s
+  double busbw = 0;         // bytes/s
+  double time_alone_s = 0;  // the same group with the fabric to itself
+};
+
 struct Results {
-  std::vector<ResultRow> rows;     // in the order of Scenario::node_counts()
+  std::vector<ResultRow> rows;     // training scenarios: in the order of Scenario::node_counts()
+  std::vector<CollectiveRow> collective_rows;  // collective scenarios
+  Table table;                     // what the files hold: the rows above as typed columns
   std::string dlsim_version;
   std::uint64_t seed = 0;
   std::string scenario_source;
@@ -43,6 +61,8 @@ struct Results {
 // Runs every node count of the scenario. Throws std::runtime_error for a run that cannot be
 // represented (e.g. a time to train beyond sim::Time's range).
 Results run(const Scenario& scenario);
+std::vector<ResultRow> run_training(const Scenario& scenario);       // run.cpp
+std::vector<CollectiveRow> run_collectives(const Scenario& scenario); // collective_run.cpp
 
 std::string dlsim_version();
 std::string resolved_yaml(const Scenario& scenario);

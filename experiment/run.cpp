@@ -3,8 +3,10 @@
 #include <limits>
 #include <stdexcept>
 
+#include "experiment/columns.hpp"
 #include "experiment/results.hpp"
 #include "models/data_parallel_step.hpp"
+#include "network/topology_builders.hpp"
 #include "scheduler/fixed_cluster_job.hpp"
 #include "sim/engine.hpp"
 #include "sim/recorder.hpp"
@@ -14,7 +16,8 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-models::DataParallelConfig step_config(const Scenario& s, int nodes, int per_device_batch) {
+models::DataParallelConfig step_config(const Scenario& s, int nodes, int per_device_batch,
+                                       const network::Topology& topology) {
   const auto& wl = s.workload;
   const auto& inst = s.cluster.instance;
   models::DataParallelConfig c;
@@ -27,8 +30,8 @@ models::DataParallelConfig step_config(const Scenario& s, int nodes, int per_dev
   c.per_device_batch = per_device_batch;
   c.nodes = nodes;
   c.accelerators_per_node = inst.accelerators_per_node;
-  c.intra_node = {inst.intra_node_bandwidth, inst.intra_node_latency_s};
-  c.inter_node = {inst.network_bandwidth, inst.network_latency_s};
+  c.topology = &topology;
+  c.all_reduce = s.network.all_reduce;
   c.overlap = wl.overlap;
   c.bucket_bytes = wl.bucket_bytes;
   return c;
@@ -42,7 +45,9 @@ ResultRow evaluate(const Scenario& s, int nodes) {
   row.per_device_batch = wl.batch_mode == BatchMode::per_device ? wl.batch : wl.batch / row.accelerators;
   row.global_batch = std::int64_t{row.per_device_batch} * row.accelerators;
 
-  const models::StepBreakdown step = models::simulate_data_parallel_step(step_config(s, nodes, row.per_device_batch));
+  const network::Topology topology = network::build_cluster(s.network.node, s.fabric_for(nodes));
+  const models::StepBreakdown step =
+      models::simulate_data_parallel_step(step_config(s, nodes, row.per_device_batch, topology));
   row.iteration_s = step.iteration_s;
   row.samples_per_s = static_cast<double>(row.global_batch) / step.iteration_s;
   row.samples_per_s_per_accelerator = row.samples_per_s / row.accelerators;
@@ -75,6 +80,19 @@ ResultRow evaluate(const Scenario& s, int nodes) {
 
 }  // namespace
 
+std::vector<ResultRow> run_training(const Scenario& scenario) {
+  std::vector<ResultRow> rows;
+  for (int nodes : scenario.node_counts()) rows.push_back(evaluate(scenario, nodes));
+  // Efficiency is relative to the smallest configuration evaluated, whatever the sweep order.
+  const auto smallest = std::min_element(rows.begin(), rows.end(), [](const ResultRow& a, const ResultRow& b) {
+    return a.accelerators < b.accelerators;
+  });
+  for (ResultRow& row : rows) {
+    row.scaling_efficiency = row.samples_per_s_per_accelerator / smallest->samples_per_s_per_accelerator;
+  }
+  return rows;
+}
+
 Results run(const Scenario& scenario) {
   Results results;
   results.dlsim_version = dlsim_version();
@@ -82,12 +100,12 @@ Results run(const Scenario& scenario) {
   results.scenario_source = scenario.source;
   results.scenario_yaml = scenario.input_yaml;
   results.resolved_yaml = resolved_yaml(scenario);
-  for (int nodes : scenario.node_counts()) results.rows.push_back(evaluate(scenario, nodes));
-  // Efficiency is relative to the smallest configuration evaluated, whatever the sweep order.
-  const auto smallest = std::min_element(results.rows.begin(), results.rows.end(),
-                                         [](const ResultRow& a, const ResultRow& b) { return a.accelerators < b.accelerators; });
-  for (ResultRow& row : results.rows) {
-    row.scaling_efficiency = row.samples_per_s_per_accelerator / smallest->samples_per_s_per_accelerator;
+  if (scenario.collective) {
+    results.collective_rows = run_collectives(scenario);
+    results.table = make_table(collective_columns(), results.collective_rows);
+  } else {
+    results.rows = run_training(scenario);
+    results.table = make_table(training_columns(), results.rows);
   }
   return results;
 }

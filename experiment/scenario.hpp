@@ -3,6 +3,7 @@
 // Immutable description: nothing here changes during a run.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,8 @@
 #include "models/instance_type.hpp"
 #include "models/model_graph.hpp"
 #include "models/precision.hpp"
+#include "network/collectives.hpp"
+#include "network/topology_builders.hpp"
 
 namespace dlsim::experiment {
 
@@ -20,6 +23,15 @@ struct ClusterConfig {
   models::DeviceSpec device;
   models::DeviceProfile profile;
   int nodes = 1;
+};
+
+// The fabric: one node design (from the instance type unless overridden) and how nodes connect.
+// fabric.nodes is set per evaluated node count; torus dims are derived when not given.
+struct NetworkConfig {
+  network::NodeSpec node;
+  network::FabricSpec fabric;
+  bool torus_dims_given = false;
+  network::Algorithm all_reduce = network::Algorithm::automatic;
 };
 
 enum class BatchMode { per_device, global };
@@ -40,6 +52,17 @@ struct WorkloadConfig {
   double bucket_bytes = 25.0 * 1024 * 1024;
 };
 
+// A collective sweep instead of a training job: the operation over message sizes, by one group
+// of ranks or by several at once (to measure contention).
+struct CollectiveConfig {
+  network::CollectiveKind operation = network::CollectiveKind::all_reduce;
+  network::Algorithm algorithm = network::Algorithm::automatic;
+  std::vector<double> sizes;      // bytes per rank (nccl-tests convention)
+  int groups = 1;                 // groups running the collective at the same time
+  bool interleaved = false;       // node n in group n % groups (else consecutive blocks)
+  int server_shards = 1;          // push-pull
+};
+
 struct SweepConfig {
   std::vector<int> nodes;         // empty: just cluster.nodes
 };
@@ -53,13 +76,19 @@ struct Scenario {
   std::string source;             // file the scenario came from
   std::uint64_t seed = 1;
   ClusterConfig cluster;
-  WorkloadConfig workload;
+  NetworkConfig network;
+  WorkloadConfig workload;         // training scenarios
+  std::optional<CollectiveConfig> collective;  // collective scenarios (then no workload)
   SweepConfig sweep;
   OutputConfig output;
   std::string input_yaml;         // the scenario text after --set overrides, re-emitted
 
   // The node counts to evaluate: the sweep, or the cluster's own count.
   std::vector<int> node_counts() const;
+  // The fabric spec for a node count (torus dims derived when not given).
+  network::FabricSpec fabric_for(int nodes) const;
+  // The accelerators of each collective group at a node count, in rank order.
+  std::vector<std::vector<network::VertexId>> collective_groups(const network::Topology& topology, int nodes) const;
 };
 
 }  // namespace dlsim::experiment

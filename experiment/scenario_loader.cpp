@@ -7,8 +7,10 @@
 #include <sstream>
 
 #include "experiment/catalog_yaml.hpp"
+#include "experiment/collective_yaml.hpp"
 #include "experiment/load.hpp"
 #include "experiment/nearest_name.hpp"
+#include "experiment/network_yaml.hpp"
 #include "experiment/overrides.hpp"
 #include "experiment/yaml_reader.hpp"
 #include "models/catalog.hpp"
@@ -191,6 +193,19 @@ void check_feasible(const Scenario& s, const YAML::Node& root, const Source& sou
   }
 }
 
+// Every evaluated node count must give a buildable fabric (torus shape, fat-tree size, regions).
+void check_fabric(const Scenario& s, const YAML::Node& root, const Source& source) {
+  for (int nodes : s.node_counts()) {
+    try {
+      network::build_cluster(s.network.node, s.fabric_for(nodes));
+    } catch (const std::invalid_argument& e) {
+      const YAML::Node fabric = root["network"]["fabric"];
+      throw ConfigError(source.locate(fabric.IsDefined() ? fabric : root, "network.fabric"), "network.fabric",
+                        "cannot build the fabric for " + std::to_string(nodes) + " nodes: " + e.what());
+    }
+  }
+}
+
 Scenario read_scenario(const YAML::Node& root, const Source& source, const std::string& base_dir) {
   MapReader top(root, "", source);
   Scenario s;
@@ -206,15 +221,33 @@ Scenario read_scenario(const YAML::Node& root, const Source& source, const std::
   if (!top.has("cluster")) top.fail_missing("cluster", "the machines: instance type and node count");
   MapReader cluster(top.node("cluster"), "cluster", source);
   s.cluster = read_cluster(cluster, catalog);
-  if (!top.has("workload")) top.fail_missing("workload", "the training job: model, batch, data");
-  MapReader workload(top.node("workload"), "workload", source);
-  s.workload = read_workload(workload, s.cluster);
+  MapReader network(top.node("network"), "network", source, true);
+  s.network = read_network(network, s.cluster);
+  // A scenario is a training job or a collective sweep.
+  if (top.has("workload") && top.has("collective")) {
+    top.fail("collective", "a scenario has either a training 'workload' or a 'collective' sweep, not both");
+  }
+  if (top.has("collective")) {
+    MapReader collective(top.node("collective"), "collective", source);
+    s.collective = read_collective(collective);
+    top.allow({"workload"});
+  } else {
+    if (!top.has("workload")) top.fail_missing("workload", "the training job: model, batch, data (or 'collective' for a collective sweep)");
+    MapReader workload(top.node("workload"), "workload", source);
+    s.workload = read_workload(workload, s.cluster);
+    top.allow({"collective"});
+  }
   MapReader sweep(top.node("sweep"), "sweep", source, true);
   s.sweep = read_sweep(sweep);
   MapReader output(top.node("output"), "output", source, true);
   s.output = read_output(output);
   top.finish();
-  check_feasible(s, root, source);
+  check_fabric(s, root, source);
+  if (s.collective) {
+    check_collective(s, root, source);
+  } else {
+    check_feasible(s, root, source);
+  }
   s.input_yaml = YAML::Dump(root);
   return s;
 }
@@ -223,6 +256,15 @@ Scenario read_scenario(const YAML::Node& root, const Source& source, const std::
 
 std::vector<int> Scenario::node_counts() const {
   return sweep.nodes.empty() ? std::vector<int>{cluster.nodes} : sweep.nodes;
+}
+
+network::FabricSpec Scenario::fabric_for(int nodes) const {
+  network::FabricSpec f = network.fabric;
+  f.nodes = nodes;
+  if (f.kind == network::FabricKind::torus && !network.torus_dims_given) {
+    f.dims = default_torus_dims(nodes * cluster.instance.accelerators_per_node);
+  }
+  return f;
 }
 
 Scenario load_scenario_text(const std::string& text, const std::string& name,

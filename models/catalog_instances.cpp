@@ -4,6 +4,7 @@
 // date; later price cuts the reference mentions are noted, not applied.
 // intra_node_bandwidth is taken from the device's per-direction link figure (catalog_devices.cpp,
 // records hw-*-link) so the two cannot drift apart.
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -34,6 +35,28 @@ struct Row {
   const char* source;
 };
 
+// How the accelerators of a node connect, from its device and links: TPU hosts are boards of
+// four chips on ICI; PCIe instances have no NVLink; 8-GPU P100/V100 nodes use the DGX-1 hybrid
+// cube-mesh (dgx1v-topology), 4-GPU V100 nodes (p3.8xlarge) a fully connected NVLink quad,
+// and A100/H100 nodes NVSwitch (all-to-all).
+network::NodeKind node_kind_of(const Row& r) {
+  const std::string device = r.device;
+  if (device.rfind("TPU", 0) == 0) return network::NodeKind::tpu_board;
+  if (r.intra_latency_s == kPcieLatency) return network::NodeKind::pcie;
+  const bool volta_or_pascal = device.rfind("V100", 0) == 0 || device.rfind("P100", 0) == 0;
+  if (volta_or_pascal && r.accelerators == 8) return network::NodeKind::hybrid_cube_mesh;
+  return network::NodeKind::nvswitch;
+}
+
+// NICs per node where the reference names several (EFA/InfiniBand rails); one elsewhere.
+int nics_of(const std::string& name) {
+  if (name == "aws/p4d.24xlarge" || name == "aws/p4de.24xlarge") return 4;   // 4x100 Gbps EFA
+  if (name == "aws/p5.48xlarge") return 32;                                  // 32x100 Gbps EFAv2
+  if (name == "gcp/a3-highgpu-8g") return 4;                                 // 4x200 GPUDirect-TCPX
+  if (name.rfind("azure/Standard_ND96", 0) == 0) return 8;                   // 8 InfiniBand HCAs
+  return 1;
+}
+
 void add(Catalog& c, const Row& r) {
   const DeviceSpec* device = c.find_device(r.device);
   if (device == nullptr) {
@@ -49,6 +72,8 @@ void add(Catalog& c, const Row& r) {
   t.network_latency_s = r.network_latency_s;
   t.intra_node_bandwidth = device->intra_node_link_bandwidth;
   t.intra_node_latency_s = r.intra_latency_s;
+  t.node_kind = node_kind_of(r);
+  t.nics = std::min(nics_of(t.name), r.accelerators);
   t.price_per_hour = r.price_per_hour;
   t.price_date = r.price_date;
   t.source = r.source;

@@ -5,7 +5,8 @@
 #include <vector>
 
 #include "models/roofline.hpp"
-#include "network/ring_allreduce.hpp"
+#include "network/flow_network.hpp"
+#include "network/routing.hpp"
 #include "sim/engine.hpp"
 
 namespace dlsim::models {
@@ -21,6 +22,10 @@ void validate(const DataParallelConfig& c) {
   if (c.per_device_batch < 1) throw std::invalid_argument("data-parallel step: per-device batch must be >= 1");
   if (c.nodes < 1 || c.accelerators_per_node < 1) throw std::invalid_argument("data-parallel step: no accelerators");
   if (!(c.bucket_bytes > 0)) throw std::invalid_argument("data-parallel step: bucket size must be > 0");
+  if (c.topology == nullptr) throw std::invalid_argument("data-parallel step: no fabric topology");
+  if (c.topology->accelerators().size() < static_cast<std::size_t>(c.nodes) * c.accelerators_per_node) {
+    throw std::invalid_argument("data-parallel step: the fabric has fewer accelerators than the job");
+  }
 }
 
 // One rank's iteration as events: a compute stream (forward, then backward layer by layer)
@@ -29,8 +34,11 @@ class StepReplay {
  public:
   explicit StepReplay(const DataParallelConfig& c)
       : config_(c),
-        ring_(engine_, network::ring_over_nodes(c.nodes, c.accelerators_per_node, c.intra_node,
-                                                c.inter_node)) {
+        routing_(*c.topology),
+        flows_(engine_, *c.topology),
+        collectives_(engine_, flows_, routing_, *c.topology) {
+    const auto& accelerators = c.topology->accelerators();
+    ranks_.assign(accelerators.begin(), accelerators.begin() + c.nodes * c.accelerators_per_node);
     const auto& layers = c.model->layers;
     times_.reserve(layers.size());
     for (const Layer& layer : layers) {
@@ -43,7 +51,7 @@ class StepReplay {
     next_backward_ = static_cast<int>(times_.size()) - 1;
     engine_.schedule_in(sim::Time::from_seconds(result_.forward_s), [this] { backward_next(); });
     engine_.run();
-    result_.ranks = ring_.ranks();
+    result_.ranks = static_cast<int>(ranks_.size());
     result_.iteration_s = engine_.now().seconds();
     result_.exposed_comm_s = std::max(
         0.0, result_.iteration_s - result_.forward_s - result_.backward_s - result_.optimizer_s);
@@ -84,13 +92,21 @@ class StepReplay {
     ++result_.buckets;
   }
 
+  // One bucket at a time on the communication stream, in the order the buckets filled.
   void try_start_allreduce() {
-    if (ring_.busy() || ready_buckets_.empty()) return;
+    if (comm_busy_ || ready_buckets_.empty()) return;
     if (!config_.overlap && !backward_done_) return;
-    const double bytes = ready_buckets_.front();
+    network::CollectiveSpec spec;
+    spec.kind = network::CollectiveKind::all_reduce;
+    spec.algorithm = config_.all_reduce;
+    spec.bytes = ready_buckets_.front();
+    spec.ranks = ranks_;
     ready_buckets_.pop_front();
     comm_started_ = engine_.now();
-    ring_.start(bytes, [this] {
+    comm_busy_ = true;
+    collectives_.start(spec, [this](const network::CollectiveResult& r) {
+      comm_busy_ = false;
+      result_.all_reduce = r.algorithm;
       result_.allreduce_busy_s += (engine_.now() - comm_started_).seconds();
       try_start_allreduce();
       maybe_finish();
@@ -98,7 +114,7 @@ class StepReplay {
   }
 
   void maybe_finish() {
-    if (!backward_done_ || ring_.busy() || !ready_buckets_.empty() || finished_) return;
+    if (!backward_done_ || comm_busy_ || !ready_buckets_.empty() || finished_) return;
     finished_ = true;
     const double params = config_.model->parameters();
     result_.optimizer_s = params * optimizer_bytes_per_parameter(config_.optimizer) /
@@ -109,7 +125,11 @@ class StepReplay {
 
   const DataParallelConfig& config_;
   sim::Engine engine_;
-  network::RingAllReduce ring_;
+  network::Routing routing_;
+  network::FlowNetwork flows_;
+  network::Collectives collectives_;
+  std::vector<network::VertexId> ranks_;
+  bool comm_busy_ = false;
   std::vector<LayerTime> times_;
   std::deque<double> ready_buckets_;
   double open_bucket_bytes_ = 0;

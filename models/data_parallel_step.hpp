@@ -3,13 +3,16 @@
 // by layer from the last; gradients are grouped into buckets in backward order, and each full
 // bucket is all-reduced with the ring algorithm on a communication stream, overlapping the rest
 // of the backward pass (or after it, when overlap is off); then the optimizer step.
-// Ranks are symmetric, so one rank's timeline is the iteration's.
+// Compute is identical on every rank, so one compute timeline serves all; the all-reduces run
+// as flows of all ranks on the fabric (network::Collectives), so the fabric's shape, its
+// oversubscription and the algorithm decide what communication costs.
 #pragma once
 
 #include "models/device.hpp"
 #include "models/model_graph.hpp"
 #include "models/precision.hpp"
-#include "network/link.hpp"
+#include "network/collectives.hpp"
+#include "network/topology.hpp"
 
 namespace dlsim::models {
 
@@ -25,8 +28,9 @@ struct DataParallelConfig {
   int per_device_batch = 1;
   int nodes = 1;
   int accelerators_per_node = 1;
-  network::Link intra_node;   // between accelerators of a node
-  network::Link inter_node;   // leaving a node through its NIC
+  const network::Topology* topology = nullptr;  // the cluster fabric; its first nodes x per-node
+                                                // accelerators are the job's ranks
+  network::Algorithm all_reduce = network::Algorithm::automatic;
   bool overlap = true;        // all-reduce buckets while backward runs
   double bucket_bytes = 25.0 * 1024 * 1024;  // PyTorch DDP's default bucket_cap_mb = 25
 };
@@ -40,6 +44,7 @@ struct StepBreakdown {
   double exposed_comm_s = 0;     // iteration time not covered by compute or optimizer
   int buckets = 0;
   int ranks = 1;
+  network::Algorithm all_reduce = network::Algorithm::ring;  // the algorithm used (last bucket)
   double samples_per_s = 0;      // whole job: per_device_batch * ranks / iteration_s
 };
 

@@ -3,6 +3,8 @@
 #pragma once
 #include <string>
 
+#include "network/topology_builders.hpp"
+
 namespace dlsim::models {
 
 struct InstanceType {
@@ -14,6 +16,8 @@ struct InstanceType {
   double network_latency_s = 0;     // one-way latency between nodes, seconds
   double intra_node_bandwidth = 0;  // bytes/s per direction between accelerators of a node
   double intra_node_latency_s = 0;  // seconds
+  network::NodeKind node_kind = network::NodeKind::nvswitch;  // how accelerators connect inside
+  int nics = 1;                     // NICs sharing network_bandwidth equally
   double price_per_hour = 0;        // on-demand USD per node-hour
   std::string price_date;           // when the price held
   std::string source;               // where the figures come from

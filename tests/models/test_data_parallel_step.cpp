@@ -7,12 +7,28 @@
 #include "models/memory_estimate.hpp"
 #include "models/roofline.hpp"
 #include "models/zoo.hpp"
-#include "network/ring_allreduce.hpp"
+#include "network/collectives.hpp"
+#include "network/topology_builders.hpp"
 
 namespace dlsim::models {
 namespace {
 
-DataParallelConfig config_for(const ModelGraph& model, int nodes, bool overlap) {
+// p3.16xlarge-like nodes (8 GPUs on NVSwitch at 150 GB/s, one 25 Gbps NIC) on one switch.
+network::Topology fabric(int nodes) {
+  network::NodeSpec node;
+  node.kind = network::NodeKind::nvswitch;
+  node.accelerators = 8;
+  node.link_bandwidth = 150e9;
+  node.nics = 1;
+  node.nic_bandwidth = 25e9 / 8;
+  node.nic_latency_s = 12e-6;
+  network::FabricSpec f;
+  f.kind = network::FabricKind::single_switch;
+  f.nodes = nodes;
+  return network::build_cluster(node, f);
+}
+
+DataParallelConfig config_for(const ModelGraph& model, const network::Topology& topology, int nodes, bool overlap) {
   const Catalog catalog = Catalog::builtin();
   const InstanceType& node = *catalog.find_instance("aws/p3.16xlarge");
   DataParallelConfig c;
@@ -23,24 +39,23 @@ DataParallelConfig config_for(const ModelGraph& model, int nodes, bool overlap) 
   c.per_device_batch = 64;
   c.nodes = nodes;
   c.accelerators_per_node = node.accelerators_per_node;
-  c.intra_node = {node.intra_node_bandwidth, node.intra_node_latency_s};
-  c.inter_node = {node.network_bandwidth, node.network_latency_s};
+  c.topology = &topology;
+  c.all_reduce = network::Algorithm::ring;
   c.overlap = overlap;
   return c;
 }
 
-// The ring time of every bucket, bucketed as the replay does (backward order, closed when full).
+// The all-reduce time of every bucket alone on the fabric, bucketed as the replay does
+// (backward order, a bucket closes when full).
 double sum_of_bucket_allreduces(const DataParallelConfig& c) {
-  const auto hops = network::ring_over_nodes(c.nodes, c.accelerators_per_node, c.intra_node, c.inter_node);
-  const int p = static_cast<int>(hops.size());
-  double slowest_bw = hops[0].bandwidth, latency = 0;
-  for (const auto& h : hops) {
-    slowest_bw = std::min(slowest_bw, h.bandwidth);
-    latency = std::max(latency, h.latency_s);
-  }
+  network::CollectiveSpec spec;
+  spec.algorithm = c.all_reduce;
+  const auto& accelerators = c.topology->accelerators();
+  spec.ranks.assign(accelerators.begin(), accelerators.begin() + c.nodes * c.accelerators_per_node);
   double total = 0, open = 0;
   const auto flush = [&] {
-    if (open > 0) total += network::ring_allreduce_closed_form(open, p, {slowest_bw, latency});
+    spec.bytes = open;
+    if (open > 0) total += network::run_collective(*c.topology, spec).time_s;
     open = 0;
   };
   for (auto it = c.model->layers.rbegin(); it != c.model->layers.rend(); ++it) {
@@ -53,7 +68,8 @@ double sum_of_bucket_allreduces(const DataParallelConfig& c) {
 
 TEST(DataParallelStep, SingleAcceleratorHasNoCommunication) {
   const ModelGraph m = resnet50();
-  DataParallelConfig c = config_for(m, 1, true);
+  const network::Topology t = fabric(1);
+  DataParallelConfig c = config_for(m, t, 1, true);
   c.accelerators_per_node = 1;
   const StepBreakdown s = simulate_data_parallel_step(c);
   EXPECT_EQ(s.ranks, 1);
@@ -64,7 +80,8 @@ TEST(DataParallelStep, SingleAcceleratorHasNoCommunication) {
 
 TEST(DataParallelStep, WithoutOverlapCommunicationAddsUp) {
   const ModelGraph m = resnet50();
-  const DataParallelConfig c = config_for(m, 4, false);
+  const network::Topology t = fabric(4);
+  const DataParallelConfig c = config_for(m, t, 4, false);
   const StepBreakdown s = simulate_data_parallel_step(c);
   const double comm = sum_of_bucket_allreduces(c);
   EXPECT_GT(s.buckets, 1);
@@ -76,8 +93,9 @@ TEST(DataParallelStep, WithoutOverlapCommunicationAddsUp) {
 TEST(DataParallelStep, OverlapLiesBetweenHiddenAndExposedBounds) {
   const ModelGraph m = resnet50();
   for (int nodes : {2, 8, 32}) {
-    const StepBreakdown overlapped = simulate_data_parallel_step(config_for(m, nodes, true));
-    const StepBreakdown exposed = simulate_data_parallel_step(config_for(m, nodes, false));
+    const network::Topology t = fabric(nodes);
+    const StepBreakdown overlapped = simulate_data_parallel_step(config_for(m, t, nodes, true));
+    const StepBreakdown exposed = simulate_data_parallel_step(config_for(m, t, nodes, false));
     const double compute = overlapped.forward_s + overlapped.backward_s + overlapped.optimizer_s;
     EXPECT_GE(overlapped.iteration_s, compute) << nodes;
     EXPECT_GE(overlapped.iteration_s, overlapped.forward_s + overlapped.allreduce_busy_s) << nodes;
@@ -90,7 +108,8 @@ TEST(DataParallelStep, MoreNodesNeverShortenTheIteration) {
   const ModelGraph m = bert_large(128);
   double previous = 0;
   for (int nodes : {1, 2, 4, 8, 16}) {
-    const StepBreakdown s = simulate_data_parallel_step(config_for(m, nodes, true));
+    const network::Topology t = fabric(nodes);
+    const StepBreakdown s = simulate_data_parallel_step(config_for(m, t, nodes, true));
     EXPECT_GE(s.iteration_s, previous) << nodes;
     previous = s.iteration_s;
   }
@@ -98,22 +117,32 @@ TEST(DataParallelStep, MoreNodesNeverShortenTheIteration) {
 
 TEST(DataParallelStep, FasterNetworkHelps) {
   const ModelGraph m = resnet50();
-  DataParallelConfig slow = config_for(m, 8, false);
-  DataParallelConfig fast = slow;
-  fast.inter_node.bandwidth *= 4;
+  const network::Topology slow_fabric = fabric(8);
+  network::NodeSpec faster_nics;
+  faster_nics.accelerators = 8;
+  faster_nics.link_bandwidth = 150e9;
+  faster_nics.nic_bandwidth = 100e9 / 8;
+  network::FabricSpec one_switch;
+  one_switch.nodes = 8;
+  const network::Topology fast_fabric = network::build_cluster(faster_nics, one_switch);
+  const DataParallelConfig slow = config_for(m, slow_fabric, 8, false);
+  const DataParallelConfig fast = config_for(m, fast_fabric, 8, false);
   EXPECT_LT(simulate_data_parallel_step(fast).iteration_s, simulate_data_parallel_step(slow).iteration_s);
 }
 
 TEST(DataParallelStep, RejectsInconsistentConfigurations) {
   const ModelGraph m = resnet50();
-  DataParallelConfig c = config_for(m, 2, true);
+  const network::Topology t = fabric(2);
+  DataParallelConfig c = config_for(m, t, 2, true);
   c.per_device_batch = 0;
   EXPECT_THROW(simulate_data_parallel_step(c), std::invalid_argument);
-  c = config_for(m, 2, true);
+  c = config_for(m, t, 2, true);
   c.precision = Precision::bf16;  // V100 has no bf16
   EXPECT_THROW(simulate_data_parallel_step(c), std::invalid_argument);
-  c = config_for(m, 2, true);
+  c = config_for(m, t, 2, true);
   c.model = nullptr;
+  EXPECT_THROW(simulate_data_parallel_step(c), std::invalid_argument);
+  c = config_for(m, t, 4, true);  // more nodes than the fabric has
   EXPECT_THROW(simulate_data_parallel_step(c), std::invalid_argument);
 }
 

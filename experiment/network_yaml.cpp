@@ -1,0 +1,117 @@
+#include "experiment/network_yaml.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace dlsim::experiment {
+namespace {
+
+constexpr double kMaxBandwidth = 1e15;
+constexpr double kMaxLatency = 10.0;
+constexpr double kPcieHopLatency = 0.5e-6;   // accelerator to NIC through the host: an assumption
+constexpr double kSwitchLinkLatency = 1e-6;  // one switch-to-switch hop: an assumption
+
+const std::vector<std::string> kNodeKinds{"nvswitch", "hybrid-cube-mesh", "pcie", "tpu-board"};
+const std::vector<std::string> kFabricKinds{"single-switch", "leaf-spine", "fat-tree", "rail-optimized", "torus", "wan"};
+const std::vector<std::string> kAllReduce{"auto", "ring", "double-binary-tree", "hierarchical", "halving-doubling"};
+
+network::NodeKind node_kind(const std::string& s) {
+  if (s == "hybrid-cube-mesh") return network::NodeKind::hybrid_cube_mesh;
+  if (s == "pcie") return network::NodeKind::pcie;
+  if (s == "tpu-board") return network::NodeKind::tpu_board;
+  return network::NodeKind::nvswitch;
+}
+
+std::string node_kind_name(network::NodeKind k) { return kNodeKinds[static_cast<int>(k)]; }
+
+network::FabricKind fabric_kind(const std::string& s) {
+  return static_cast<network::FabricKind>(std::find(kFabricKinds.begin(), kFabricKinds.end(), s) - kFabricKinds.begin());
+}
+
+network::Algorithm algorithm(const std::string& s) {
+  if (s == "ring") return network::Algorithm::ring;
+  if (s == "double-binary-tree") return network::Algorithm::double_binary_tree;
+  if (s == "hierarchical") return network::Algorithm::hierarchical;
+  if (s == "halving-doubling") return network::Algorithm::halving_doubling;
+  return network::Algorithm::automatic;
+}
+
+void read_node(MapReader& r, network::NodeSpec& node) {
+  node.kind = node_kind(r.choice("kind", kNodeKinds, node_kind_name(node.kind)));
+  node.link_bandwidth = r.quantity("link_bandwidth", Dimension::bandwidth, 1, kMaxBandwidth, node.link_bandwidth);
+  node.link_latency_s = r.quantity("link_latency", Dimension::duration, 0, kMaxLatency, node.link_latency_s);
+  const double total_nic = node.nic_bandwidth * node.nics;
+  node.nics = static_cast<int>(r.integer("nics", 1, node.accelerators, node.nics));
+  // Without an explicit per-NIC figure, the node's total network bandwidth is kept.
+  node.nic_bandwidth = r.quantity("nic_bandwidth", Dimension::bandwidth, 1, kMaxBandwidth, total_nic / node.nics);
+  node.nic_latency_s = r.quantity("nic_latency", Dimension::duration, 0, kMaxLatency, node.nic_latency_s);
+  node.pcie_bandwidth = r.quantity("pcie_bandwidth", Dimension::bandwidth, 1, kMaxBandwidth, node.pcie_bandwidth);
+  r.finish();
+}
+
+void read_fabric(MapReader& r, NetworkConfig& net) {
+  network::FabricSpec& f = net.fabric;
+  f.kind = fabric_kind(r.choice("kind", kFabricKinds, "single-switch"));
+  f.link_bandwidth = r.quantity("link_bandwidth", Dimension::bandwidth, 1, kMaxBandwidth, net.node.nic_bandwidth);
+  f.link_latency_s = r.quantity("link_latency", Dimension::duration, 0, kMaxLatency, kSwitchLinkLatency);
+  f.oversubscription = r.number("oversubscription", 1, 1000, 1);
+  f.nodes_per_leaf = static_cast<int>(r.integer("nodes_per_leaf", 1, 100000, 16));
+  f.spines = static_cast<int>(r.integer("spines", 0, 100000, 0));
+  f.fat_tree_k = static_cast<int>(r.integer("k", 0, 1024, 0));
+  if (f.fat_tree_k % 2 != 0) r.fail("k", "a fat-tree's k must be even (or 0 to size it to the cluster)");
+  const YAML::Node dims = r.node("dims");
+  if (dims.IsDefined() && !dims.IsNull()) {
+    if (!dims.IsSequence() || dims.size() < 2 || dims.size() > 3) r.fail("dims", "expected 2 or 3 torus sizes, e.g. [16, 16]");
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+      f.dims.push_back(static_cast<int>(parse_integer(dims[i], r.path_of("dims") + "[" + std::to_string(i) + "]", r.source(), 2, 4096)));
+    }
+    net.torus_dims_given = true;
+  }
+  f.regions = static_cast<int>(r.integer("regions", 1, 1000, 1));
+  f.wan_bandwidth = r.quantity("wan_bandwidth", Dimension::bandwidth, 1, kMaxBandwidth, f.wan_bandwidth);
+  f.wan_latency_s = r.quantity("wan_latency", Dimension::duration, 0, kMaxLatency, f.wan_latency_s);
+  r.finish();
+}
+
+}  // namespace
+
+network::NodeSpec node_spec_for(const models::InstanceType& t) {
+  network::NodeSpec n;
+  n.kind = t.node_kind;
+  n.accelerators = t.accelerators_per_node;
+  // The instance's intra-node figure is per accelerator in total; a cube-mesh V100 spreads it
+  // over 6 NVLinks (dgx1v-topology), the builder's link unit.
+  n.link_bandwidth = t.node_kind == network::NodeKind::hybrid_cube_mesh ? t.intra_node_bandwidth / 6 : t.intra_node_bandwidth;
+  n.link_latency_s = t.intra_node_latency_s;
+  n.nics = std::max(1, std::min(t.nics, t.accelerators_per_node));
+  n.nic_bandwidth = t.network_bandwidth / n.nics;
+  n.pcie_latency_s = kPcieHopLatency;
+  // Split the instance's node-to-node latency so that a path through one switch adds up to it:
+  // accelerator -> NIC (PCIe) -> switch -> NIC -> accelerator.
+  n.nic_latency_s = std::max(0.0, (t.network_latency_s - 2 * kPcieHopLatency) / 2);
+  return n;
+}
+
+std::vector<int> default_torus_dims(int chips) {
+  int a = static_cast<int>(std::sqrt(static_cast<double>(chips)));
+  while (a > 1 && chips % a != 0) --a;
+  return {a, chips / a};
+}
+
+NetworkConfig read_network(MapReader& r, const ClusterConfig& cluster) {
+  NetworkConfig net;
+  net.node = node_spec_for(cluster.instance);
+  net.fabric.link_bandwidth = net.node.nic_bandwidth;
+  net.fabric.link_latency_s = kSwitchLinkLatency;
+  MapReader node(r.node("node"), r.path_of("node"), r.source(), true);
+  read_node(node, net.node);
+  MapReader fabric(r.node("fabric"), r.path_of("fabric"), r.source(), true);
+  read_fabric(fabric, net);
+  MapReader collectives(r.node("collectives"), r.path_of("collectives"), r.source(), true);
+  net.all_reduce = algorithm(collectives.choice("all_reduce", kAllReduce, "auto"));
+  collectives.finish();
+  r.finish();
+  return net;
+}
+
+}  // namespace dlsim::experiment

@@ -1,0 +1,88 @@
+// Builders of the topologies a scenario can name. A cluster is `nodes` copies of one node
+// design joined by one fabric. Accelerators are numbered node-major (rank = node * per_node +
+// local); each node's NICs attach to the fabric. Units: bytes/s and seconds, per direction.
+//
+// Node designs:
+// - nvswitch: every accelerator has one link of `link_bandwidth` to a node switch (DGX A100 /
+//   H100 style, all-to-all at full per-GPU bandwidth).
+// - hybrid_cube_mesh: DGX-1 (P100/V100) NVLink wiring among 8 GPUs: two fully connected quads
+//   plus links between GPU i and i+4; `link_bandwidth` per NVLink (see dgx1v-topology in
+//   ../shared/reference/hardware-and-cloud.yaml for which pairs have two links).
+// - pcie: accelerators hang off PCIe switches under the host (K80/T4/A10G-class instances);
+//   `link_bandwidth` is the PCIe x16 bandwidth.
+// - tpu_board: 4 TPU chips joined by ICI links in a ring (a v2-8/v3-8 host).
+// Every design has `nics` NICs of `nic_bandwidth`; accelerator i reaches NIC i * nics / per_node
+// over a PCIe link of `pcie_bandwidth`.
+//
+// Fabrics (how nodes connect):
+// - single_switch: every NIC to one switch.
+// - leaf_spine: NICs to leaves (`nodes_per_leaf` nodes each); every leaf to every spine; the
+//   uplink capacity of a leaf is its downlink capacity / `oversubscription`.
+// - fat_tree: three-tier k-ary fat-tree (Al-Fares et al., SIGCOMM 2008): k pods of k/2 edge
+//   and k/2 aggregation switches, (k/2)^2 cores; k^3/4 NIC ports; nodes fill edge ports in order.
+// - rail_optimized: NIC j of every node goes to rail switch j of its group of `nodes_per_leaf`
+//   nodes; rail switches connect to spines (with `oversubscription`), as in NVIDIA DGX SuperPOD.
+// - torus: accelerators linked directly to their neighbours in a 2-D or 3-D torus of `dims`
+//   (wrap-around), ICI links of `link_bandwidth` (TPU pods); no NICs are used.
+// - wan: `regions` regions, each a leaf_spine-like single switch of its nodes; region switches
+//   joined in a full mesh by WAN links of `wan_bandwidth` / `wan_latency`.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "network/topology.hpp"
+
+namespace dlsim::network {
+
+enum class NodeKind { nvswitch, hybrid_cube_mesh, pcie, tpu_board };
+enum class FabricKind { single_switch, leaf_spine, fat_tree, rail_optimized, torus, wan };
+
+struct NodeSpec {
+  NodeKind kind = NodeKind::nvswitch;
+  int accelerators = 8;
+  double link_bandwidth = 300e9;   // per accelerator link, per direction
+  double link_latency_s = 2e-6;
+  int nics = 1;
+  double nic_bandwidth = 12.5e9;   // per NIC, per direction
+  double nic_latency_s = 1e-6;     // NIC to first switch
+  double pcie_bandwidth = 16e9;    // accelerator to NIC, per direction (PCIe Gen3 x16)
+  double pcie_latency_s = 1e-6;
+};
+
+struct FabricSpec {
+  FabricKind kind = FabricKind::single_switch;
+  int nodes = 1;
+  double link_bandwidth = 12.5e9;  // switch-to-switch links (torus: chip-to-chip ICI)
+  double link_latency_s = 1e-6;
+  double oversubscription = 1.0;   // leaf_spine and rail_optimized: downlink / uplink capacity
+  int nodes_per_leaf = 16;         // leaf_spine, rail_optimized
+  int spines = 0;                  // leaf_spine, rail_optimized; 0 = as many as needed
+  int fat_tree_k = 0;              // fat_tree; 0 = smallest even k that fits the NICs
+  std::vector<int> dims;           // torus: 2 or 3 sizes whose product = total accelerators
+  int regions = 1;                 // wan
+  double wan_bandwidth = 1.25e9;   // wan
+  double wan_latency_s = 30e-3;    // wan, one way
+};
+
+// Throws std::invalid_argument with a message naming the bad field.
+Topology build_cluster(const NodeSpec& node, const FabricSpec& fabric);
+
+// A topology written out in full: vertices by name and kind, links between names.
+struct CustomVertex {
+  std::string name;
+  VertexKind kind = VertexKind::switch_;
+  int node = -1;
+};
+struct CustomLink {
+  std::string a, b;
+  double bandwidth = 0;
+  double latency_s = 0;
+};
+Topology build_custom(const std::vector<CustomVertex>& vertices, const std::vector<CustomLink>& links);
+
+// Bandwidth across the worst split of the accelerators into two equal halves, for the fabrics
+// where it is defined in closed form (single_switch, leaf_spine, fat_tree, rail_optimized,
+// torus): bytes/s in one direction.
+double bisection_bandwidth(const NodeSpec& node, const FabricSpec& fabric);
+
+}  // namespace dlsim::network
