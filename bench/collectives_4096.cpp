@@ -20,6 +20,7 @@ const Topology& cluster_4096() {
     node.nics = 8;
     node.nic_bandwidth = 50e9;    // 400 Gbps per GPU rail (p5 / DGX H100 class)
     node.nic_latency_s = 2e-6;
+    node.pcie_bandwidth = 63e9;   // PCIe Gen5 x16 per direction
     FabricSpec fabric;
     fabric.kind = FabricKind::rail_optimized;
     fabric.nodes = 512;

@@ -50,6 +50,7 @@ models::DeviceSpec read_device(MapReader& r, models::DeviceProfile& profile, con
   // PCIe Gen3 x16 per direction when not given: the slowest link a data-center GPU has.
   d.intra_node_link_bandwidth = r.quantity("intra_node_link_bandwidth", Dimension::bandwidth, 1, kMaxBandwidth,
                                            d.intra_node_link_bandwidth > 0 ? d.intra_node_link_bandwidth : 16e9);
+  d.pcie_bandwidth = r.quantity("pcie_bandwidth", Dimension::bandwidth, 1, kMaxBandwidth, d.pcie_bandwidth);
   if (r.has("efficiency")) {
     MapReader e(r.node("efficiency"), r.path_of("efficiency"), r.source());
     profile.matmul_efficiency = e.number("matmul", 1e-3, 1, profile.matmul_efficiency);

@@ -57,7 +57,7 @@ std::vector<CollectiveRow> run_collectives(const Scenario& s) {
   const CollectiveConfig& c = *s.collective;
   std::vector<CollectiveRow> rows;
   for (int nodes : s.node_counts()) {
-    const network::Topology topology = network::build_cluster(s.network.node, s.fabric_for(nodes));
+    const network::Topology topology = s.topology_for(nodes);
     const auto groups = s.collective_groups(topology, nodes);
     for (double bytes : c.sizes) {
       std::vector<network::CollectiveSpec> specs;

@@ -75,7 +75,7 @@ void read_fabric(MapReader& r, NetworkConfig& net) {
 
 }  // namespace
 
-network::NodeSpec node_spec_for(const models::InstanceType& t) {
+network::NodeSpec node_spec_for(const models::InstanceType& t, const models::DeviceSpec& device) {
   network::NodeSpec n;
   n.kind = t.node_kind;
   n.accelerators = t.accelerators_per_node;
@@ -86,6 +86,7 @@ network::NodeSpec node_spec_for(const models::InstanceType& t) {
   n.nics = std::max(1, std::min(t.nics, t.accelerators_per_node));
   n.nic_bandwidth = t.network_bandwidth / n.nics;
   n.pcie_latency_s = kPcieHopLatency;
+  n.pcie_bandwidth = device.pcie_bandwidth;
   // Split the instance's node-to-node latency so that a path through one switch adds up to it:
   // accelerator -> NIC (PCIe) -> switch -> NIC -> accelerator.
   n.nic_latency_s = std::max(0.0, (t.network_latency_s - 2 * kPcieHopLatency) / 2);
@@ -98,11 +99,54 @@ std::vector<int> default_torus_dims(int chips) {
   return {a, chips / a};
 }
 
+void read_custom(MapReader& r, NetworkConfig& net) {
+  net.custom = true;
+  const YAML::Node vertices = r.node("vertices");
+  const YAML::Node links = r.node("links");
+  if (!vertices.IsSequence() || vertices.size() == 0) r.fail("vertices", "expected a list of vertices: {name, kind, node}");
+  if (!links.IsSequence() || links.size() == 0) r.fail("links", "expected a list of links: {a, b, bandwidth, latency}");
+  for (std::size_t i = 0; i < vertices.size(); ++i) {
+    MapReader v(vertices[i], r.path_of("vertices") + "[" + std::to_string(i) + "]", r.source());
+    network::CustomVertex cv;
+    cv.name = v.text("name");
+    const std::string kind = v.choice("kind", {"accelerator", "nic", "switch"});
+    cv.kind = kind == "accelerator" ? network::VertexKind::accelerator
+              : kind == "nic"       ? network::VertexKind::nic
+                                    : network::VertexKind::switch_;
+    cv.node = static_cast<int>(v.integer("node", -1, 1'000'000, -1));
+    if (cv.kind != network::VertexKind::switch_ && cv.node < 0) v.fail_missing("node", "the node (host) index of an accelerator or NIC");
+    v.finish();
+    net.custom_vertices.push_back(cv);
+  }
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    MapReader l(links[i], r.path_of("links") + "[" + std::to_string(i) + "]", r.source());
+    network::CustomLink cl;
+    cl.a = l.text("a");
+    cl.b = l.text("b");
+    cl.bandwidth = l.quantity("bandwidth", Dimension::bandwidth, 1, kMaxBandwidth);
+    cl.latency_s = l.quantity("latency", Dimension::duration, 0, kMaxLatency, 1e-6);
+    l.finish();
+    net.custom_links.push_back(cl);
+  }
+  r.finish();
+  try {
+    network::build_custom(net.custom_vertices, net.custom_links);
+  } catch (const std::invalid_argument& e) {
+    r.fail("links", e.what());
+  }
+}
+
 NetworkConfig read_network(MapReader& r, const ClusterConfig& cluster) {
   NetworkConfig net;
-  net.node = node_spec_for(cluster.instance);
+  if (r.has("custom")) {
+    if (r.has("node") || r.has("fabric")) r.fail("custom", "a custom topology replaces network.node and network.fabric: give one or the other");
+    MapReader custom(r.node("custom"), r.path_of("custom"), r.source());
+    read_custom(custom, net);
+  }
+  net.node = node_spec_for(cluster.instance, cluster.device);
   net.fabric.link_bandwidth = net.node.nic_bandwidth;
   net.fabric.link_latency_s = kSwitchLinkLatency;
+  r.allow({"custom"});
   MapReader node(r.node("node"), r.path_of("node"), r.source(), true);
   read_node(node, net.node);
   MapReader fabric(r.node("fabric"), r.path_of("fabric"), r.source(), true);

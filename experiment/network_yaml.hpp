@@ -8,7 +8,7 @@
 namespace dlsim::experiment {
 
 // The node design an instance type implies: its NVLink/PCIe/ICI wiring, link and NIC figures.
-network::NodeSpec node_spec_for(const models::InstanceType& instance);
+network::NodeSpec node_spec_for(const models::InstanceType& instance, const models::DeviceSpec& device);
 
 // Reads `network:` (may be absent: a non-blocking single switch). Does not call finish() on
 // the parent.

@@ -47,6 +47,15 @@ void emit_network(YAML::Emitter& out, const NetworkConfig& n) {
   static const char* const kNodeKinds[] = {"nvswitch", "hybrid-cube-mesh", "pcie", "tpu-board"};
   static const char* const kFabricKinds[] = {"single-switch", "leaf-spine", "fat-tree", "rail-optimized", "torus", "wan"};
   out << YAML::Key << "network" << YAML::Value << YAML::BeginMap;
+  if (n.custom) {
+    out << YAML::Key << "custom" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "vertices" << YAML::Value << n.custom_vertices.size();
+    out << YAML::Key << "links" << YAML::Value << n.custom_links.size();
+    out << YAML::EndMap;
+    out << YAML::Key << "all_reduce" << YAML::Value << network::to_string(n.all_reduce);
+    out << YAML::EndMap;
+    return;
+  }
   out << YAML::Key << "node" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "kind" << YAML::Value << kNodeKinds[static_cast<int>(n.node.kind)];
   out << YAML::Key << "link_bandwidth_bytes_per_s" << YAML::Value << n.node.link_bandwidth;

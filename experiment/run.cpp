@@ -45,7 +45,7 @@ ResultRow evaluate(const Scenario& s, int nodes) {
   row.per_device_batch = wl.batch_mode == BatchMode::per_device ? wl.batch : wl.batch / row.accelerators;
   row.global_batch = std::int64_t{row.per_device_batch} * row.accelerators;
 
-  const network::Topology topology = network::build_cluster(s.network.node, s.fabric_for(nodes));
+  const network::Topology topology = s.topology_for(nodes);
   const models::StepBreakdown step =
       models::simulate_data_parallel_step(step_config(s, nodes, row.per_device_batch, topology));
   row.iteration_s = step.iteration_s;

@@ -30,6 +30,10 @@ struct ClusterConfig {
 struct NetworkConfig {
   network::NodeSpec node;
   network::FabricSpec fabric;
+  // A topology written out in full (network.custom): used instead of node x fabric.
+  bool custom = false;
+  std::vector<network::CustomVertex> custom_vertices;
+  std::vector<network::CustomLink> custom_links;
   bool torus_dims_given = false;
   network::Algorithm all_reduce = network::Algorithm::automatic;
 };
@@ -87,6 +91,8 @@ struct Scenario {
   std::vector<int> node_counts() const;
   // The fabric spec for a node count (torus dims derived when not given).
   network::FabricSpec fabric_for(int nodes) const;
+  // The topology a node count runs on: node x fabric, or the custom topology.
+  network::Topology topology_for(int nodes) const;
   // The accelerators of each collective group at a node count, in rank order.
   std::vector<std::vector<network::VertexId>> collective_groups(const network::Topology& topology, int nodes) const;
 };

@@ -193,15 +193,34 @@ void check_feasible(const Scenario& s, const YAML::Node& root, const Source& sou
   }
 }
 
-// Every evaluated node count must give a buildable fabric (torus shape, fat-tree size, regions).
+// Every evaluated node count must give a buildable fabric (torus shape, fat-tree size, regions);
+// a custom topology must hold the cluster: its node count and accelerators per node.
 void check_fabric(const Scenario& s, const YAML::Node& root, const Source& source) {
+  const std::string key = s.network.custom ? "custom" : "fabric";
+  const YAML::Node at = root["network"][key];
+  const auto fail = [&](const std::string& why) {
+    throw ConfigError(source.locate(at.IsDefined() ? at : root, "network." + key), "network." + key, why);
+  };
   for (int nodes : s.node_counts()) {
+    network::Topology topology;
     try {
-      network::build_cluster(s.network.node, s.fabric_for(nodes));
+      topology = s.topology_for(nodes);
     } catch (const std::invalid_argument& e) {
-      const YAML::Node fabric = root["network"]["fabric"];
-      throw ConfigError(source.locate(fabric.IsDefined() ? fabric : root, "network.fabric"), "network.fabric",
-                        "cannot build the fabric for " + std::to_string(nodes) + " nodes: " + e.what());
+      fail("cannot build the fabric for " + std::to_string(nodes) + " nodes: " + e.what());
+    }
+    if (!s.network.custom) continue;
+    const int per_node = s.cluster.instance.accelerators_per_node;
+    if (topology.nodes() != nodes) {
+      fail("the custom topology has accelerators on " + std::to_string(topology.nodes()) + " nodes but the cluster has " +
+           std::to_string(nodes) + " (cluster.nodes; a custom topology cannot be swept over nodes)");
+    }
+    std::vector<int> count(static_cast<std::size_t>(nodes), 0);
+    for (auto v : topology.accelerators()) ++count[static_cast<std::size_t>(topology.vertex(v).node)];
+    for (int n = 0; n < nodes; ++n) {
+      if (count[static_cast<std::size_t>(n)] != per_node) {
+        fail("node " + std::to_string(n) + " of the custom topology has " + std::to_string(count[static_cast<std::size_t>(n)]) +
+             " accelerators; the instance type has " + std::to_string(per_node) + " per node");
+      }
     }
   }
 }
@@ -256,6 +275,11 @@ Scenario read_scenario(const YAML::Node& root, const Source& source, const std::
 
 std::vector<int> Scenario::node_counts() const {
   return sweep.nodes.empty() ? std::vector<int>{cluster.nodes} : sweep.nodes;
+}
+
+network::Topology Scenario::topology_for(int nodes) const {
+  if (network.custom) return network::build_custom(network.custom_vertices, network.custom_links);
+  return network::build_cluster(network.node, fabric_for(nodes));
 }
 
 network::FabricSpec Scenario::fabric_for(int nodes) const {

@@ -22,6 +22,16 @@ struct Peaks {  // TFLOP/s, dense
   double fp64 = 0, fp32 = 0, tf32 = 0, fp16 = 0, bf16 = 0, fp8 = 0;
 };
 
+// The host link of each device generation, x16, per direction, after 128b/130b encoding
+// (PCI-SIG: Gen3 8 GT/s, Gen4 16 GT/s, Gen5 32 GT/s per lane): Gen3 for K80 to T4 and the TPU
+// hosts, Gen4 for A100, A10G and L4, Gen5 for H100 and H200 (NVIDIA datasheets).
+double pcie_x16_per_direction(const std::string& device) {
+  const auto starts = [&](const char* prefix) { return device.rfind(prefix, 0) == 0; };
+  if (starts("H100") || starts("H200")) return 63.0e9;
+  if (starts("A100") || starts("A10G") || starts("L4")) return 31.5e9;
+  return 15.75e9;
+}
+
 DeviceSpec spec(std::string name, std::string description, Peaks t, double memory_bytes,
                 double memory_bandwidth, double link_bidirectional, std::string source) {
   DeviceSpec d;
@@ -32,6 +42,7 @@ DeviceSpec spec(std::string name, std::string description, Peaks t, double memor
   d.memory_bytes = memory_bytes;
   d.memory_bandwidth = memory_bandwidth;
   d.intra_node_link_bandwidth = link_bidirectional / 2;  // per direction
+  d.pcie_bandwidth = pcie_x16_per_direction(d.name);
   d.source = std::move(source);
   return d;
 }

@@ -16,6 +16,7 @@ struct DeviceSpec {
   double memory_bytes = 0;             // device memory capacity
   double memory_bandwidth = 0;         // bytes/s
   double intra_node_link_bandwidth = 0;  // bytes/s per direction to peers in the node
+  double pcie_bandwidth = 16e9;          // bytes/s per direction of its host link (x16)
   std::string source;                  // where the figures come from
 
   double peak(Precision p) const { return peak_flops[static_cast<int>(p)]; }

@@ -197,29 +197,30 @@ double bus_bandwidth_factor(CollectiveKind kind, int ranks) {
   return 1.0;
 }
 
+// The names scenarios use (so a resolved scenario reads back as input).
 std::string to_string(Algorithm algorithm) {
   switch (algorithm) {
-    case Algorithm::automatic: return "automatic";
+    case Algorithm::automatic: return "auto";
     case Algorithm::ring: return "ring";
-    case Algorithm::double_binary_tree: return "double_binary_tree";
+    case Algorithm::double_binary_tree: return "double-binary-tree";
     case Algorithm::hierarchical: return "hierarchical";
-    case Algorithm::halving_doubling: return "halving_doubling";
+    case Algorithm::halving_doubling: return "halving-doubling";
     case Algorithm::direct: return "direct";
-    case Algorithm::parameter_server: return "parameter_server";
+    case Algorithm::parameter_server: return "parameter-server";
   }
   return "unknown";
 }
 
 std::string to_string(CollectiveKind kind) {
   switch (kind) {
-    case CollectiveKind::all_reduce: return "all_reduce";
-    case CollectiveKind::reduce_scatter: return "reduce_scatter";
-    case CollectiveKind::all_gather: return "all_gather";
+    case CollectiveKind::all_reduce: return "all-reduce";
+    case CollectiveKind::reduce_scatter: return "reduce-scatter";
+    case CollectiveKind::all_gather: return "all-gather";
     case CollectiveKind::broadcast: return "broadcast";
     case CollectiveKind::reduce: return "reduce";
-    case CollectiveKind::all_to_all: return "all_to_all";
-    case CollectiveKind::send_recv: return "send_recv";
-    case CollectiveKind::push_pull: return "push_pull";
+    case CollectiveKind::all_to_all: return "all-to-all";
+    case CollectiveKind::send_recv: return "send-recv";
+    case CollectiveKind::push_pull: return "push-pull";
   }
   return "unknown";
 }

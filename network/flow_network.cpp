@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <queue>
 #include <stdexcept>
 
 namespace dlsim::network {
@@ -56,6 +55,8 @@ struct FlowNetwork::Impl {
   std::vector<LinkId> component_links;
   std::vector<FlowId> component_flows;
   std::vector<double> previous_rates;            // of component_flows, before the solve
+  std::vector<Candidate> heap_storage;
+  std::vector<FlowId> by_cap;
   std::vector<char> flow_fixed;
   std::vector<std::uint32_t> flow_mark;
 
@@ -151,14 +152,24 @@ void FlowNetwork::Impl::collect_component() {
 // its unfixed flows at that share; a flow whose own cap is below the smallest share is fixed
 // at its cap first. A heap of candidate shares with versions avoids rescanning all links.
 void FlowNetwork::Impl::fill_rates() {
-  std::priority_queue<Candidate, std::vector<Candidate>, std::greater<>> heap;
+  // A min-heap (std::push_heap with greater) in a member vector: no allocation per solve.
+  std::vector<Candidate>& heap = heap_storage;
+  heap.clear();
+  const auto push = [&heap](Candidate c) {
+    heap.push_back(c);
+    std::push_heap(heap.begin(), heap.end(), std::greater<>());
+  };
+  const auto pop = [&heap] {
+    std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+    heap.pop_back();
+  };
   for (LinkId l : component_links) {
     capacity[l] = topology.link(l).bandwidth;
     unfixed[l] = static_cast<std::uint32_t>(link_flows[l].size());
     ++version[l];
-    if (unfixed[l] > 0) heap.push({capacity[l] / unfixed[l], l, version[l]});
+    if (unfixed[l] > 0) push({capacity[l] / unfixed[l], l, version[l]});
   }
-  std::vector<FlowId> by_cap;
+  by_cap.clear();
   for (FlowId id : component_flows) {
     flow_fixed[id] = 0;
     if (std::isfinite(flows[id].cap)) by_cap.push_back(id);
@@ -174,22 +185,22 @@ void FlowNetwork::Impl::fill_rates() {
       capacity[l] = std::max(0.0, capacity[l] - rate);
       --unfixed[l];
       ++version[l];
-      if (unfixed[l] > 0) heap.push({capacity[l] / unfixed[l], l, version[l]});
+      if (unfixed[l] > 0) push({capacity[l] / unfixed[l], l, version[l]});
     }
   };
   while (true) {
-    while (!heap.empty() && heap.top().version != version[heap.top().link]) heap.pop();
+    while (!heap.empty() && heap.front().version != version[heap.front().link]) pop();
     while (next_cap < by_cap.size() && flow_fixed[by_cap[next_cap]]) ++next_cap;
     const bool have_link = !heap.empty();
     const bool have_cap = next_cap < by_cap.size();
     if (!have_link && !have_cap) break;
-    if (have_cap && (!have_link || flows[by_cap[next_cap]].cap <= heap.top().share)) {
+    if (have_cap && (!have_link || flows[by_cap[next_cap]].cap <= heap.front().share)) {
       fix(by_cap[next_cap], flows[by_cap[next_cap]].cap);
       continue;
     }
-    const Candidate c = heap.top();
-    heap.pop();
-    // Copy: fixing flows edits other links' entries, never this list.
+    const Candidate c = heap.front();
+    pop();
+    // Fixing flows edits other links' counters, never this list of flows.
     for (FlowId id : link_flows[c.link]) {
       if (!flow_fixed[id]) fix(id, c.share);
     }

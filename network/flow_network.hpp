@@ -42,6 +42,7 @@ class FlowNetwork {
   FlowNetwork(sim::Engine& engine, const Topology& topology);
 
   // Starts a flow at engine.now(); `on_done` runs on the engine when its last byte arrives.
+  // A FlowId names an active flow only: once the flow completes, its id is reused.
   FlowId start(FlowSpec spec, std::function<void()> on_done);
 
   FlowNetwork(const FlowNetwork&) = delete;

@@ -1,0 +1,283 @@
+// Collective scenarios: the shipped contention scenario's slowdown, a bus bandwidth derived by
+// hand, size ranges, automatic algorithm choice, the result columns, and the section's errors.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <ostream>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "experiment/config_error.hpp"
+#include "experiment/load.hpp"
+#include "experiment/results.hpp"
+#include "network/collectives.hpp"
+
+namespace dlsim::experiment {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+// ctest sets DLSIM_SOURCE_DIR (tests/CMakeLists.txt); "" when the binary runs on its own.
+std::string source_dir() {
+  const char* dir = std::getenv("DLSIM_SOURCE_DIR");
+  return dir == nullptr ? "" : dir;
+}
+
+std::vector<CollectiveRow> rows_of_size(const Results& r, double bytes) {
+  std::vector<CollectiveRow> out;
+  for (const CollectiveRow& row : r.collective_rows) {
+    if (row.bytes == bytes) out.push_back(row);
+  }
+  return out;
+}
+
+// ---- scenarios/contention-spine.yaml --------------------------------------------------------
+
+// Four p3dn.24xlarge nodes (one 100 Gbps NIC = 12.5e9 B/s each), two per leaf, one spine. Job 0
+// runs on nodes 0 and 2, job 1 on nodes 1 and 3, so each job's ring crosses the spine: the 8
+// channel flows leaving node 0 (job 0) and node 1 (job 1) all use leaf 0's uplink, and likewise
+// back through leaf 1's uplink. The leaf's downlinks total 2 x 12.5e9; its uplink carries that
+// over the oversubscription.
+//  - oversubscription 2: uplink 12.5e9 = one NIC. Alone, a job's flows get the whole uplink,
+//    12.5e9 (its NIC is no tighter); together the two jobs split it, 6.25e9 each, so the
+//    bandwidth-bound time doubles: slowdown 2 (the latency part, microseconds against the
+//    ~0.17 s of 1 GiB, is not doubled: within 2%).
+//  - oversubscription 1: uplink 25e9 carries both jobs at their NICs' full 12.5e9: slowdown 1.
+class ContentionSpine : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (source_dir().empty()) GTEST_SKIP() << "DLSIM_SOURCE_DIR is not set (run through ctest to find scenarios/)";
+  }
+  static Results run_with(const std::string& oversubscription) {
+    const Scenario s = load_scenario(source_dir() + "/scenarios/contention-spine.yaml",
+                                     {"network.fabric.oversubscription=" + oversubscription});
+    EXPECT_EQ(s.network.fabric.kind, network::FabricKind::leaf_spine);
+    EXPECT_DOUBLE_EQ(s.network.fabric.oversubscription, std::stod(oversubscription));
+    return run(s);
+  }
+};
+
+TEST_F(ContentionSpine, TwoJobsOnAnUplinkOfOneNicRunAtHalfSpeed) {
+  const Results r = run_with("2");
+  ASSERT_EQ(r.collective_rows.size(), 6u);  // 3 sizes x 2 groups, one node count
+  const auto big = rows_of_size(r, kGiB);
+  ASSERT_EQ(big.size(), 2u);
+  for (const CollectiveRow& row : big) {
+    EXPECT_EQ(row.nodes, 4);
+    EXPECT_EQ(row.groups, 2);
+    EXPECT_EQ(row.ranks, 16);
+    EXPECT_EQ(row.algorithm, network::to_string(network::Algorithm::ring));
+    EXPECT_NEAR(row.time_s / row.time_alone_s, 2.0, 0.02 * 2.0) << "group " << row.group;
+  }
+}
+
+TEST_F(ContentionSpine, WithoutOversubscriptionTheJobsDoNotSlowEachOther) {
+  const Results r = run_with("1");
+  const auto big = rows_of_size(r, kGiB);
+  ASSERT_EQ(big.size(), 2u);
+  for (const CollectiveRow& row : big) {
+    EXPECT_NEAR(row.time_s / row.time_alone_s, 1.0, 0.01) << "group " << row.group;
+  }
+}
+
+// The slowdown column of the table is what the rows say, row by row.
+TEST_F(ContentionSpine, SlowdownColumnIsTimeOverTimeAlone) {
+  const Results r = run_with("2");
+  const auto column = std::find_if(r.table.columns.begin(), r.table.columns.end(),
+                                   [](const TableColumn& c) { return c.name == "slowdown"; });
+  ASSERT_NE(column, r.table.columns.end());
+  ASSERT_EQ(column->numbers.size(), r.collective_rows.size());
+  for (std::size_t i = 0; i < r.collective_rows.size(); ++i) {
+    const CollectiveRow& row = r.collective_rows[i];
+    EXPECT_DOUBLE_EQ(column->numbers[i], row.time_s / row.time_alone_s);
+    EXPECT_GE(column->numbers[i], 1.0 - 1e-9);  // sharing never speeds a group up
+  }
+}
+
+// ---- a collective scenario written inline ----------------------------------------------------
+
+// Line numbers and columns in the error cases are found in the edited text, not hard-coded.
+constexpr const char* kBase = R"(seed: 1
+cluster:
+  instance: aws/p3dn.24xlarge
+collective:
+  operation: all-reduce
+  algorithm: ring
+  sizes: [1GiB]
+sweep:
+  nodes: [2]
+)";
+
+// Ring all-reduce of n = 1 GiB over 2 p3dn.24xlarge nodes (8 x V100 on the NVLink cube-mesh,
+// one 100 Gbps NIC) on one switch. The ring runs as 8 channels (one per local GPU, NCCL style,
+// collectives_plans.cpp ring_channels), each over all p = 16 ranks and carrying n/8. Every
+// channel crosses between the nodes twice, 0 -> 1 and back on its closing hop, so each node's
+// single NIC carries 8 flows per direction, each of 2(p-1)/p * n/8 bytes: 2(p-1)/p * n in all
+// per direction. The NIC (12.5e9 B/s) is the bottleneck: a V100 NVLink is 25e9 B/s per link and
+// carries at most a few of the 8 channels' intra-node hops, and each GPU's PCIe link to the NIC
+// (16e9 B/s) carries one flow per direction. So time = 2(p-1)/p * n / 12.5e9 (latency, a few
+// microseconds, is under 0.01% of that), algbw = n / time and
+// busbw = algbw * 2(p-1)/p = 12.5e9 B/s, the NIC's per-direction bandwidth.
+TEST(CollectiveScenario, RingAllReduceBusBandwidthIsTheNicBandwidth) {
+  const Scenario s = load_scenario_text(kBase, "c.yaml");
+  ASSERT_TRUE(s.collective.has_value());
+  ASSERT_EQ(s.network.node.nics, 1);
+  ASSERT_DOUBLE_EQ(s.network.node.nic_bandwidth, 12.5e9);
+  const Results r = run(s);
+  ASSERT_EQ(r.collective_rows.size(), 1u);
+  const CollectiveRow& row = r.collective_rows[0];
+  EXPECT_EQ(row.ranks, 16);
+  EXPECT_DOUBLE_EQ(row.bytes, kGiB);
+  EXPECT_EQ(row.algorithm, network::to_string(network::Algorithm::ring));
+  EXPECT_NEAR(row.busbw, 12.5e9, 0.02 * 12.5e9);
+  EXPECT_NEAR(row.algbw, row.bytes / row.time_s, 1e-9 * row.algbw);
+  EXPECT_NEAR(row.busbw, row.algbw * 2.0 * 15 / 16, 1e-9 * row.busbw);
+  // One group: alone is the same run.
+  EXPECT_DOUBLE_EQ(row.time_alone_s, row.time_s);
+}
+
+TEST(CollectiveScenario, SizeRangeExpandsByTheFactor) {
+  const Scenario s = load_scenario_text(kBase, "c.yaml", {"collective.sizes={from: 1KiB, to: 1MiB, factor: 4}"});
+  const std::vector<double> expected{1024, 4096, 16384, 65536, 262144, 1048576};
+  EXPECT_EQ(s.collective->sizes, expected);
+  const Results r = run(s);
+  ASSERT_EQ(r.collective_rows.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) EXPECT_DOUBLE_EQ(r.collective_rows[i].bytes, expected[i]);
+}
+
+TEST(CollectiveScenario, SizeListIsReadInOrder) {
+  const Scenario s = load_scenario_text(kBase, "c.yaml", {"collective.sizes=[8B, 1MB, 2KiB]"});
+  EXPECT_EQ(s.collective->sizes, (std::vector<double>{8, 1e6, 2048}));
+}
+
+TEST(CollectiveScenario, AutoResolvesToANamedAlgorithmInTheRows) {
+  const Scenario s = load_scenario_text(kBase, "c.yaml",
+                                        {"collective.algorithm=auto", "collective.sizes=[1KiB, 1GiB]", "sweep.nodes=[1, 2]"});
+  EXPECT_EQ(s.collective->algorithm, network::Algorithm::automatic);
+  const Results r = run(s);
+  ASSERT_EQ(r.collective_rows.size(), 4u);
+  const std::vector<std::string> named{
+      network::to_string(network::Algorithm::ring), network::to_string(network::Algorithm::double_binary_tree),
+      network::to_string(network::Algorithm::hierarchical), network::to_string(network::Algorithm::halving_doubling)};
+  for (const CollectiveRow& row : r.collective_rows) {
+    EXPECT_NE(row.algorithm, network::to_string(network::Algorithm::automatic));
+    EXPECT_NE(std::find(named.begin(), named.end(), row.algorithm), named.end()) << row.algorithm;
+    // The documented rule, by size and layout.
+    EXPECT_EQ(row.algorithm, network::to_string(network::choose_algorithm(network::CollectiveKind::all_reduce, row.bytes,
+                                                                          row.ranks, row.nodes)))
+        << row.nodes << " nodes, " << row.bytes << " B";
+  }
+}
+
+TEST(CollectiveScenario, ResultTableHasTheCollectiveColumns) {
+  const Results r = run(load_scenario_text(kBase, "c.yaml", {"collective.sizes=[1MiB, 4MiB]"}));
+  std::vector<std::string> names;
+  for (const TableColumn& c : r.table.columns) names.push_back(c.name);
+  for (const char* name : {"operation", "algorithm", "size", "time", "algbw", "busbw", "time_alone", "slowdown"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << "no column " << name;
+  }
+  EXPECT_EQ(r.table.rows(), 2u);
+  EXPECT_TRUE(r.rows.empty());  // no training rows in a collective scenario
+}
+
+// ---- errors ---------------------------------------------------------------------------------
+
+struct Case {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> edits;  // (text of kBase, replacement)
+  std::string key_path;
+  std::string at;       // the error is at the first occurrence of this text in the edited scenario
+  std::string message;  // a substring of message()
+};
+
+const std::vector<Case>& cases() {
+  static const std::vector<Case> table{
+      {"groups_above_nodes", {{"  sizes: [1GiB]\n", "  sizes: [1GiB]\n  groups: 3\n"}}, "collective.groups", "3\n",
+       "3 groups need at least as many nodes; 2 given"},
+      // 3 nodes of 8 GPUs: 24 ranks, not a power of two.
+      {"halving_doubling_24_ranks", {{"algorithm: ring", "algorithm: halving-doubling"}, {"nodes: [2]", "nodes: [2, 3]"}},
+       "collective.algorithm", "halving-doubling", "power-of-two"},
+      {"workload_and_collective", {{"sweep:\n", "workload:\n  model: resnet50\nsweep:\n"}}, "collective",
+       "operation: all-reduce", "not both"},
+      {"unknown_operation", {{"operation: all-reduce", "operation: all-reduc"}}, "collective.operation", "all-reduc",
+       "did you mean 'all-reduce'"},
+      {"size_without_unit", {{"[1GiB]", "[1024]"}}, "collective.sizes[0]", "1024", "needs a unit"},
+      {"size_zero", {{"[1GiB]", "[1MiB, 0B]"}}, "collective.sizes[1]", "0B", "from 1B to 10TB"},
+      {"sizes_missing", {{"  sizes: [1GiB]\n", ""}}, "collective.sizes", "operation: all-reduce",
+       "missing required key 'sizes'"},
+      {"range_factor_one", {{"[1GiB]", "{from: 1KiB, to: 1MiB, factor: 1}"}}, "collective.sizes.factor", "1}",
+       "out of range"},
+      {"tree_for_all_gather", {{"operation: all-reduce", "operation: all-gather"}, {"algorithm: ring", "algorithm: double-binary-tree"}},
+       "collective.algorithm", "double-binary-tree", "all-reduce only"},
+      {"unknown_collective_key", {{"  sizes: [1GiB]\n", "  sizes: [1GiB]\n  group: 2\n"}}, "collective.group", "group:",
+       "did you mean 'groups'"},
+  };
+  return table;
+}
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
+std::pair<int, int> position_of(const std::string& text, const std::string& needle) {
+  const auto at = text.find(needle);
+  if (at == std::string::npos) return {0, 0};
+  const auto line_start = text.rfind('\n', at);
+  const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+  const int column = static_cast<int>(at - (line_start == std::string::npos ? 0 : line_start + 1)) + 1;
+  return {line, column};
+}
+
+class CollectiveErrors : public ::testing::TestWithParam<Case> {};
+
+TEST_P(CollectiveErrors, ReportsWhereAndWhy) {
+  const Case& c = GetParam();
+  std::string text = kBase;
+  for (const auto& [from, to] : c.edits) {
+    const auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << "table error: '" << from << "' is not in the scenario";
+    text.replace(at, from.size(), to);
+  }
+  const auto [line, column] = position_of(text, c.at);
+  ASSERT_GT(line, 0) << "table error: '" << c.at << "' is not in the edited scenario";
+  try {
+    load_scenario_text(text, "bad.yaml");
+    ADD_FAILURE() << "accepted a bad scenario:\n" << text;
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.where().file, "bad.yaml") << e.what();
+    EXPECT_EQ(e.key_path(), c.key_path) << e.what();
+    EXPECT_EQ(e.where().line, line) << e.what();
+    EXPECT_EQ(e.where().column, column) << e.what();
+    EXPECT_NE(e.message().find(c.message), std::string::npos) << "message lacks '" << c.message << "': " << e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "threw something other than ConfigError: " << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, CollectiveErrors, ::testing::ValuesIn(cases()),
+                         [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
+
+TEST(CollectiveErrorsTable, BaseIsValid) {
+  const Scenario s = load_scenario_text(kBase, "base.yaml");
+  ASSERT_TRUE(s.collective.has_value());
+  EXPECT_EQ(s.collective->operation, network::CollectiveKind::all_reduce);
+  EXPECT_EQ(s.collective->algorithm, network::Algorithm::ring);
+  EXPECT_EQ(s.collective->groups, 1);
+  EXPECT_EQ(s.node_counts(), (std::vector<int>{2}));
+}
+
+// An unknown operation from --set is reported at the --set, with the suggestion.
+TEST(CollectiveErrorsTable, BadOperationFromSetNamesTheSet) {
+  try {
+    load_scenario_text(kBase, "base.yaml", {"collective.operation=all-reduc"});
+    FAIL() << "accepted operation all-reduc";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.where().file, "--set collective.operation=all-reduc");
+    EXPECT_NE(e.message().find("did you mean 'all-reduce'"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace dlsim::experiment
