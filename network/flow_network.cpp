@@ -21,11 +21,10 @@ struct Flow {
 };
 
 // One candidate bottleneck in the progressive-filling heap: a link's fair share (remaining
-// capacity / unfixed flows) when pushed; stale once the link's version moved on.
+// capacity / unfixed flows) when it was pushed, a lower bound of its share now.
 struct Candidate {
   double share;
   LinkId link;
-  std::uint32_t version;
   bool operator>(const Candidate& o) const { return share > o.share || (share == o.share && link > o.link); }
 };
 
@@ -34,7 +33,7 @@ struct Candidate {
 struct FlowNetwork::Impl {
   Impl(sim::Engine& e, const Topology& t)
       : engine(e), topology(t), link_flows(t.link_count()), link_mark(t.link_count(), 0),
-        capacity(t.link_count()), unfixed(t.link_count()), version(t.link_count()) {}
+        capacity(t.link_count()), unfixed(t.link_count()) {}
 
   sim::Engine& engine;
   const Topology& topology;
@@ -51,7 +50,6 @@ struct FlowNetwork::Impl {
   // Scratch space of a solve, kept to avoid allocating per solve.
   std::vector<double> capacity;
   std::vector<std::uint32_t> unfixed;
-  std::vector<std::uint32_t> version;
   std::vector<LinkId> component_links;
   std::vector<FlowId> component_flows;
   std::vector<double> previous_rates;            // of component_flows, before the solve
@@ -148,9 +146,15 @@ void FlowNetwork::Impl::collect_component() {
   }
 }
 
-// Max-min fair rates by progressive filling: the link with the smallest fair share fixes all
-// its unfixed flows at that share; a flow whose own cap is below the smallest share is fixed
-// at its cap first. A heap of candidate shares with versions avoids rescanning all links.
+// Max-min fair rates by progressive filling: the link with the smallest fair share (remaining
+// capacity / unfixed flows) fixes all its unfixed flows at that share; a flow whose own cap is
+// below the smallest share is fixed at its cap first.
+//
+// Fixing flows at the current minimum never lowers another link's share: with capacity C, n
+// unfixed flows and a fixed rate r <= C/n, (C - r)/(n - 1) >= C/n. So a heap entry can only be
+// too low, never too high: entries are not updated when flows are fixed; a popped entry whose
+// link's share has since risen is pushed back with its current share. The heap then holds about
+// one entry per link instead of one per (flow, link) fixing.
 void FlowNetwork::Impl::fill_rates() {
   // A min-heap (std::push_heap with greater) in a member vector: no allocation per solve.
   std::vector<Candidate>& heap = heap_storage;
@@ -166,8 +170,7 @@ void FlowNetwork::Impl::fill_rates() {
   for (LinkId l : component_links) {
     capacity[l] = topology.link(l).bandwidth;
     unfixed[l] = static_cast<std::uint32_t>(link_flows[l].size());
-    ++version[l];
-    if (unfixed[l] > 0) push({capacity[l] / unfixed[l], l, version[l]});
+    if (unfixed[l] > 0) push({capacity[l] / unfixed[l], l});
   }
   by_cap.clear();
   for (FlowId id : component_flows) {
@@ -184,25 +187,29 @@ void FlowNetwork::Impl::fill_rates() {
     for (LinkId l : flows[id].path) {
       capacity[l] = std::max(0.0, capacity[l] - rate);
       --unfixed[l];
-      ++version[l];
-      if (unfixed[l] > 0) push({capacity[l] / unfixed[l], l, version[l]});
     }
   };
   while (true) {
-    while (!heap.empty() && heap.front().version != version[heap.front().link]) pop();
     while (next_cap < by_cap.size() && flow_fixed[by_cap[next_cap]]) ++next_cap;
     const bool have_link = !heap.empty();
     const bool have_cap = next_cap < by_cap.size();
     if (!have_link && !have_cap) break;
+    // The heap's top is a lower bound of every link's share, so a cap at or below it is the minimum.
     if (have_cap && (!have_link || flows[by_cap[next_cap]].cap <= heap.front().share)) {
       fix(by_cap[next_cap], flows[by_cap[next_cap]].cap);
       continue;
     }
     const Candidate c = heap.front();
     pop();
+    if (unfixed[c.link] == 0) continue;
+    const double share = capacity[c.link] / unfixed[c.link];
+    if (share > c.share) {
+      push({share, c.link});  // risen since pushed: requeue at its current share
+      continue;
+    }
     // Fixing flows edits other links' counters, never this list of flows.
     for (FlowId id : link_flows[c.link]) {
-      if (!flow_fixed[id]) fix(id, c.share);
+      if (!flow_fixed[id]) fix(id, share);
     }
   }
 }
