@@ -16,6 +16,8 @@
 #include "experiment/results.hpp"
 #include "network/collectives.hpp"
 
+#include "scenario_text.hpp"
+
 namespace dlsim::experiment {
 namespace {
 
@@ -221,15 +223,6 @@ const std::vector<Case>& cases() {
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 
-std::pair<int, int> position_of(const std::string& text, const std::string& needle) {
-  const auto at = text.find(needle);
-  if (at == std::string::npos) return {0, 0};
-  const auto line_start = text.rfind('\n', at);
-  const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
-  const int column = static_cast<int>(at - (line_start == std::string::npos ? 0 : line_start + 1)) + 1;
-  return {line, column};
-}
-
 class CollectiveErrors : public ::testing::TestWithParam<Case> {};
 
 TEST_P(CollectiveErrors, ReportsWhereAndWhy) {
@@ -240,7 +233,7 @@ TEST_P(CollectiveErrors, ReportsWhereAndWhy) {
     ASSERT_NE(at, std::string::npos) << "table error: '" << from << "' is not in the scenario";
     text.replace(at, from.size(), to);
   }
-  const auto [line, column] = position_of(text, c.at);
+  const auto [line, column] = test::position_of(text, c.at);
   ASSERT_GT(line, 0) << "table error: '" << c.at << "' is not in the edited scenario";
   try {
     load_scenario_text(text, "bad.yaml");

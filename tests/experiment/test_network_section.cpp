@@ -19,6 +19,8 @@
 #include "experiment/network_yaml.hpp"
 #include "experiment/results.hpp"
 
+#include "scenario_text.hpp"
+
 namespace dlsim::experiment {
 namespace {
 
@@ -221,16 +223,6 @@ const std::vector<Case>& cases() {
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 
-// 1-based line and column of the first occurrence of `needle` in `text`.
-std::pair<int, int> position_of(const std::string& text, const std::string& needle) {
-  const auto at = text.find(needle);
-  if (at == std::string::npos) return {0, 0};
-  const auto line_start = text.rfind('\n', at);
-  const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
-  const int column = static_cast<int>(at - (line_start == std::string::npos ? 0 : line_start + 1)) + 1;
-  return {line, column};
-}
-
 class NetworkErrors : public ::testing::TestWithParam<Case> {};
 
 TEST_P(NetworkErrors, ReportsWhereAndWhy) {
@@ -244,7 +236,7 @@ TEST_P(NetworkErrors, ReportsWhereAndWhy) {
   int line = 0;
   int column = 0;
   if (!c.at.empty()) {
-    std::tie(line, column) = position_of(text, c.at);
+    std::tie(line, column) = test::position_of(text, c.at);
     ASSERT_GT(line, 0) << "table error: '" << c.at << "' is not in the scenario";
   }
   try {
