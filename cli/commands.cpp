@@ -124,7 +124,9 @@ int catalog_command(std::ostream& out, const std::string& what) {
       char line[128];
       std::snprintf(line, sizeof line, "  %-12s %8.1f M  %8.2f GFLOP per %s", name.c_str(), m.parameters() / 1e6,
                     m.forward_flops_per_sample() / 1e9, m.sample_unit.c_str());
-      out << line << (m.tokens_per_sample > 1 ? " (sequence length 128)" : "") << "\n";
+      out << line;
+      if (m.tokens_per_sample > 1) out << " (sequence length " << m.tokens_per_sample << ")";
+      out << "\n";
     }
   }
   return 0;

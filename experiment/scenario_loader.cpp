@@ -97,10 +97,16 @@ WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
   WorkloadConfig wl;
   const auto names = models::zoo_model_names();
   wl.model_name = w.choice("model", names);
-  const bool sequence_model = wl.model_name != "resnet50";
+  const bool sequence_model = models::zoo_model_has_sequence(wl.model_name);
   if (!sequence_model && w.has("sequence_length")) w.fail("sequence_length", "model '" + wl.model_name + "' takes no sequence length");
-  wl.sequence_length = sequence_model ? static_cast<int>(w.integer("sequence_length", 1, 512, 128)) : 0;
-  wl.model = models::zoo_model(wl.model_name, sequence_model ? wl.sequence_length : 128);
+  // 0: the model's usual length; the model builder knows its maximum.
+  const int sequence_length = sequence_model ? static_cast<int>(w.integer("sequence_length", 1, 1'048'576, 0)) : 0;
+  try {
+    wl.model = models::zoo_model(wl.model_name, sequence_length);
+  } catch (const std::invalid_argument& e) {
+    w.fail("sequence_length", e.what());
+  }
+  wl.sequence_length = sequence_model ? static_cast<int>(wl.model.tokens_per_sample) : 0;
 
   const std::string precision = w.choice("precision", kPrecisions, "fp32");
   wl.precision = precision_of(precision);

@@ -1,16 +1,30 @@
 // The zoo's names and lookup by name (see zoo.hpp).
 #include "models/zoo.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace dlsim::models {
 
-std::vector<std::string> zoo_model_names() { return {"bert-base", "bert-large", "resnet50"}; }
+
+std::vector<std::string> zoo_model_names() {
+  std::vector<std::string> names{"bert-base", "bert-large", "resnet50"};
+  for (const std::string& n : decoder_model_names()) names.push_back(n);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+bool zoo_model_has_sequence(const std::string& name) { return name != "resnet50"; }
 
 ModelGraph zoo_model(const std::string& name, int sequence_length) {
   if (name == "resnet50") return resnet50();  // images: sequence_length does not apply
-  if (name == "bert-base") return bert_base(sequence_length);
-  if (name == "bert-large") return bert_large(sequence_length);
+  // 0: the model's usual length (BERT pre-training phase 1: 128; decoders: their context).
+  if (name == "bert-base") return bert_base(sequence_length == 0 ? 128 : sequence_length);
+  if (name == "bert-large") return bert_large(sequence_length == 0 ? 128 : sequence_length);
+  const auto decoders = decoder_model_names();
+  if (std::find(decoders.begin(), decoders.end(), name) != decoders.end()) {
+    return sequence_length == 0 ? decoder_model(name) : decoder_model(name, sequence_length);
+  }
   std::string known;
   for (const std::string& n : zoo_model_names()) known += (known.empty() ? "" : ", ") + n;
   throw std::out_of_range("unknown zoo model '" + name + "'; known: " + known);

@@ -13,9 +13,39 @@ ModelGraph resnet50();
 ModelGraph bert_base(int sequence_length = 128);
 ModelGraph bert_large(int sequence_length = 128);
 
-// Names the zoo knows ("resnet50", "bert-base", "bert-large") and a builder by name.
+// Decoder-only (GPT-style) transformer, built layer by layer (zoo_decoder.cpp). Defaults are the
+// GPT-2 layout: plain GELU FFN, tied output embedding, learned positions, LayerNorm, biases.
+struct DecoderConfig {
+  std::string name;
+  int layers = 0, hidden = 0, heads = 0;
+  int kv_heads = 0;               // grouped-query attention K/V heads; 0 means heads (plain MHA)
+  int ffn = 0;                    // feed-forward inner size
+  int vocab = 0;
+  int max_positions = 0;          // maximum (and default) sequence length
+  bool gated_ffn = false;         // SwiGLU: gate, up and down matrices; otherwise GELU: up, down
+  bool tied_embeddings = true;    // LM head reuses the token embedding
+  bool learned_positions = true;  // learned position table; otherwise rotary (no parameters)
+  bool rms_norm = false;          // RMSNorm (scale only); otherwise LayerNorm (scale and shift)
+  bool linear_bias = true;        // biases on the linear layers
+};
+// Features of each of the K and V projections: kv_heads * (hidden / heads).
+double decoder_kv_features(const DecoderConfig& c);
+// Throws std::invalid_argument for a bad config or sequence_length outside [1, max_positions].
+ModelGraph decoder_transformer(const DecoderConfig& c, int sequence_length);
+// Presets: gpt2, gpt2-medium, gpt2-large, gpt2-xl, gpt3-125m ... gpt3-175b, llama2-7b/13b/70b,
+// llama3-8b/70b/405b. Unknown names throw std::out_of_range.
+std::vector<std::string> decoder_model_names();
+DecoderConfig decoder_config(const std::string& name);
+// At the preset's full context, or at sequence_length (1..max_positions).
+ModelGraph decoder_model(const std::string& name);
+ModelGraph decoder_model(const std::string& name, int sequence_length);
+
+// Names the zoo knows (sorted) and a builder by name. sequence_length 0 means the model's
+// usual length (BERT: 128; decoders: their full context); it is ignored by image models.
 std::vector<std::string> zoo_model_names();
-// Throws std::out_of_range for an unknown name.
-ModelGraph zoo_model(const std::string& name, int sequence_length = 128);
+bool zoo_model_has_sequence(const std::string& name);
+// Throws std::out_of_range for an unknown name, std::invalid_argument for a sequence length
+// the model cannot take.
+ModelGraph zoo_model(const std::string& name, int sequence_length = 0);
 
 }  // namespace dlsim::models

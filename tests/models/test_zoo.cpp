@@ -151,12 +151,15 @@ TEST(Bert, RejectsSequencesOutsideThePositionTable) {
 
 TEST(Zoo, NamesAndLookup) {
   const auto names = zoo_model_names();
-  EXPECT_EQ(names.size(), 3u);
+  EXPECT_EQ(names.size(), 3u + decoder_model_names().size());
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
   for (const std::string& name : names) EXPECT_EQ(zoo_model(name).name, name);
   EXPECT_DOUBLE_EQ(zoo_model("bert-base", 256).forward_flops_per_sample(),
                    bert_base(256).forward_flops_per_sample());
   EXPECT_DOUBLE_EQ(zoo_model("resnet50", 512).parameters(), resnet50().parameters());
-  EXPECT_THROW(zoo_model("gpt3-175b"), std::out_of_range);
+  EXPECT_EQ(zoo_model("gpt3-175b").parameters(), decoder_model("gpt3-175b").parameters());
+  EXPECT_EQ(zoo_model("bert-large").tokens_per_sample, 128);  // 0 = the usual length
+  EXPECT_THROW(zoo_model("gpt3-176b"), std::out_of_range);
   EXPECT_THROW(zoo_model("ResNet50"), std::out_of_range);  // names are exact
 }
 

@@ -1,0 +1,229 @@
+// Decoder-only (GPT-style) transformers built layer by layer from their parameters: token
+// (and optionally learned position) embeddings, L pre-norm decoder layers (causal self-attention
+// with optional grouped-query K/V, then a plain GELU or gated SwiGLU feed-forward), a final norm
+// and the language-model head. Per-sample costs are for one sequence of s tokens; a multiply-add
+// is 2 FLOPs. Causal attention is costed on the lower triangle only (s(s+1)/2 scores per head),
+// as causal kernels (FlashAttention, Megatron fused masked softmax) skip the masked half. The
+// LM head is costed on all s positions; the loss and dropout are not modelled.
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/zoo.hpp"
+
+namespace dlsim::models {
+namespace {
+
+// Approximate elementwise costs in FLOPs per element.
+constexpr double kLayerNormFlops = 7;  // mean (1) + variance (2) + normalize, scale, shift (4)
+constexpr double kRmsNormFlops = 4;    // square-sum (2) + normalize (1) + scale (1)
+constexpr double kSoftmaxFlops = 5;    // 1/sqrt(d) scale, max, exp, sum, divide
+constexpr double kGeluFlops = 8;       // tanh approximation: cube, multiply-adds, tanh
+constexpr double kSwiGluFlops = 6;     // SiLU (sigmoid 4 + multiply 1) + gate multiply 1
+constexpr double kRotaryFlops = 3;     // two multiplies and an add per rotated element
+constexpr double kAddFlops = 1;
+
+using Layers = std::vector<Layer>;
+
+void push(Layers& out, std::string name, LayerKind kind, double params, double flops,
+          double input_elements, double output_elements) {
+  out.push_back(Layer{std::move(name), kind, params, flops, output_elements, input_elements});
+}
+
+// Dense layer (bias optional) applied to each of `tokens` positions.
+void linear(Layers& out, const std::string& name, double tokens, double in, double features,
+            bool bias) {
+  const double b = bias ? features : 0;
+  push(out, name, LayerKind::linear, in * features + b, tokens * (2 * in * features + b),
+       tokens * in, tokens * features);
+}
+
+void elementwise(Layers& out, const std::string& name, double flops_per_element, double elements,
+                 double inputs_per_element = 1) {
+  push(out, name, LayerKind::elementwise, 0, flops_per_element * elements,
+       inputs_per_element * elements, elements);
+}
+
+// LayerNorm (scale and shift, 2h parameters) or RMSNorm (scale only, h parameters).
+void norm(Layers& out, const std::string& name, const DecoderConfig& c, double tokens) {
+  const double h = c.hidden;
+  push(out, name, LayerKind::norm, c.rms_norm ? h : 2 * h,
+       (c.rms_norm ? kRmsNormFlops : kLayerNormFlops) * tokens * h, tokens * h, tokens * h);
+}
+
+// Causal self-attention: fused Q/K/V projection (K and V have kv_heads * head_dim features each),
+// rotary embedding on Q and K when there is no learned position table, per-head scores QK^T over
+// the lower triangle (2 * head_dim per score, summed over heads: s(s+1)*h FLOPs), softmax,
+// scores*V (the same), output projection and the residual add.
+void attention(Layers& out, const std::string& p, const DecoderConfig& c, double s) {
+  const double h = c.hidden, kv = decoder_kv_features(c);
+  const double causal = s * (s + 1) / 2;           // scored (query, key) pairs per head
+  const double scores = double(c.heads) * causal;  // over all heads
+  norm(out, p + ".attn.norm", c, s);
+  linear(out, p + ".attn.qkv", s, h, h + 2 * kv, c.linear_bias);
+  if (!c.learned_positions) elementwise(out, p + ".attn.rotary", kRotaryFlops, s * (h + kv));
+  push(out, p + ".attn.scores", LayerKind::matmul, 0, 2 * causal * h, s * (h + kv), scores);
+  push(out, p + ".attn.softmax", LayerKind::softmax, 0, kSoftmaxFlops * scores, scores, scores);
+  push(out, p + ".attn.context", LayerKind::matmul, 0, 2 * causal * h, scores + s * kv, s * h);
+  linear(out, p + ".attn.output", s, h, h, c.linear_bias);
+  elementwise(out, p + ".attn.residual", kAddFlops, s * h, 2);
+}
+
+// Feed-forward: plain h -> ffn (GELU) -> h, or gated (SwiGLU) with gate and up projections
+// h -> ffn each, silu(gate) * up, then down ffn -> h; then the residual add.
+void feed_forward(Layers& out, const std::string& p, const DecoderConfig& c, double s) {
+  const double h = c.hidden, f = c.ffn;
+  norm(out, p + ".ffn.norm", c, s);
+  if (c.gated_ffn) {
+    linear(out, p + ".ffn.gate_up", s, h, 2 * f, c.linear_bias);
+    push(out, p + ".ffn.swiglu", LayerKind::elementwise, 0, kSwiGluFlops * s * f, 2 * s * f,
+         s * f);
+  } else {
+    linear(out, p + ".ffn.up", s, h, f, c.linear_bias);
+    elementwise(out, p + ".ffn.gelu", kGeluFlops, s * f);
+  }
+  linear(out, p + ".ffn.down", s, f, h, c.linear_bias);
+  elementwise(out, p + ".ffn.residual", kAddFlops, s * h, 2);
+}
+
+void validate(const DecoderConfig& c, int sequence_length) {
+  auto fail = [&](const std::string& what) {
+    throw std::invalid_argument(c.name + ": " + what);
+  };
+  if (c.layers < 1 || c.hidden < 1 || c.heads < 1 || c.ffn < 1 || c.vocab < 1 ||
+      c.max_positions < 1) {
+    fail("layers, hidden, heads, ffn, vocab and max_positions must be positive");
+  }
+  if (c.kv_heads < 0 || c.kv_heads > c.heads || (c.kv_heads > 0 && c.heads % c.kv_heads != 0)) {
+    fail("kv_heads " + std::to_string(c.kv_heads) + " must divide heads " +
+         std::to_string(c.heads));
+  }
+  if (sequence_length < 1 || sequence_length > c.max_positions) {
+    fail("sequence_length " + std::to_string(sequence_length) + " is outside [1, " +
+         std::to_string(c.max_positions) + "]");
+  }
+}
+
+struct Preset {
+  const char* name;
+  DecoderConfig (*make)();
+};
+
+DecoderConfig gpt2_like(const char* name, int layers, int hidden, int heads, int context) {
+  DecoderConfig c;
+  c.name = name;
+  c.layers = layers;
+  c.hidden = hidden;
+  c.heads = heads;
+  c.ffn = 4 * hidden;
+  c.vocab = 50257;
+  c.max_positions = context;
+  return c;  // defaults: tied, learned positions, LayerNorm, biases, GELU
+}
+
+DecoderConfig llama_like(const char* name, int layers, int hidden, int heads, int kv_heads,
+                         int ffn, int vocab, int context) {
+  DecoderConfig c;
+  c.name = name;
+  c.layers = layers;
+  c.hidden = hidden;
+  c.heads = heads;
+  c.kv_heads = kv_heads;
+  c.ffn = ffn;
+  c.vocab = vocab;
+  c.max_positions = context;
+  c.gated_ffn = true;
+  c.tied_embeddings = false;
+  c.learned_positions = false;
+  c.rms_norm = true;
+  c.linear_bias = false;
+  return c;
+}
+
+// GPT-2 (Radford et al. 2019; Hugging Face configs): context 1024, vocabulary 50257.
+// GPT-3 (Brown et al. 2020, Table 2.1): context 2048, same BPE vocabulary, FFN 4d, the GPT-2
+// layout (its alternating sparse attention is not modelled). Table 2.1 lists GPT-3 XL with 24
+// heads of d_head 128, which does not multiply to d_model 2048; 16 heads of 128 are used here
+// (costs do not depend on the head count when heads * d_head = d_model). GPT-3 13B is built with
+// the table's d_model 5140 (head width 128.5 here).
+// Llama 2 (Touvron et al. 2023) and Llama 3 (Meta 2024) per their Hugging Face configs.
+const Preset kPresets[] = {
+    {"gpt2", [] { return gpt2_like("gpt2", 12, 768, 12, 1024); }},
+    {"gpt2-medium", [] { return gpt2_like("gpt2-medium", 24, 1024, 16, 1024); }},
+    {"gpt2-large", [] { return gpt2_like("gpt2-large", 36, 1280, 20, 1024); }},
+    {"gpt2-xl", [] { return gpt2_like("gpt2-xl", 48, 1600, 25, 1024); }},
+    {"gpt3-125m", [] { return gpt2_like("gpt3-125m", 12, 768, 12, 2048); }},
+    {"gpt3-350m", [] { return gpt2_like("gpt3-350m", 24, 1024, 16, 2048); }},
+    {"gpt3-1.3b", [] { return gpt2_like("gpt3-1.3b", 24, 2048, 16, 2048); }},
+    {"gpt3-2.7b", [] { return gpt2_like("gpt3-2.7b", 32, 2560, 32, 2048); }},
+    {"gpt3-6.7b", [] { return gpt2_like("gpt3-6.7b", 32, 4096, 32, 2048); }},
+    {"gpt3-13b", [] { return gpt2_like("gpt3-13b", 40, 5140, 40, 2048); }},
+    {"gpt3-175b", [] { return gpt2_like("gpt3-175b", 96, 12288, 96, 2048); }},
+    {"llama2-7b", [] { return llama_like("llama2-7b", 32, 4096, 32, 32, 11008, 32000, 4096); }},
+    {"llama2-13b",
+     [] { return llama_like("llama2-13b", 40, 5120, 40, 40, 13824, 32000, 4096); }},
+    {"llama2-70b", [] { return llama_like("llama2-70b", 80, 8192, 64, 8, 28672, 32000, 4096); }},
+    {"llama3-8b", [] { return llama_like("llama3-8b", 32, 4096, 32, 8, 14336, 128256, 8192); }},
+    {"llama3-70b",
+     [] { return llama_like("llama3-70b", 80, 8192, 64, 8, 28672, 128256, 8192); }},
+    {"llama3-405b",
+     [] { return llama_like("llama3-405b", 126, 16384, 128, 8, 53248, 128256, 8192); }},
+};
+
+}  // namespace
+
+double decoder_kv_features(const DecoderConfig& c) {
+  const int kv_heads = c.kv_heads == 0 ? c.heads : c.kv_heads;
+  return double(kv_heads) * double(c.hidden) / double(c.heads);
+}
+
+ModelGraph decoder_transformer(const DecoderConfig& c, int sequence_length) {
+  validate(c, sequence_length);
+  ModelGraph g;
+  g.name = c.name;
+  g.sample_unit = "sequence";
+  g.tokens_per_sample = sequence_length;
+  const double s = sequence_length, h = c.hidden, v = c.vocab;
+  // Token (+ learned position) rows gathered per token; one FLOP per element counted for the
+  // gather/position add.
+  const double table_rows = v + (c.learned_positions ? double(c.max_positions) : 0.0);
+  push(g.layers, "embeddings", LayerKind::embedding, table_rows * h, s * h,
+       (c.learned_positions ? 2 : 1) * s * h, s * h);
+  for (int i = 0; i < c.layers; ++i) {
+    const std::string prefix = "decoder.layer." + std::to_string(i);
+    attention(g.layers, prefix, c, s);
+    feed_forward(g.layers, prefix, c, s);
+  }
+  norm(g.layers, "final_norm", c, s);
+  // LM head h -> vocab without bias; a tied head reuses the token embedding (counted there).
+  push(g.layers, "lm_head", LayerKind::linear, c.tied_embeddings ? 0 : v * h, s * 2 * h * v, s * h,
+       s * v);
+  return g;
+}
+
+std::vector<std::string> decoder_model_names() {
+  std::vector<std::string> names;
+  for (const Preset& p : kPresets) names.emplace_back(p.name);
+  return names;
+}
+
+DecoderConfig decoder_config(const std::string& name) {
+  for (const Preset& p : kPresets) {
+    if (name == p.name) return p.make();
+  }
+  std::string known;
+  for (const Preset& p : kPresets) known += (known.empty() ? "" : ", ") + std::string(p.name);
+  throw std::out_of_range("unknown decoder model '" + name + "'; known: " + known);
+}
+
+ModelGraph decoder_model(const std::string& name) {
+  const DecoderConfig c = decoder_config(name);
+  return decoder_transformer(c, c.max_positions);
+}
+
+ModelGraph decoder_model(const std::string& name, int sequence_length) {
+  return decoder_transformer(decoder_config(name), sequence_length);
+}
+
+}  // namespace dlsim::models
