@@ -6,9 +6,12 @@
 #include "experiment/config_error.hpp"
 #include "experiment/load.hpp"
 #include "experiment/results.hpp"
+#include "experiment/trace_writer.hpp"
 #include "experiment/units.hpp"
 #include "experiment/writers.hpp"
+#include "experiment/plan_yaml.hpp"
 #include "models/catalog.hpp"
+#include "models/memory_model.hpp"
 #include "models/zoo.hpp"
 #include "network/collectives.hpp"
 
@@ -65,6 +68,12 @@ int run_loaded(std::ostream& out, const ScenarioOptions& o, const experiment::Sc
     experiment::write_csv(scenario.output.csv, results);
     if (!o.quiet) out << "wrote " << scenario.output.csv << "\n";
   }
+  for (std::size_t i = 0; i < results.traces.size(); ++i) {
+    const std::string path = experiment::trace_path(scenario.output.trace, results.rows[i].nodes, results.rows[i].plan_index,
+                                                    scenario.node_counts().size() > 1, scenario.plans().size() > 1);
+    experiment::write_chrome_trace(results.traces[i], path);
+    if (!o.quiet) out << "wrote " << path << " (open in ui.perfetto.dev)\n";
+  }
   return 0;
 }
 
@@ -84,8 +93,19 @@ int collective_command(std::ostream& out, const ScenarioOptions& o) {
 
 int check_command(std::ostream& out, const ScenarioOptions& o) {
   const experiment::Scenario s = load(o);
-  out << s.source << ": ok (" << (s.collective ? network::to_string(s.collective->operation) : s.workload.model_name) << " on " << s.cluster.instance_name << ", "
-      << s.node_counts().size() << " configuration" << (s.node_counts().size() == 1 ? "" : "s") << ")\n";
+  const std::size_t configurations = s.node_counts().size() * (s.collective ? 1 : s.plans().size());
+  out << s.source << ": ok (" << (s.collective ? network::to_string(s.collective->operation) : s.workload.model_name) << " on "
+      << s.cluster.instance_name << ", " << configurations << " configuration" << (configurations == 1 ? "" : "s") << ")\n";
+  if (s.collective) return 0;
+  // What each configuration needs per accelerator, against what it has.
+  for (int nodes : s.node_counts()) {
+    for (int i = 0; i < static_cast<int>(s.plans().size()); ++i) {
+      const models::ParallelPlan plan = s.plan_for(nodes, i);
+      const models::MemoryBreakdown mem = models::peak_memory(s.workload.model, plan);
+      out << "  " << nodes << " nodes, " << experiment::describe_plan(plan) << ": " << models::describe(mem) << ", has "
+          << experiment::format_size(s.cluster.device.memory_bytes) << "\n";
+    }
+  }
   return 0;
 }
 

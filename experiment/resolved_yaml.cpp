@@ -84,6 +84,26 @@ void emit_network(YAML::Emitter& out, const NetworkConfig& n) {
   out << YAML::EndMap;
 }
 
+void emit_plan(YAML::Emitter& out, const PlanConfig& p) {
+  out << YAML::Key << "plan" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "data" << YAML::Value << (p.data > 0 ? std::to_string(p.data) : "derived");
+  out << YAML::Key << "tensor" << YAML::Value << p.tensor;
+  out << YAML::Key << "pipeline" << YAML::Value << p.pipeline;
+  out << YAML::Key << "expert" << YAML::Value << p.expert;
+  out << YAML::Key << "sequence_parallel" << YAML::Value << p.sequence_parallel;
+  out << YAML::Key << "schedule" << YAML::Value << models::to_string(p.schedule);
+  out << YAML::Key << "virtual_stages" << YAML::Value << p.virtual_stages;
+  out << YAML::Key << "micro_batch_size" << YAML::Value << (p.micro_batch_size > 0 ? std::to_string(p.micro_batch_size) : "derived");
+  out << YAML::Key << "micro_batches" << YAML::Value << (p.micro_batches > 0 ? std::to_string(p.micro_batches) : "derived");
+  out << YAML::Key << "zero_stage" << YAML::Value << p.zero_stage;
+  out << YAML::Key << "recompute" << YAML::Value << models::to_string(p.recompute);
+  out << YAML::Key << "order" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+  for (models::Axis a : p.order) out << models::to_string(a);
+  out << YAML::EndSeq;
+  out << YAML::Key << "scatter_gather" << YAML::Value << p.scatter_gather;
+  out << YAML::EndMap;
+}
+
 void emit_workload(YAML::Emitter& out, const WorkloadConfig& w) {
   out << YAML::Key << "workload" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "model" << YAML::Value << w.model_name;
@@ -101,6 +121,7 @@ void emit_workload(YAML::Emitter& out, const WorkloadConfig& w) {
   out << YAML::Key << "overlap" << YAML::Value << w.overlap;
   out << YAML::Key << "bucket_bytes" << YAML::Value << w.bucket_bytes;
   out << YAML::Key << "gradient_precision" << YAML::Value << std::string(models::to_string(w.gradient_precision));
+  emit_plan(out, w.plan);
   out << YAML::EndMap;
 }
 
@@ -130,6 +151,15 @@ std::string resolved_yaml(const Scenario& s) {
     emit_workload(out, s.workload);
   }
   out << YAML::Key << "nodes" << YAML::Value << YAML::Flow << s.node_counts();
+  if (!s.sweep.plans.empty()) {
+    out << YAML::Key << "sweep_plans" << YAML::Value << YAML::BeginSeq;
+    for (const PlanConfig& p : s.sweep.plans) {
+      out << YAML::BeginMap;
+      emit_plan(out, p);
+      out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+  }
   out << YAML::EndMap;
   return out.c_str();
 }

@@ -8,13 +8,16 @@
 
 #include "experiment/scenario.hpp"
 #include "experiment/table.hpp"
+#include "models/iteration_trace.hpp"
 
 namespace dlsim::experiment {
 
 struct ResultRow {
   int nodes = 0;
   int accelerators = 0;
-  int per_device_batch = 0;
+  std::string plan;                // describe_plan(): "d8 t8 p16 m64x1 1f1b"
+  int plan_index = 0;              // index into Scenario::plans()
+  int per_device_batch = 0;        // samples per data-parallel replica per iteration
   std::int64_t global_batch = 0;
   double iteration_s = 0;
   double samples_per_s = 0;
@@ -26,10 +29,18 @@ struct ResultRow {
   std::int64_t iterations = 0;     // to finish the work
   double time_to_train_s = 0;
   double cost_to_train = 0;        // billed: per second, one-minute minimum
-  double compute_s = 0;            // forward + backward per iteration
+  double compute_s = 0;            // forward + backward (+ recomputation) per iteration
   double optimizer_s = 0;
-  double exposed_comm_s = 0;       // communication not hidden behind compute
-  double allreduce_s = 0;          // time the all-reduce stream is busy per iteration
+  double exposed_comm_s = 0;       // data-parallel communication not hidden behind compute
+  double allreduce_s = 0;          // time the data-parallel stream is busy per iteration
+  double tokens_per_s = 0;         // samples/s x tokens per sample
+  double tflops_per_accelerator = 0;  // model FLOP/s (no recomputation) per accelerator / 1e12
+  double mfu = 0;                  // model FLOPs utilization
+  double recompute_s = 0;
+  double tensor_comm_s = 0;        // blocking tensor-parallel collectives
+  double expert_comm_s = 0;        // blocking expert all-to-alls
+  double pipeline_bubble_s = 0;
+  double memory_bytes = 0;         // peak memory of one accelerator (the fullest pipeline rank)
 };
 
 // One collective of one group at one node count and size (collective scenarios).
@@ -56,12 +67,15 @@ struct Results {
   std::string scenario_source;
   std::string scenario_yaml;       // the scenario as given (after --set)
   std::string resolved_yaml;       // every default, catalog figure and unit resolved (SI)
+  // Training scenarios with output.trace: one iteration's trace per node count, in row order.
+  std::vector<models::IterationTrace> traces;
 };
 
 // Runs every node count of the scenario. Throws std::runtime_error for a run that cannot be
 // represented (e.g. a time to train beyond sim::Time's range).
 Results run(const Scenario& scenario);
-std::vector<ResultRow> run_training(const Scenario& scenario);       // run.cpp
+// run.cpp; with `traces`, one iteration's trace per row is appended to it.
+std::vector<ResultRow> run_training(const Scenario& scenario, std::vector<models::IterationTrace>* traces = nullptr);
 std::vector<CollectiveRow> run_collectives(const Scenario& scenario); // collective_run.cpp
 
 std::string dlsim_version();

@@ -5,7 +5,9 @@
 
 #include "experiment/columns.hpp"
 #include "experiment/results.hpp"
-#include "models/data_parallel_step.hpp"
+#include "experiment/plan_yaml.hpp"
+#include "models/memory_model.hpp"
+#include "models/training_replay.hpp"
 #include "network/topology_builders.hpp"
 #include "scheduler/fixed_cluster_job.hpp"
 #include "sim/engine.hpp"
@@ -16,45 +18,41 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-models::DataParallelConfig step_config(const Scenario& s, int nodes, int per_device_batch,
-                                       const network::Topology& topology) {
-  const auto& wl = s.workload;
-  const auto& inst = s.cluster.instance;
-  models::DataParallelConfig c;
-  c.model = &wl.model;
-  c.device = s.cluster.device;
-  c.profile = s.cluster.profile;
-  c.precision = wl.precision;
-  c.gradient_precision = wl.gradient_precision;
-  c.optimizer = wl.optimizer;
-  c.per_device_batch = per_device_batch;
-  c.nodes = nodes;
-  c.accelerators_per_node = inst.accelerators_per_node;
-  c.topology = &topology;
-  c.all_reduce = s.network.all_reduce;
-  c.overlap = wl.overlap;
-  c.bucket_bytes = wl.bucket_bytes;
-  return c;
-}
-
-ResultRow evaluate(const Scenario& s, int nodes) {
+ResultRow evaluate(const Scenario& s, int nodes, int plan_index, models::IterationTrace* trace) {
   const auto& wl = s.workload;
   ResultRow row;
   row.nodes = nodes;
   row.accelerators = nodes * s.cluster.instance.accelerators_per_node;
-  row.per_device_batch = wl.batch_mode == BatchMode::per_device ? wl.batch : wl.batch / row.accelerators;
-  row.global_batch = std::int64_t{row.per_device_batch} * row.accelerators;
+  const models::ParallelPlan plan = s.plan_for(nodes, plan_index);
+  row.plan_index = plan_index;
+  row.plan = describe_plan(plan);
+  row.per_device_batch = plan.micro_batches * plan.micro_batch_size;
+  row.global_batch = plan.global_batch();
 
   const network::Topology topology = s.topology_for(nodes);
-  const models::StepBreakdown step =
-      models::simulate_data_parallel_step(step_config(s, nodes, row.per_device_batch, topology));
+  models::TrainingConfig config;
+  config.model = &wl.model;
+  config.plan = plan;
+  config.device = s.cluster.device;
+  config.profile = s.cluster.profile;
+  config.topology = &topology;
+  config.all_reduce = s.network.all_reduce;
+  const models::IterationBreakdown step = models::replay_iteration(config, trace);
   row.iteration_s = step.iteration_s;
   row.samples_per_s = static_cast<double>(row.global_batch) / step.iteration_s;
   row.samples_per_s_per_accelerator = row.samples_per_s / row.accelerators;
-  row.compute_s = step.forward_s + step.backward_s;
+  row.compute_s = step.compute_s;
+  row.recompute_s = step.recompute_s;
   row.optimizer_s = step.optimizer_s;
-  row.exposed_comm_s = step.exposed_comm_s;
-  row.allreduce_s = step.allreduce_busy_s;
+  row.exposed_comm_s = step.exposed_dp_comm_s + step.gather_wait_s;
+  row.allreduce_s = step.dp_comm_busy_s;
+  row.tensor_comm_s = step.tensor_comm_s;
+  row.expert_comm_s = step.expert_comm_s;
+  row.pipeline_bubble_s = step.pipeline_bubble_s;
+  row.tokens_per_s = step.tokens_per_s;
+  row.tflops_per_accelerator = step.tflops_per_device;
+  row.mfu = step.mfu;
+  row.memory_bytes = models::peak_memory(wl.model, plan).total();
   row.cost_per_hour = s.cluster.instance.price_per_hour * nodes;
 
   const bool has_dataset = wl.dataset_samples > 0;
@@ -80,14 +78,22 @@ ResultRow evaluate(const Scenario& s, int nodes) {
 
 }  // namespace
 
-std::vector<ResultRow> run_training(const Scenario& scenario) {
+std::vector<ResultRow> run_training(const Scenario& scenario, std::vector<models::IterationTrace>* traces) {
   std::vector<ResultRow> rows;
-  for (int nodes : scenario.node_counts()) rows.push_back(evaluate(scenario, nodes));
-  // Efficiency is relative to the smallest configuration evaluated, whatever the sweep order.
-  const auto smallest = std::min_element(rows.begin(), rows.end(), [](const ResultRow& a, const ResultRow& b) {
-    return a.accelerators < b.accelerators;
-  });
+  const int plans = static_cast<int>(scenario.plans().size());
+  for (int nodes : scenario.node_counts()) {
+    for (int index = 0; index < plans; ++index) {
+      models::IterationTrace* trace = nullptr;
+      if (traces != nullptr) trace = &traces->emplace_back();
+      rows.push_back(evaluate(scenario, nodes, index, trace));
+    }
+  }
+  // Efficiency is relative to the smallest configuration of the same plan, whatever the sweep order.
   for (ResultRow& row : rows) {
+    const ResultRow* smallest = nullptr;
+    for (const ResultRow& other : rows) {
+      if (other.plan_index == row.plan_index && (smallest == nullptr || other.accelerators < smallest->accelerators)) smallest = &other;
+    }
     row.scaling_efficiency = row.samples_per_s_per_accelerator / smallest->samples_per_s_per_accelerator;
   }
   return rows;
@@ -104,7 +110,7 @@ Results run(const Scenario& scenario) {
     results.collective_rows = run_collectives(scenario);
     results.table = make_table(collective_columns(), results.collective_rows);
   } else {
-    results.rows = run_training(scenario);
+    results.rows = run_training(scenario, scenario.output.trace.empty() ? nullptr : &results.traces);
     results.table = make_table(training_columns(), results.rows);
   }
   return results;

@@ -2,12 +2,13 @@
 // YAML. Catalog names are resolved to specs, units to SI (bytes, bytes/s, seconds, USD/h).
 // Immutable description: nothing here changes during a run.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "models/data_parallel_step.hpp"
+#include "models/parallel_plan.hpp"
 #include "models/device.hpp"
 #include "models/instance_type.hpp"
 #include "models/model_graph.hpp"
@@ -40,8 +41,26 @@ struct NetworkConfig {
 
 enum class BatchMode { per_device, global };
 
+// workload.plan as written; sizes left at 0 are derived per node count (Scenario::plan_for).
+struct PlanConfig {
+  int data = 0;                   // 0: accelerators / (tensor x pipeline)
+  int tensor = 1;
+  int pipeline = 1;
+  int expert = 1;
+  bool sequence_parallel = false;
+  models::PipelineSchedule schedule = models::PipelineSchedule::one_f_one_b;
+  int virtual_stages = 1;
+  int micro_batch_size = 0;       // 0: derived from the batch and micro_batches
+  int micro_batches = 0;          // 0: derived from the batch and micro_batch_size
+  int zero_stage = 0;
+  models::Recompute recompute = models::Recompute::none;
+  std::array<models::Axis, 3> order{models::Axis::tensor, models::Axis::pipeline, models::Axis::data};
+  bool scatter_gather = true;
+};
+
 struct WorkloadConfig {
-  std::string model_name;
+  std::string model_name;         // zoo name, or the name of a model defined in the scenario
+  bool user_model = false;        // workload.model was a definition, not a zoo name
   int sequence_length = 0;        // 0 for models without sequences
   models::ModelGraph model;
   models::Precision precision = models::Precision::fp32;
@@ -54,6 +73,7 @@ struct WorkloadConfig {
   std::int64_t iterations = 0;    // > 0 when the work is given in iterations
   bool overlap = true;
   double bucket_bytes = 25.0 * 1024 * 1024;
+  PlanConfig plan;
 };
 
 // A collective sweep instead of a training job: the operation over message sizes, by one group
@@ -69,11 +89,13 @@ struct CollectiveConfig {
 
 struct SweepConfig {
   std::vector<int> nodes;         // empty: just cluster.nodes
+  std::vector<PlanConfig> plans;  // empty: just workload.plan; else every plan at every node count
 };
 
 struct OutputConfig {
   std::string results;            // HDF5 path ("" = none)
   std::string csv;                // CSV path ("" = none)
+  std::string trace;              // Chrome/Perfetto trace of one iteration ("" = none)
 };
 
 struct Scenario {
@@ -89,6 +111,12 @@ struct Scenario {
 
   // The node counts to evaluate: the sweep, or the cluster's own count.
   std::vector<int> node_counts() const;
+  // The parallel plan of the training job at a node count: sizes and micro-batches derived from
+  // the batch where the scenario leaves them out. Throws std::invalid_argument (message starting
+  // "plan.<field>:" or "batch:") when they cannot be derived; validate with models::validate_plan.
+  models::ParallelPlan plan_for(int nodes, int plan_index = 0) const;
+  // The plans to evaluate at every node count: the sweep's, or workload.plan.
+  std::vector<PlanConfig> plans() const;
   // The fabric spec for a node count (torus dims derived when not given).
   network::FabricSpec fabric_for(int nodes) const;
   // The topology a node count runs on: node x fabric, or the custom topology.

@@ -10,11 +10,13 @@
 #include "experiment/collective_yaml.hpp"
 #include "experiment/load.hpp"
 #include "experiment/nearest_name.hpp"
+#include "experiment/model_yaml.hpp"
 #include "experiment/network_yaml.hpp"
+#include "experiment/plan_yaml.hpp"
 #include "experiment/overrides.hpp"
 #include "experiment/yaml_reader.hpp"
 #include "models/catalog.hpp"
-#include "models/memory_estimate.hpp"
+#include "models/memory_model.hpp"
 #include "models/zoo.hpp"
 
 namespace dlsim::experiment {
@@ -26,7 +28,7 @@ constexpr double kMaxSamples = 1e15;
 constexpr double kMaxEpochs = 1e6;
 constexpr std::int64_t kMaxIterations = 1'000'000'000'000;
 
-const std::vector<std::string> kPrecisions{"fp32", "tf32", "fp16", "bf16"};
+const std::vector<std::string> kPrecisions{"fp32", "tf32", "fp16", "bf16", "fp8"};
 
 models::Precision precision_of(const std::string& s) { return *models::parse_precision(s); }
 
@@ -95,18 +97,29 @@ void read_work(MapReader& w, WorkloadConfig& wl) {
 
 WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
   WorkloadConfig wl;
-  const auto names = models::zoo_model_names();
-  wl.model_name = w.choice("model", names);
-  const bool sequence_model = models::zoo_model_has_sequence(wl.model_name);
-  if (!sequence_model && w.has("sequence_length")) w.fail("sequence_length", "model '" + wl.model_name + "' takes no sequence length");
-  // 0: the model's usual length; the model builder knows its maximum.
-  const int sequence_length = sequence_model ? static_cast<int>(w.integer("sequence_length", 1, 1'048'576, 0)) : 0;
-  try {
-    wl.model = models::zoo_model(wl.model_name, sequence_length);
-  } catch (const std::invalid_argument& e) {
-    w.fail("sequence_length", e.what());
+  const YAML::Node model = w.node("model");
+  if (model.IsMap()) {
+    // A model defined in the scenario (model_yaml.hpp); its sequence length is part of it.
+    MapReader definition(model, w.path_of("model"), w.source());
+    wl.model = read_model_definition(definition);
+    wl.model_name = wl.model.name;
+    wl.user_model = true;
+    if (w.has("sequence_length")) w.fail("sequence_length", "a model defined here sets its own sequence length (transformer.sequence_length or tokens_per_sample)");
+    wl.sequence_length = wl.model.tokens_per_sample > 1 ? static_cast<int>(wl.model.tokens_per_sample) : 0;
+  } else {
+    const auto names = models::zoo_model_names();
+    wl.model_name = w.choice("model", names);
+    const bool sequence_model = models::zoo_model_has_sequence(wl.model_name);
+    if (!sequence_model && w.has("sequence_length")) w.fail("sequence_length", "model '" + wl.model_name + "' takes no sequence length");
+    // 0: the model's usual length; the model builder knows its maximum.
+    const int sequence_length = sequence_model ? static_cast<int>(w.integer("sequence_length", 1, 1'048'576, 0)) : 0;
+    try {
+      wl.model = models::zoo_model(wl.model_name, sequence_length);
+    } catch (const std::invalid_argument& e) {
+      w.fail("sequence_length", e.what());
+    }
+    wl.sequence_length = sequence_model ? static_cast<int>(wl.model.tokens_per_sample) : 0;
   }
-  wl.sequence_length = sequence_model ? static_cast<int>(wl.model.tokens_per_sample) : 0;
 
   const std::string precision = w.choice("precision", kPrecisions, "fp32");
   wl.precision = precision_of(precision);
@@ -127,6 +140,8 @@ WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
   wl.bucket_bytes = dp.quantity("bucket", Dimension::size, 1, 1e12, 25.0 * 1024 * 1024);
   wl.gradient_precision = precision_of(dp.choice("gradient_precision", {"fp32", "fp16", "bf16"}, "fp32"));
   dp.finish();
+  MapReader plan(w.node("plan"), w.path_of("plan"), w.source(), true);
+  wl.plan = read_plan(plan);
   w.finish();
   return wl;
 }
@@ -144,6 +159,16 @@ SweepConfig read_sweep(MapReader& s) {
       sweep.nodes.push_back(n);
     }
   }
+  const YAML::Node plans = s.node("plan");
+  if (plans.IsDefined() && !plans.IsNull()) {
+    if (!plans.IsSequence() || plans.size() == 0) {
+      s.fail("plan", "expected a non-empty list of plans, e.g. [{tensor: 1}, {tensor: 8}] (each as workload.plan)");
+    }
+    for (std::size_t i = 0; i < plans.size(); ++i) {
+      MapReader p(plans[i], s.path_of("plan") + "[" + std::to_string(i) + "]", s.source(), true);
+      sweep.plans.push_back(read_plan(p));
+    }
+  }
   s.finish();
   return sweep;
 }
@@ -152,7 +177,8 @@ OutputConfig read_output(MapReader& o) {
   OutputConfig out;
   out.results = o.optional_text("results").value_or("");
   out.csv = o.optional_text("csv").value_or("");
-  for (const auto& [key, path] : {std::pair{"results", out.results}, std::pair{"csv", out.csv}}) {
+  out.trace = o.optional_text("trace").value_or("");
+  for (const auto& [key, path] : {std::pair{"results", out.results}, std::pair{"csv", out.csv}, std::pair{"trace", out.trace}}) {
     if (o.has(key) && path.empty()) o.fail(key, "expected a file path");
   }
   const auto same_file = [](const std::string& a, const std::string& b) {
@@ -161,40 +187,75 @@ OutputConfig read_output(MapReader& o) {
   if (!out.results.empty() && !out.csv.empty() && same_file(out.results, out.csv)) {
     o.fail("csv", "the CSV file must differ from the results file");
   }
+  for (const auto& [key, other] : {std::pair{"results", out.results}, std::pair{"csv", out.csv}}) {
+    if (!out.trace.empty() && !other.empty() && same_file(out.trace, other)) {
+      o.fail("trace", std::string("the trace file must differ from the ") + key + " file");
+    }
+  }
   o.finish();
   return out;
 }
 
-// Rejects sweep points the model cannot run: a global batch that does not split evenly, or a
-// per-device batch whose memory exceeds the accelerator's. Both are blamed on the batch key.
+// Rejects sweep points the job cannot run: a batch that does not split, a plan that does not
+// fit the model or the accelerator count, or a rank whose memory exceeds the accelerator's. Each
+// is blamed on the key that decides it (the plan field, or the batch).
 void check_feasible(const Scenario& s, const YAML::Node& root, const Source& source) {
   const std::string batch_key = s.workload.batch_mode == BatchMode::global ? "global" : "per_device";
-  const std::string batch_path = "workload.batch." + batch_key;
-  const YAML::Node batch_node = root["workload"]["batch"][batch_key];
-  const auto fail = [&](const std::string& why) { throw ConfigError(source.locate(batch_node, batch_path), batch_path, why); };
-  const auto& wl = s.workload;
-  const int per_node = s.cluster.instance.accelerators_per_node;
-  for (int nodes : s.node_counts()) {
-    const std::int64_t accelerators = std::int64_t{nodes} * per_node;
-    std::int64_t per_device = wl.batch;
-    if (wl.batch_mode == BatchMode::global) {
-      if (wl.batch % accelerators != 0) {
-        fail("global batch " + std::to_string(wl.batch) + " does not split evenly over " +
-                                  std::to_string(accelerators) + " accelerators (" + std::to_string(nodes) +
-                                  " nodes of " + std::to_string(per_node) + ")");
+  // The plan's YAML: workload.plan, or sweep.plan[i].
+  const auto plan_node = [&](int index) -> std::pair<YAML::Node, std::string> {
+    if (!s.sweep.plans.empty()) return {root["sweep"]["plan"][index], "sweep.plan[" + std::to_string(index) + "]"};
+    return {root["workload"]["plan"], "workload.plan"};
+  };
+  const auto fail_at = [&](const std::string& message, int index) {
+    // Messages name their field: "plan.<field>: why" or "batch: why".
+    std::string field = message.substr(0, message.find(':'));
+    std::string why = message.substr(std::min(message.size(), field.size() + 2));
+    std::string path = "workload.batch." + batch_key;
+    YAML::Node at = root["workload"]["batch"][batch_key];
+    if (field.rfind("plan.", 0) == 0) {
+      const std::string key = field.substr(5);
+      const auto [plan, plan_path] = plan_node(index);
+      if (plan.IsMap() && plan[key].IsDefined()) {
+        path = plan_path + "." + key;
+        at = plan[key];
+      } else if (plan.IsMap() && plan.size() > 0) {
+        path = plan_path;
+        at = plan;
+      } else {
+        path = "workload";
+        at = root["workload"];
       }
-      per_device = wl.batch / accelerators;
+    } else if (field != "batch") {
+      why = message;
     }
-    const auto mem = models::estimate_data_parallel_memory(wl.model, wl.precision, wl.gradient_precision, wl.optimizer,
-                                                           static_cast<int>(per_device));
-    if (mem.total() > s.cluster.device.memory_bytes) {
-      fail("model " + wl.model_name + " with " + std::to_string(per_device) +
-                                " samples per accelerator does not fit in " + s.cluster.device.name + " memory: needs " +
-                                format_size(mem.total()) + " (weights " + format_size(mem.weights) + ", gradients " +
-                                format_size(mem.gradients) + ", optimizer " + format_size(mem.optimizer_state) +
-                                ", activations " + format_size(mem.activations) + ", workspace " +
-                                format_size(mem.workspace) + "), has " + format_size(s.cluster.device.memory_bytes) +
-                                "; use a smaller batch or a larger accelerator");
+    throw ConfigError(source.locate(at, path), path, why);
+  };
+  const auto& wl = s.workload;
+  const int plan_count = static_cast<int>(s.plans().size());
+  for (int nodes : s.node_counts()) {
+    for (int index = 0; index < plan_count; ++index) {
+      const int accelerators = nodes * s.cluster.instance.accelerators_per_node;
+      const std::string where = " (" + std::to_string(nodes) + " nodes, " + std::to_string(accelerators) + " accelerators)";
+      models::ParallelPlan plan;
+      try {
+        plan = s.plan_for(nodes, index);
+        models::validate_plan(plan, wl.model, accelerators);
+      } catch (const std::invalid_argument& e) {
+        fail_at(e.what() + where, index);
+      }
+      const models::MemoryBreakdown mem = models::peak_memory(wl.model, plan);
+      if (mem.total() > s.cluster.device.memory_bytes) {
+        // Blame the plan when there is one, else the batch (what the user would change).
+        const auto [pn, plan_path] = plan_node(index);
+        const bool has_plan = pn.IsMap() && pn.size() > 0;
+        const std::string path = has_plan ? plan_path : "workload.batch." + batch_key;
+        const YAML::Node at = has_plan ? pn : root["workload"]["batch"][batch_key];
+        throw ConfigError(source.locate(at, path), path,
+                          "model " + wl.model_name + " with plan " + describe_plan(plan) + where + " does not fit in " +
+                              s.cluster.device.name + " memory: " + models::describe(mem) + ", has " +
+                              format_size(s.cluster.device.memory_bytes) +
+                              "; use more tensor or pipeline parallelism, ZeRO, recomputation or a smaller micro-batch");
+      }
     }
   }
 }

@@ -37,12 +37,13 @@ void print_table(std::ostream& out, const Results& results) {
     print_collective_table(out, results);
     return;
   }
-  const std::vector<std::string> header{"nodes", "accel", "samples/s", "per accel", "epoch time",
-                                        "USD/hour", "USD/epoch", "efficiency", "exposed comm"};
+  const std::vector<std::string> header{"nodes", "accel", "plan", "samples/s", "per accel", "TFLOP/s/accel", "MFU",
+                                        "memory/accel", "epoch time", "USD/hour", "USD/epoch", "efficiency", "exposed comm"};
   std::vector<std::vector<std::string>> cells;
   for (const ResultRow& r : results.rows) {
-    cells.push_back({std::to_string(r.nodes), std::to_string(r.accelerators), number(r.samples_per_s, "%.0f"),
-                     number(r.samples_per_s_per_accelerator, "%.1f"),
+    cells.push_back({std::to_string(r.nodes), std::to_string(r.accelerators), r.plan, number(r.samples_per_s, "%.0f"),
+                     number(r.samples_per_s_per_accelerator, "%.1f"), number(r.tflops_per_accelerator, "%.1f"),
+                     number(100.0 * r.mfu, "%.1f%%"), format_size(r.memory_bytes),
                      std::isnan(r.time_per_epoch_s) ? "-" : format_duration(r.time_per_epoch_s),
                      number(r.cost_per_hour, "%.2f"), number(r.cost_per_epoch, "%.2f"),
                      number(100.0 * r.scaling_efficiency, "%.1f%%"),
@@ -61,6 +62,17 @@ void print_table(std::ostream& out, const Results& results) {
   for (const auto& row : cells) line(row);
   if (!results.rows.empty()) {
     const ResultRow& last = results.rows.back();
+    const double it = last.iteration_s;
+    const auto part = [&](const char* name, double v) {
+      return v > 0.0005 * it ? std::string(", ") + name + " " + number(100.0 * v / it, "%.1f%%") : std::string();
+    };
+    out << "iteration on " << last.nodes << " nodes: " << format_duration(it) << " = compute "
+        << number(100.0 * (last.compute_s - last.recompute_s) / it, "%.1f%%") << part("recompute", last.recompute_s)
+        << part("tensor-parallel comm", last.tensor_comm_s) << part("expert all-to-all", last.expert_comm_s)
+        << part("pipeline bubble", last.pipeline_bubble_s) << part("exposed data-parallel comm", last.exposed_comm_s)
+        << part("optimizer", last.optimizer_s);
+    if (last.tokens_per_s > last.samples_per_s) out << "; " << number(last.tokens_per_s, "%.0f") << " tokens/s";
+    out << "\n";
     out << "time to train on " << last.nodes << " nodes: " << format_duration(last.time_to_train_s) << " ("
         << last.iterations << " iterations), billed cost " << number(last.cost_to_train, "%.2f") << " USD\n";
   }

@@ -1,5 +1,10 @@
 // Catalog lookups and overrides (see catalog.hpp). The built-in figures live in
 // catalog_devices.cpp and catalog_instances.cpp, each entry next to its source.
+// Profiles: every built-in device gets one in catalog_devices.cpp (measured ratios from the
+// azure-* records of /work/shared/reference/hardware-and-cloud.yaml where they exist, their mean
+// elsewhere). A device added without one (add_device's default argument, or a scenario catalog
+// device with no base) gets DeviceProfile{} from models/device.hpp: 0.8 / 0.8 / 5 us, round
+// figures not taken from any reference record.
 #include "models/catalog.hpp"
 
 #include <utility>

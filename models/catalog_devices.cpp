@@ -24,11 +24,12 @@ struct Peaks {  // TFLOP/s, dense
 
 // The host link of each device generation, x16, per direction, after 128b/130b encoding
 // (PCI-SIG: Gen3 8 GT/s, Gen4 16 GT/s, Gen5 32 GT/s per lane): Gen3 for K80 to T4 and the TPU
-// hosts, Gen4 for A100, A10G and L4, Gen5 for H100 and H200 (NVIDIA datasheets).
+// hosts, Gen4 for A100, A10, A10G and L4 (hw-a10-*, hw-a10g-*, hw-l4-* name "PCIe Gen4"), Gen5 for
+// H100 and H200 (NVIDIA datasheets).
 double pcie_x16_per_direction(const std::string& device) {
   const auto starts = [&](const char* prefix) { return device.rfind(prefix, 0) == 0; };
   if (starts("H100") || starts("H200")) return 63.0e9;
-  if (starts("A100") || starts("A10G") || starts("L4")) return 31.5e9;
+  if (starts("A100") || device == "A10" || starts("A10G") || starts("L4")) return 31.5e9;
   return 15.75e9;
 }
 
@@ -48,6 +49,11 @@ DeviceSpec spec(std::string name, std::string description, Peaks t, double memor
 }
 
 // --- Default profiles: achieved / datasheet, from published measurements. ---
+// The reference's only kernel-level measurements are the Azure AI-benchmarking-guide records
+// below (A100-80GB, H100, H200). measured.yaml holds end-to-end figures (Megatron MFU, ResNet-50
+// throughput, NCCL bus bandwidth), not GEMM or STREAM fractions, and published-claims.md holds
+// none, so every other device gets the mean ratio (unmeasured()). kernel_launch_overhead_s keeps
+// the DeviceProfile default (5 us, models/device.hpp) for every device: no record gives it.
 // azure-a100-gemm-fp16: cuBLASLt FP16 GEMM 16384^3, 256.5 of 312 TFLOP/s (Azure
 // AI-benchmarking-guide).
 constexpr double kA100Matmul = 256.5 / 312.0;
@@ -108,10 +114,18 @@ void add_pre_ampere_gpus(Catalog& c) {
 }
 
 void add_ampere_and_ada_gpus(Catalog& c) {
+  // hw-a10-*: NVIDIA A10 datasheet (recorded from memory - verify). The datacenter PCIe part the
+  // A10G derives from; no instance in the reference uses it. No FP64 figure in the reference.
+  c.add_device(spec("A10", "NVIDIA A10 24GB PCIe",
+                    {.fp32 = 31.2, .tf32 = 62.5, .fp16 = 125, .bf16 = 125}, 24 * kGB, 600 * kGB,
+                    64 * kGB, "hw-a10-*: NVIDIA A10 datasheet (from memory - verify)"),
+               unmeasured());
   // hw-a10g-*: AWS EC2 G5 product page (secondary/uncertain; no NVIDIA datasheet exists).
-  // UNCERTAIN: the A10G tensor rate is not published. The record notes say ~70 TF dense FP16
-  // (below the A10's 125, hw-a10-fp16); used for FP16 and BF16. TF32 is not in the reference:
-  // ASSUMED 35 TF, half the FP16 rate as on A10 (hw-a10-tf32 62.5 vs 125). Calibrate on a g5.
+  // UNCERTAIN: the A10G tensor rate is not published. The hw-a10g-fp32 notes say ~70 TF dense
+  // FP16 (below the A10's 125, hw-a10-fp16); used for FP16 and BF16 (Ampere runs both at one
+  // rate, hw-a10-fp16 "FP16/BF16"). NOT IN THE REFERENCE: an A10G TF32 rate. DERIVED 35 TF = 70 x
+  // the A10's TF32/FP16 ratio (hw-a10-tf32 62.5 / hw-a10-fp16 125). No FP64 figure. Calibrate on
+  // a g5.
   c.add_device(spec("A10G", "NVIDIA A10G 24GB (AWS g5)",
                     {.fp32 = 31.2, .tf32 = 35, .fp16 = 70, .bf16 = 70}, 24 * kGB, 600 * kGB,
                     64 * kGB, "hw-a10g-*: AWS EC2 G5 product page; tensor rates uncertain"),
@@ -159,9 +173,11 @@ void add_hopper_gpus(Catalog& c) {
 // bidirectional per-chip figure, which spec() halves. No TPU efficiency has been measured:
 // profiles are the GPU mean (no published measurement; mean of A100/H100/H200 ratios).
 void add_tpus(Catalog& c) {
-  // hw-tpuv2-*: Google I/O 2017 / Cloud TPU v2 via third-party summaries (secondary).
-  // ASSUMED link: the reference has no v2 ICI figure; taken equal to the v3-derived figure below
-  // (likely optimistic for v2).
+  // hw-tpuv2-*: Google I/O 2017 / Cloud TPU v2 via third-party summaries (secondary). The
+  // record values are used (45 TF, 16 GB, 600 GB/s); its notes cite ~46 TF / 700 GB/s (Jouppi et
+  // al., "verify") and 8 GiB per core x 2 cores, i.e. 16 GiB.
+  // NOT IN THE REFERENCE: a v2 ICI figure. ASSUMED link equal to the v3-derived figure below
+  // (likely optimistic for v2); kept because a node needs a positive chip-to-chip link.
   c.add_device(spec("TPU-v2", "Google Cloud TPU v2 (one chip)", {.bf16 = 45}, 16 * kGB, 600 * kGB,
                     2 * 340e12 / 1024,
                     "hw-tpuv2-*: Google I/O 2017 / Cloud TPU v2 (secondary); link assumed"),
@@ -173,13 +189,15 @@ void add_tpus(Catalog& c) {
            2 * 340e12 / 1024,
            "hw-tpuv3-*: cloud.google.com/tpu/docs/v3; link derived from pod all-reduce BW"),
       unmeasured());
-  // hw-tpuv4-*: cloud.google.com/tpu/docs/v4. DERIVED link: 1.1 PB/s per pod over 4096 chips.
+  // hw-tpuv4-*: cloud.google.com/tpu/docs/v4. BF16 275 TF (int8 also 275, not a dlsim precision),
+  // 32 GiB, 1200 GB/s. DERIVED link: all-reduce bandwidth 1.1 PB/s per pod over 4096 chips.
   c.add_device(
       spec("TPU-v4", "Google Cloud TPU v4 (one chip)", {.bf16 = 275}, 32 * kGiB, 1200 * kGB,
            2 * 1.1e15 / 4096,
            "hw-tpuv4-*: cloud.google.com/tpu/docs/v4; link derived from pod all-reduce BW"),
       unmeasured());
-  // hw-tpuv5e-*: cloud.google.com/tpu/docs/v5e. ICI 1600 Gbps per chip = 400 GB/s bidirectional.
+  // hw-tpuv5e-*: cloud.google.com/tpu/docs/v5e. BF16 197 TF (int8 393 TOPS, not a dlsim
+  // precision), 16 GB, 819 GB/s; ICI 1600 Gbps per chip = 400 GB/s bidirectional.
   c.add_device(spec("TPU-v5e", "Google Cloud TPU v5e (one chip)", {.bf16 = 197}, 16 * kGB,
                     819 * kGB, 400 * kGB, "hw-tpuv5e-*: cloud.google.com/tpu/docs/v5e"),
                unmeasured());

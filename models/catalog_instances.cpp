@@ -4,6 +4,9 @@
 // date; later price cuts the reference mentions are noted, not applied.
 // intra_node_bandwidth is taken from the device's per-direction link figure (catalog_devices.cpp,
 // records hw-*-link) so the two cannot drift apart.
+// Instance names in the reference that are NOT built in, for want of figures: GCP g2-standard-4
+// (spot-gcp-g2-standard-4 gives only its prices, no accelerator count or network) and Azure ND
+// H200 v5 (named by azure-h200-gemm-fp8 and azure-hbm-h200, no price or network).
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -35,12 +38,14 @@ struct Row {
   const char* source;
 };
 
-// How the accelerators of a node connect, from its device and links: TPU hosts are boards of
-// four chips on ICI; PCIe instances have no NVLink; 8-GPU P100/V100 nodes use the DGX-1 hybrid
-// cube-mesh (dgx1v-topology), 4-GPU V100 nodes (p3.8xlarge) a fully connected NVLink quad,
-// and A100/H100 nodes NVSwitch (all-to-all).
+// How the accelerators of a node connect, from its device and links: TPU hosts are chips on ICI
+// (four on v2/v3/v4/v5p, eight on v5e); PCIe instances have no NVLink; 8-GPU P100/V100 nodes use
+// the DGX-1 hybrid cube-mesh (dgx1v-topology), 4-GPU V100 nodes (p3.8xlarge) a fully connected
+// NVLink quad, and A100/H100 nodes NVSwitch (all-to-all).
 network::NodeKind node_kind_of(const Row& r) {
   const std::string device = r.device;
+  // Note: network's tpu_board builder accepts 4 chips only (topology_builders_detail.hpp), so the
+  // 8-chip gcp/tpu-v5e-8 host (hw-tpuv5e-*) needs that check widened to build a topology.
   if (device.rfind("TPU", 0) == 0) return network::NodeKind::tpu_board;
   if (r.intra_latency_s == kPcieLatency) return network::NodeKind::pcie;
   const bool volta_or_pascal = device.rfind("V100", 0) == 0 || device.rfind("P100", 0) == 0;
@@ -53,6 +58,7 @@ int nics_of(const std::string& name) {
   if (name == "aws/p4d.24xlarge" || name == "aws/p4de.24xlarge") return 4;   // 4x100 Gbps EFA
   if (name == "aws/p5.48xlarge") return 32;                                  // 32x100 Gbps EFAv2
   if (name == "gcp/a3-highgpu-8g") return 4;                                 // 4x200 GPUDirect-TCPX
+  if (name == "gcp/tpu-v5e-8") return 2;                                     // 2x100 per host
   if (name.rfind("azure/Standard_ND96", 0) == 0) return 8;                   // 8 InfiniBand HCAs
   return 1;
 }
@@ -166,16 +172,44 @@ void add_gcp_gpu(Catalog& c) {
           "inst-gcp-g2-standard-96-price: Cyclenerd pricing.yml"});
 }
 
-// Cloud TPU v2-8 / v3-8: one host with a 4-chip board (names count TensorCores, 2 per chip).
-// tpu-price-ondemand gives 4.50 / 8.00 USD per 4-chip device-hour (from memory - verify).
-// ASSUMED host network 100 Gbps: the reference gives no v2/v3 host NIC figure (hw-tpuv5e
-// gives 2x100 Gbps per 8-chip v5e host). Chips of a board talk over ICI (device link figure,
-// itself derived or assumed, see catalog_devices.cpp) at an assumed NVLink-like latency.
+// Cloud TPU slices of one host each; a larger slice is several such nodes (e.g. v5e-256 = 32
+// nodes of gcp/tpu-v5e-8, v4-32 = 4 nodes of gcp/tpu-v4-8), joined by ICI (fabric: torus).
+// Names: v2, v3, v4 and v5p names count TensorCores, 2 per chip (hw-tpuv4-bf16 notes "v4-8 = 4
+// chips", hw-tpuv5p-bf16 notes "v5p-12288 = 6144 chips"); v5e names count chips, 8 per host
+// (hw-tpuv5e-*: "8 chips/host", "names count chips").
+// Prices: tpu-price-ondemand (cloud.google.com/tpu/pricing, from memory - uncertain, verify),
+// "circa 2023-2024", us-central: v2-8 4.50 and v3-8 8.00 USD per 4-chip device-hour; v4 3.22,
+// v5e 1.2, v5p 4.2 USD per chip-hour, times the chips of the slice.
+// Host network: only hw-tpuv5e gives one, 2x100 Gbps NICs per 8-chip host (and DCN 6.4 Tbps per
+// 256-chip pod: the same 25 Gbps per chip). NOT IN THE REFERENCE for v2, v3, v4, v5p: ASSUMED
+// 100 Gbps per 4-chip host, the v5e per-chip share (25 Gbps) times 4 chips; one NIC.
+// Chips of a host talk over ICI (device link figure, derived or assumed, see catalog_devices.cpp)
+// at an assumed NVLink-like latency.
+constexpr double kTpuChipGbps = 2 * 100.0 / 8;  // hw-tpuv5e-*: 2x100 Gbps NIC per 8-chip host
+
 void add_gcp_tpu(Catalog& c) {
-  add(c, {"gcp/tpu-v2-8", "TPU-v2", 4, 100, kEthernetLatency, kNvlinkLatency, 4.50,
-          "circa 2023-2024", "tpu-price-ondemand: cloud.google.com/tpu/pricing (uncertain)"});
-  add(c, {"gcp/tpu-v3-8", "TPU-v3", 4, 100, kEthernetLatency, kNvlinkLatency, 8.00,
-          "circa 2023-2024", "tpu-price-ondemand: cloud.google.com/tpu/pricing (uncertain)"});
+  const char* date = "circa 2023-2024";
+  add(c, {"gcp/tpu-v2-8", "TPU-v2", 4, 4 * kTpuChipGbps, kEthernetLatency, kNvlinkLatency, 4.50,
+          date, "tpu-price-ondemand: cloud.google.com/tpu/pricing (uncertain); network assumed"});
+  add(c, {"gcp/tpu-v3-8", "TPU-v3", 4, 4 * kTpuChipGbps, kEthernetLatency, kNvlinkLatency, 8.00,
+          date, "tpu-price-ondemand: cloud.google.com/tpu/pricing (uncertain); network assumed"});
+  // hw-tpuv4-bf16 notes: v4-8 = 4 chips. tpu-price-ondemand: 3.22 USD per chip-hour x 4.
+  add(c, {"gcp/tpu-v4-8", "TPU-v4", 4, 4 * kTpuChipGbps, kEthernetLatency, kNvlinkLatency,
+          4 * 3.22, date,
+          "tpu-price-ondemand: cloud.google.com/tpu/pricing (uncertain), 3.22 USD/chip-h x 4; "
+          "network assumed"});
+  // hw-tpuv5e-*: 8 chips per host, 2x100 Gbps NICs per host (primary, cloud.google.com/tpu/docs/
+  // v5e). tpu-price-ondemand: 1.2 USD per chip-hour x 8.
+  add(c, {"gcp/tpu-v5e-8", "TPU-v5e", 8, 8 * kTpuChipGbps, kEthernetLatency, kNvlinkLatency,
+          8 * 1.2, date,
+          "hw-tpuv5e-*: cloud.google.com/tpu/docs/v5e (host, NICs); tpu-price-ondemand "
+          "(uncertain), 1.2 USD/chip-h x 8"});
+  // hw-tpuv5p-bf16 notes: names count TensorCores, so v5p-8 = 4 chips. tpu-price-ondemand: 4.2
+  // USD per chip-hour x 4.
+  add(c, {"gcp/tpu-v5p-8", "TPU-v5p", 4, 4 * kTpuChipGbps, kEthernetLatency, kNvlinkLatency,
+          4 * 4.2, date,
+          "tpu-price-ondemand: cloud.google.com/tpu/pricing (uncertain), 4.2 USD/chip-h x 4; "
+          "network assumed"});
 }
 
 // Azure ND: InfiniBand between nodes (the Ethernet front-end NIC is not counted).

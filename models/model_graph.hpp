@@ -1,7 +1,24 @@
-// ModelGraph: a DL model as an ordered list of layers, each with its cost per sample.
-// Built from the architecture (zoo.hpp), never typed in as totals.
-// Units: FLOPs count a multiply-add as 2 FLOPs; bytes are per sample at the given
-// element size; parameters are counts (elements), not bytes.
+// ModelGraph: a DL model as an ordered list of layers (operations), each with its cost per
+// sample. Built from the architecture (zoo*.cpp, or a user's YAML), never typed in as totals.
+// Units: FLOPs count a multiply-add as 2 FLOPs; element counts are per sample; parameters are
+// counts (elements), not bytes. Bytes follow from element counts and the run's precision.
+//
+// Besides its costs, each layer says how parallel plans split it (parallel_plan.hpp):
+// - block: the repeating unit it belongs to (a transformer layer); pipeline stages are cut at
+//   block boundaries. Layers before the first block go to the first stage, after the last to
+//   the last stage. Models without blocks (CNNs) are cut between layers.
+// - tensor: how Megatron-style tensor parallelism splits it over t ranks (Shoeybi et al. 2019):
+//   `split` layers (column/row-parallel linears, attention heads, vocabulary-parallel embedding
+//   and head) do 1/t of the work and hold 1/t of the parameters; `replicated` layers (norms,
+//   residual adds, dropout) are repeated on every rank, or split by sequence parallelism.
+// - tp_all_reduce: a row-parallel or vocabulary-parallel layer whose output is all-reduced over
+//   the tensor-parallel group in forward (and whose matching column-parallel input gradient is
+//   all-reduced in backward): Megatron's g and f operators.
+// - experts > 0: a mixture-of-experts layer holding `experts` identical experts; parameters
+//   counts all of them, forward_flops the work actually done per sample (top-k experts per
+//   token). Expert parallelism puts experts/e of them on each rank.
+// - all_to_all_after: tokens are exchanged over the expert-parallel group after this layer
+//   (dispatch after the router, combine after the experts), in forward and in backward.
 #pragma once
 #include <string>
 #include <vector>
@@ -10,6 +27,8 @@ namespace dlsim::models {
 
 enum class LayerKind { conv, linear, matmul, norm, elementwise, pool, embedding, softmax };
 
+enum class TensorSplit { replicated, split };
+
 struct Layer {
   std::string name;
   LayerKind kind = LayerKind::elementwise;
@@ -17,7 +36,31 @@ struct Layer {
   double forward_flops = 0;       // per sample
   double activation_elements = 0; // output elements per sample (read by the next layer)
   double input_elements = 0;      // input elements per sample
+  // Backward FLOPs per sample; a negative value means the default rule (backward_flops()).
+  double backward_flops = -1;
+  // Elements per sample kept from forward for backward; negative means the default rule
+  // (saved_elements()).
+  double saved_elements = -1;
+  int block = -1;                 // repeating block index, -1 outside blocks
+  TensorSplit tensor = TensorSplit::replicated;
+  bool tp_all_reduce = false;     // output all-reduced over the tensor-parallel group
+  bool attention_core = false;    // attention scores/softmax/context (selective recomputation)
+  int experts = 0;                // > 0: a layer of `experts` experts (mixture of experts)
+  bool all_to_all_after = false;  // expert-parallel all-to-all after this layer
 };
+
+// Backward FLOPs per sample: the layer's own figure, else twice the forward for matrix layers
+// (gradients for the input and for the weights) and once the forward for the others.
+double backward_flops(const Layer& layer);
+// Elements kept for backward per sample: the layer's own figure, else its input for matrix,
+// norm, softmax, pooling and embedding layers and nothing for elementwise layers (activations
+// such as ReLU and residual adds keep no more than what their neighbours already saved).
+double saved_elements(const Layer& layer);
+// Bytes one forward pass of the layer reads (inputs and weights) and writes (outputs) per
+// sample, at `element_bytes` per element. The weights are read once per pass, not per sample:
+// forward_bytes_read(l, b, e) = b * input * e + parameters * e.
+double forward_bytes_read(const Layer& layer, double batch, double element_bytes);
+double forward_bytes_written(const Layer& layer, double batch, double element_bytes);
 
 struct ModelGraph {
   std::string name;
@@ -27,8 +70,11 @@ struct ModelGraph {
 
   double parameters() const;
   double forward_flops_per_sample() const;
-  // Forward + backward: backward costs twice the forward (gradients w.r.t. inputs and weights).
-  double training_flops_per_sample() const { return 3.0 * forward_flops_per_sample(); }
+  double backward_flops_per_sample() const;
+  double training_flops_per_sample() const { return forward_flops_per_sample() + backward_flops_per_sample(); }
+  int blocks() const;             // number of distinct blocks (max block index + 1)
+  bool has_tensor_layout() const; // some layer is tensor-split
+  bool has_experts() const;
 };
 
 }  // namespace dlsim::models

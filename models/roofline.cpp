@@ -46,7 +46,7 @@ LayerTime layer_time(const Layer& layer, int batch, Precision precision, const D
                 profile.kernel_launch_overhead_s;
   // Two kernels where the layer has weights (input gradient, weight gradient), else one.
   const double backward_kernels = layer.parameters > 0 ? 2.0 : 1.0;
-  t.backward_s = bound_time(2.0 * forward_flops, 2.0 * (activations + weights), flop_rate, byte_rate) +
+  t.backward_s = bound_time(backward_flops(layer) * b, 2.0 * (activations + weights), flop_rate, byte_rate) +
                  backward_kernels * profile.kernel_launch_overhead_s;
   return t;
 }

@@ -7,8 +7,8 @@
 // softmax, pooling, embedding lookups) run on the vector units: the FP32 peak, or the
 // precision's peak on devices without an FP32 figure (TPUs). Memory traffic counts each
 // layer's input and output activations and its weights once, at the precision's element size.
-// Backward costs twice the forward arithmetic (gradients for inputs and for weights) and
-// moves about twice the bytes (reads the saved input and the output gradient, writes the input
+// Backward does the layer's backward FLOPs (model_graph.hpp: twice the forward for matrix layers,
+// gradients for inputs and for weights) and moves about twice the bytes (reads the saved input and the output gradient, writes the input
 // gradient; reads weights, writes weight gradients).
 #pragma once
 

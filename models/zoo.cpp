@@ -5,19 +5,41 @@
 #include <stdexcept>
 
 namespace dlsim::models {
+namespace {
 
+struct ImageModel {
+  const char* name;
+  ModelGraph (*build)();
+};
+const ImageModel kImageModels[] = {
+    {"inception-v3", inception_v3}, {"resnet50", resnet50}, {"vgg16", vgg16},
+    {"vit-b16", vit_b16},           {"vit-l16", vit_l16},
+};
+
+const ImageModel* find_image_model(const std::string& name) {
+  for (const ImageModel& m : kImageModels) {
+    if (name == m.name) return &m;
+  }
+  return nullptr;
+}
+
+}  // namespace
 
 std::vector<std::string> zoo_model_names() {
-  std::vector<std::string> names{"bert-base", "bert-large", "resnet50"};
+  std::vector<std::string> names{"bert-base", "bert-large"};
+  for (const ImageModel& m : kImageModels) names.emplace_back(m.name);
   for (const std::string& n : decoder_model_names()) names.push_back(n);
   std::sort(names.begin(), names.end());
   return names;
 }
 
-bool zoo_model_has_sequence(const std::string& name) { return name != "resnet50"; }
+bool zoo_model_has_sequence(const std::string& name) {
+  return find_image_model(name) == nullptr;
+}
 
 ModelGraph zoo_model(const std::string& name, int sequence_length) {
-  if (name == "resnet50") return resnet50();  // images: sequence_length does not apply
+  // Images: sequence_length does not apply.
+  if (const ImageModel* m = find_image_model(name)) return m->build();
   // 0: the model's usual length (BERT pre-training phase 1: 128; decoders: their context).
   if (name == "bert-base") return bert_base(sequence_length == 0 ? 128 : sequence_length);
   if (name == "bert-large") return bert_large(sequence_length == 0 ? 128 : sequence_length);

@@ -1,4 +1,6 @@
-// Built-in models, built layer by layer from their published architectures.
+// Built-in models, built layer by layer from their published architectures. Transformers carry
+// the layout parallel plans need (blocks, tensor split, tensor-parallel all-reduces, attention
+// core, experts; see model_graph.hpp); CNNs have no blocks and are replicated.
 #pragma once
 #include <string>
 #include <vector>
@@ -9,6 +11,15 @@ namespace dlsim::models {
 
 // ResNet-50 v1.5 (He et al. 2016; stride on the 3x3 conv), 224x224 input, 1000 classes.
 ModelGraph resnet50();
+// VGG-16 (Simonyan & Zisserman 2015, configuration D, no BN), 224x224 input, 1000 classes.
+ModelGraph vgg16();
+// Inception-v3 (Szegedy et al. 2016) in the torchvision layout (BN after every conv), 299x299
+// input, 1000 classes, with the auxiliary classifier (computed in training).
+ModelGraph inception_v3();
+// Vision Transformers (Dosovitskiy et al. 2021): 224x224 input, 16x16 patches (196 + 1 class
+// token), pre-norm encoder, 1000-class head. sample_unit "image", one token per sample.
+ModelGraph vit_b16();
+ModelGraph vit_l16();
 // BERT (Devlin et al. 2019) encoder with MLM head; sequence_length tokens per sample.
 ModelGraph bert_base(int sequence_length = 128);
 ModelGraph bert_large(int sequence_length = 128);
@@ -27,13 +38,19 @@ struct DecoderConfig {
   bool learned_positions = true;  // learned position table; otherwise rotary (no parameters)
   bool rms_norm = false;          // RMSNorm (scale only); otherwise LayerNorm (scale and shift)
   bool linear_bias = true;        // biases on the linear layers
+  bool dropout = false;           // dropout after softmax, attention output and FFN (GPT-2/3: 0.1)
+  int experts = 0;                // > 0: mixture-of-experts FFN with this many experts per layer
+  int top_k = 0;                  // experts each token is routed to (with experts > 0)
 };
 // Features of each of the K and V projections: kv_heads * (hidden / heads).
 double decoder_kv_features(const DecoderConfig& c);
 // Throws std::invalid_argument for a bad config or sequence_length outside [1, max_positions].
 ModelGraph decoder_transformer(const DecoderConfig& c, int sequence_length);
+// Parameters a token passes through: all of them for a dense model; with experts, the expert
+// layers count top_k of their experts (Mixtral 8x7B: 12.9 B of 46.7 B).
+double decoder_active_parameters(const DecoderConfig& c);
 // Presets: gpt2, gpt2-medium, gpt2-large, gpt2-xl, gpt3-125m ... gpt3-175b, llama2-7b/13b/70b,
-// llama3-8b/70b/405b. Unknown names throw std::out_of_range.
+// llama3-8b/70b/405b, mixtral-8x7b/8x22b. Unknown names throw std::out_of_range.
 std::vector<std::string> decoder_model_names();
 DecoderConfig decoder_config(const std::string& name);
 // At the preset's full context, or at sequence_length (1..max_positions).

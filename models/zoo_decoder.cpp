@@ -1,16 +1,49 @@
 // Decoder-only (GPT-style) transformers built layer by layer from their parameters: token
 // (and optionally learned position) embeddings, L pre-norm decoder layers (causal self-attention
-// with optional grouped-query K/V, then a plain GELU or gated SwiGLU feed-forward), a final norm
-// and the language-model head. Per-sample costs are for one sequence of s tokens; a multiply-add
-// is 2 FLOPs. Causal attention is costed on the lower triangle only (s(s+1)/2 scores per head),
-// as causal kernels (FlashAttention, Megatron fused masked softmax) skip the masked half. The
-// LM head is costed on all s positions; the loss and dropout are not modelled.
+// with optional grouped-query K/V, then a plain GELU, gated SwiGLU or mixture-of-experts SwiGLU
+// feed-forward), a final norm and the language-model head. Per-sample costs are for one sequence
+// of s tokens; a multiply-add is 2 FLOPs. Causal attention is costed on the lower triangle only
+// (s(s+1)/2 scores per head), as causal kernels (FlashAttention, Megatron fused masked softmax)
+// skip the masked half. The LM head is costed on all s positions; the loss is not modelled.
+// Models trained with dropout (GPT-2/3: dropout 0.1 on the attention probabilities and on the
+// attention and FFN outputs) get those dropout layers: their cost is a memory-bound elementwise
+// pass, and they keep a one-byte mask each (counted as half an element: exact at fp16/bf16).
+//
+// Layout for parallel plans (model_graph.hpp): every layer of decoder layer i has block = i.
+// Megatron tensor parallelism (Shoeybi et al. 2019) splits the QKV (column-parallel), rotary,
+// scores, softmax, context (by heads), the attention output (row-parallel, all-reduced), the FFN
+// up / gate_up (column), its activation and the FFN down (row, all-reduced); the token embedding
+// and LM head are vocabulary-parallel (the embedding output is all-reduced; the small learned
+// position table is counted with it). Norms and residual adds are replicated.
+//
+// Activations kept for backward (saved_elements, per sequence), following Korthikanti et al.
+// 2022, "Reducing Activation Recomputation in Large Transformer Models", sec. 4.1, without the
+// dropout masks and dropout outputs we do not model:
+//   norms: their input (s*h)           qkv: its input (s*h)       rotary: nothing (linear map)
+//   scores: Q and K (s*(h + kv))       softmax: its output, the full heads*s*s matrix (Megatron's
+//   fused causal softmax writes all s*s entries, zeros above the diagonal, and autograd keeps it)
+//   context: V only (s*kv; the probabilities are the softmax output already counted)
+//   attention output: its input (s*h)  residual adds: nothing
+//   GELU: its input (s*ffn)            SwiGLU: gate and up (2*s*ffn)    FFN down: its input (s*ffn)
+// Without dropout this is 16*s*h + heads*s^2 elements per layer, i.e. 32sbh + 2as^2b bytes at
+// 2-byte elements: Korthikanti's 34sbh + 5as^2b minus the two sbh dropout masks, the as^2b
+// softmax dropout mask and the 2as^2b dropout output. With dropout (GPT-3): the attention dropout
+// keeps its mask (as^2b bytes), the context matmul keeps the dropped-out probabilities (2as^2b)
+// besides V, and the two output dropouts keep their masks (sbh each): exactly 34sbh + 5as^2b
+// (tests/models/test_zoo_layout.cpp).
+//
+// Mixture of experts (experts > 0, Mixtral/Switch style): the FFN becomes a router (h -> E
+// linear, replicated, followed by the dispatch all-to-all), E experts of the configured FFN
+// (SwiGLU for Mixtral) applied to the top_k * s token copies routed to them (parameters: all E
+// experts; FLOPs: top_k experts' work per token), the combine all-to-all after the expert down
+// projection, and a weighted sum of each token's top_k expert outputs.
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "models/zoo.hpp"
+#include "models/zoo_layout.hpp"
 
 namespace dlsim::models {
 namespace {
@@ -23,26 +56,32 @@ constexpr double kGeluFlops = 8;       // tanh approximation: cube, multiply-add
 constexpr double kSwiGluFlops = 6;     // SiLU (sigmoid 4 + multiply 1) + gate multiply 1
 constexpr double kRotaryFlops = 3;     // two multiplies and an add per rotated element
 constexpr double kAddFlops = 1;
+constexpr double kDropoutFlops = 2;    // random draw compared with p, then scale-or-zero
+constexpr double kMaskElements = 0.5;  // a one-byte mask per element, in two-byte element units
 
 using Layers = std::vector<Layer>;
 
-void push(Layers& out, std::string name, LayerKind kind, double params, double flops,
-          double input_elements, double output_elements) {
+Layer& push(Layers& out, std::string name, LayerKind kind, double params, double flops,
+            double input_elements, double output_elements) {
   out.push_back(Layer{std::move(name), kind, params, flops, output_elements, input_elements});
+  return out.back();
 }
+
+// Tensor-parallel annotations (the reference is used at once, before the next push).
+using namespace zoo_layout;
 
 // Dense layer (bias optional) applied to each of `tokens` positions.
-void linear(Layers& out, const std::string& name, double tokens, double in, double features,
-            bool bias) {
+Layer& linear(Layers& out, const std::string& name, double tokens, double in, double features,
+              bool bias) {
   const double b = bias ? features : 0;
-  push(out, name, LayerKind::linear, in * features + b, tokens * (2 * in * features + b),
-       tokens * in, tokens * features);
+  return push(out, name, LayerKind::linear, in * features + b, tokens * (2 * in * features + b),
+              tokens * in, tokens * features);
 }
 
-void elementwise(Layers& out, const std::string& name, double flops_per_element, double elements,
-                 double inputs_per_element = 1) {
-  push(out, name, LayerKind::elementwise, 0, flops_per_element * elements,
-       inputs_per_element * elements, elements);
+Layer& elementwise(Layers& out, const std::string& name, double flops_per_element,
+                   double elements, double inputs_per_element = 1) {
+  return push(out, name, LayerKind::elementwise, 0, flops_per_element * elements,
+              inputs_per_element * elements, elements);
 }
 
 // LayerNorm (scale and shift, 2h parameters) or RMSNorm (scale only, h parameters).
@@ -61,30 +100,72 @@ void attention(Layers& out, const std::string& p, const DecoderConfig& c, double
   const double causal = s * (s + 1) / 2;           // scored (query, key) pairs per head
   const double scores = double(c.heads) * causal;  // over all heads
   norm(out, p + ".attn.norm", c, s);
-  linear(out, p + ".attn.qkv", s, h, h + 2 * kv, c.linear_bias);
-  if (!c.learned_positions) elementwise(out, p + ".attn.rotary", kRotaryFlops, s * (h + kv));
-  push(out, p + ".attn.scores", LayerKind::matmul, 0, 2 * causal * h, s * (h + kv), scores);
-  push(out, p + ".attn.softmax", LayerKind::softmax, 0, kSoftmaxFlops * scores, scores, scores);
-  push(out, p + ".attn.context", LayerKind::matmul, 0, 2 * causal * h, scores + s * kv, s * h);
-  linear(out, p + ".attn.output", s, h, h, c.linear_bias);
+  split(linear(out, p + ".attn.qkv", s, h, h + 2 * kv, c.linear_bias));
+  if (!c.learned_positions) {
+    split(elementwise(out, p + ".attn.rotary", kRotaryFlops, s * (h + kv)));
+  }
+  attention_core(
+      push(out, p + ".attn.scores", LayerKind::matmul, 0, 2 * causal * h, s * (h + kv), scores));
+  saves(attention_core(push(out, p + ".attn.softmax", LayerKind::softmax, 0,
+                            kSoftmaxFlops * scores, scores, scores)),
+        double(c.heads) * s * s);
+  const double probabilities = double(c.heads) * s * s;
+  if (c.dropout) {
+    saves(split(attention_core(elementwise(out, p + ".attn.dropout", kDropoutFlops, scores))), kMaskElements * probabilities);
+  }
+  saves(attention_core(push(out, p + ".attn.context", LayerKind::matmul, 0, 2 * causal * h,
+                            scores + s * kv, s * h)),
+        s * kv + (c.dropout ? probabilities : 0.0));
+  row_parallel(linear(out, p + ".attn.output", s, h, h, c.linear_bias));
+  if (c.dropout) saves(elementwise(out, p + ".attn.output_dropout", kDropoutFlops, s * h), kMaskElements * s * h);
   elementwise(out, p + ".attn.residual", kAddFlops, s * h, 2);
 }
 
-// Feed-forward: plain h -> ffn (GELU) -> h, or gated (SwiGLU) with gate and up projections
-// h -> ffn each, silu(gate) * up, then down ffn -> h; then the residual add.
-void feed_forward(Layers& out, const std::string& p, const DecoderConfig& c, double s) {
+// Feed-forward on `tokens` positions, without norm and residual: plain h -> ffn (GELU) -> h, or
+// gated (SwiGLU) with gate and up projections h -> ffn each, silu(gate) * up, then down ffn -> h.
+// The up / gate_up is column-parallel, the down row-parallel. Returns the down layer's index.
+size_t mlp(Layers& out, const std::string& p, const DecoderConfig& c, double tokens) {
   const double h = c.hidden, f = c.ffn;
-  norm(out, p + ".ffn.norm", c, s);
   if (c.gated_ffn) {
-    linear(out, p + ".ffn.gate_up", s, h, 2 * f, c.linear_bias);
-    push(out, p + ".ffn.swiglu", LayerKind::elementwise, 0, kSwiGluFlops * s * f, 2 * s * f,
-         s * f);
+    split(linear(out, p + ".gate_up", tokens, h, 2 * f, c.linear_bias));
+    saves(split(push(out, p + ".swiglu", LayerKind::elementwise, 0, kSwiGluFlops * tokens * f,
+                     2 * tokens * f, tokens * f)),
+          2 * tokens * f);
   } else {
-    linear(out, p + ".ffn.up", s, h, f, c.linear_bias);
-    elementwise(out, p + ".ffn.gelu", kGeluFlops, s * f);
+    split(linear(out, p + ".up", tokens, h, f, c.linear_bias));
+    saves(split(elementwise(out, p + ".gelu", kGeluFlops, tokens * f)), tokens * f);
   }
-  linear(out, p + ".ffn.down", s, f, h, c.linear_bias);
-  elementwise(out, p + ".ffn.residual", kAddFlops, s * h, 2);
+  row_parallel(linear(out, p + ".down", tokens, f, h, c.linear_bias));
+  return out.size() - 1;
+}
+
+// Mixture-of-experts feed-forward (see the file comment). Each expert layer holds E experts
+// (E times one expert's parameters) and does top_k experts' work per token.
+void moe_mlp(Layers& out, const std::string& p, const DecoderConfig& c, double s) {
+  const double h = c.hidden, e = c.experts, routed = double(c.top_k) * s;
+  linear(out, p + ".router", s, h, e, false).all_to_all_after = true;  // dispatch
+  const size_t first = out.size();
+  const size_t down = mlp(out, p + ".experts", c, routed);
+  out[down].all_to_all_after = true;  // combine
+  for (size_t i = first; i < out.size(); ++i) {
+    out[i].experts = c.experts;
+    out[i].parameters *= e;
+  }
+  // Weighted sum of each token's top_k expert outputs; the router-weight gradient needs them.
+  saves(push(out, p + ".experts.combine", LayerKind::elementwise, 0, 2 * routed * h, routed * h,
+             s * h),
+        routed * h);
+}
+
+void feed_forward(Layers& out, const std::string& p, const DecoderConfig& c, double s) {
+  norm(out, p + ".ffn.norm", c, s);
+  if (c.experts > 0) {
+    moe_mlp(out, p + ".ffn", c, s);
+  } else {
+    mlp(out, p + ".ffn", c, s);
+  }
+  if (c.dropout) saves(elementwise(out, p + ".ffn.dropout", kDropoutFlops, s * double(c.hidden)), kMaskElements * s * c.hidden);
+  elementwise(out, p + ".ffn.residual", kAddFlops, s * double(c.hidden), 2);
 }
 
 void validate(const DecoderConfig& c, int sequence_length) {
@@ -98,6 +179,11 @@ void validate(const DecoderConfig& c, int sequence_length) {
   if (c.kv_heads < 0 || c.kv_heads > c.heads || (c.kv_heads > 0 && c.heads % c.kv_heads != 0)) {
     fail("kv_heads " + std::to_string(c.kv_heads) + " must divide heads " +
          std::to_string(c.heads));
+  }
+  if (c.experts < 0 || (c.experts == 0 && c.top_k != 0) ||
+      (c.experts > 0 && (c.top_k < 1 || c.top_k > c.experts))) {
+    fail("top_k " + std::to_string(c.top_k) + " must lie in [1, experts " +
+         std::to_string(c.experts) + "] (and be 0 without experts)");
   }
   if (sequence_length < 1 || sequence_length > c.max_positions) {
     fail("sequence_length " + std::to_string(sequence_length) + " is outside [1, " +
@@ -119,6 +205,7 @@ DecoderConfig gpt2_like(const char* name, int layers, int hidden, int heads, int
   c.ffn = 4 * hidden;
   c.vocab = 50257;
   c.max_positions = context;
+  c.dropout = true;   // GPT-2 and GPT-3 train with dropout 0.1 (Radford et al. 2019; Megatron-LM)
   return c;  // defaults: tied, learned positions, LayerNorm, biases, GELU
 }
 
@@ -141,6 +228,14 @@ DecoderConfig llama_like(const char* name, int layers, int hidden, int heads, in
   return c;
 }
 
+DecoderConfig mixtral_like(const char* name, int layers, int hidden, int heads, int ffn,
+                           int vocab, int context) {
+  DecoderConfig c = llama_like(name, layers, hidden, heads, 8, ffn, vocab, context);
+  c.experts = 8;
+  c.top_k = 2;
+  return c;
+}
+
 // GPT-2 (Radford et al. 2019; Hugging Face configs): context 1024, vocabulary 50257.
 // GPT-3 (Brown et al. 2020, Table 2.1): context 2048, same BPE vocabulary, FFN 4d, the GPT-2
 // layout (its alternating sparse attention is not modelled). Table 2.1 lists GPT-3 XL with 24
@@ -148,6 +243,9 @@ DecoderConfig llama_like(const char* name, int layers, int hidden, int heads, in
 // (costs do not depend on the head count when heads * d_head = d_model). GPT-3 13B is built with
 // the table's d_model 5140 (head width 128.5 here).
 // Llama 2 (Touvron et al. 2023) and Llama 3 (Meta 2024) per their Hugging Face configs.
+// Mixtral 8x7B (Jiang et al. 2024, "Mixtral of Experts"; HF mistralai/Mixtral-8x7B-v0.1 config:
+// max_position_embeddings 32768) and 8x22B (HF mistralai/Mixtral-8x22B-v0.1: 65536): the Llama
+// layout with 8 KV heads and 8 SwiGLU experts per layer, 2 per token.
 const Preset kPresets[] = {
     {"gpt2", [] { return gpt2_like("gpt2", 12, 768, 12, 1024); }},
     {"gpt2-medium", [] { return gpt2_like("gpt2-medium", 24, 1024, 16, 1024); }},
@@ -169,6 +267,10 @@ const Preset kPresets[] = {
      [] { return llama_like("llama3-70b", 80, 8192, 64, 8, 28672, 128256, 8192); }},
     {"llama3-405b",
      [] { return llama_like("llama3-405b", 126, 16384, 128, 8, 53248, 128256, 8192); }},
+    {"mixtral-8x7b",
+     [] { return mixtral_like("mixtral-8x7b", 32, 4096, 32, 14336, 32000, 32768); }},
+    {"mixtral-8x22b",
+     [] { return mixtral_like("mixtral-8x22b", 56, 6144, 48, 16384, 32768, 65536); }},
 };
 
 }  // namespace
@@ -186,20 +288,33 @@ ModelGraph decoder_transformer(const DecoderConfig& c, int sequence_length) {
   g.tokens_per_sample = sequence_length;
   const double s = sequence_length, h = c.hidden, v = c.vocab;
   // Token (+ learned position) rows gathered per token; one FLOP per element counted for the
-  // gather/position add.
+  // gather/position add. Vocabulary-parallel: each rank holds 1/t of the rows and the partial
+  // outputs are all-reduced.
   const double table_rows = v + (c.learned_positions ? double(c.max_positions) : 0.0);
-  push(g.layers, "embeddings", LayerKind::embedding, table_rows * h, s * h,
-       (c.learned_positions ? 2 : 1) * s * h, s * h);
+  row_parallel(push(g.layers, "embeddings", LayerKind::embedding, table_rows * h, s * h,
+                    (c.learned_positions ? 2 : 1) * s * h, s * h));
   for (int i = 0; i < c.layers; ++i) {
     const std::string prefix = "decoder.layer." + std::to_string(i);
+    const size_t first = g.layers.size();
     attention(g.layers, prefix, c, s);
     feed_forward(g.layers, prefix, c, s);
+    for (size_t j = first; j < g.layers.size(); ++j) g.layers[j].block = i;
   }
   norm(g.layers, "final_norm", c, s);
-  // LM head h -> vocab without bias; a tied head reuses the token embedding (counted there).
-  push(g.layers, "lm_head", LayerKind::linear, c.tied_embeddings ? 0 : v * h, s * 2 * h * v, s * h,
-       s * v);
+  // LM head h -> vocab without bias, vocabulary-parallel; a tied head reuses the token embedding
+  // (counted there).
+  split(push(g.layers, "lm_head", LayerKind::linear, c.tied_embeddings ? 0 : v * h,
+             s * 2 * h * v, s * h, s * v));
   return g;
+}
+
+double decoder_active_parameters(const DecoderConfig& c) {
+  const ModelGraph g = decoder_transformer(c, 1);
+  double total = 0;
+  for (const Layer& l : g.layers) {
+    total += l.experts > 0 ? l.parameters * c.top_k / l.experts : l.parameters;
+  }
+  return total;
 }
 
 std::vector<std::string> decoder_model_names() {

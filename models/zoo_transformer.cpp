@@ -1,15 +1,32 @@
-// BERT (Devlin et al. 2019) built layer by layer: embeddings, L post-LN encoder layers, the
-// pooler and the masked-LM head, as in the reference implementation and Hugging Face
-// BertForMaskedLM/BertForPreTraining (the 2-way next-sentence head, 1,538 parameters, is left out).
-// Per-sample costs are for one whole sequence of s tokens. A multiply-add is 2 FLOPs.
-// The MLM head is costed on all s positions (as Hugging Face computes it); implementations that
-// first gather the ~15% masked positions (Google's run_pretraining, NVIDIA DeepLearningExamples)
-// spend less there. Dropout is not modelled (no FLOPs to speak of).
+// Encoder transformers built layer by layer: BERT (Devlin et al. 2019) and the Vision
+// Transformer (Dosovitskiy et al. 2021). A multiply-add is 2 FLOPs; dropout is not modelled.
+//
+// BERT: embeddings, L post-LN encoder layers, the pooler and the masked-LM head, as in the
+// reference implementation and Hugging Face BertForMaskedLM/BertForPreTraining (the 2-way
+// next-sentence head, 1,538 parameters, is left out). Per-sample costs are for one whole
+// sequence of s tokens. The MLM head is costed on all s positions (as Hugging Face computes it);
+// implementations that first gather the ~15% masked positions (Google's run_pretraining, NVIDIA
+// DeepLearningExamples) spend less there.
+//
+// ViT (torchvision vit_b_16 / vit_l_16 layout): a 16x16 stride-16 patch convolution, a class
+// token and learned positions (197 tokens at 224x224), L pre-LN encoder layers, a final
+// LayerNorm on all tokens and the linear head on the class token. Per-sample costs are per image.
+//
+// Layout for parallel plans, as in zoo_decoder.cpp: every layer of encoder layer i has block = i;
+// Megatron tensor parallelism splits QKV, scores, softmax, context, the attention output
+// (row-parallel, all-reduced), the FFN up, GELU and down (row-parallel, all-reduced); BERT's
+// embedding (vocabulary-parallel, all-reduced; its position and token-type rows are counted with
+// it) and MLM decoder are split. Norms, residual adds, the pooler, the MLM transform, ViT's patch
+// embedding and head are replicated.
+// Saved for backward (Korthikanti et al. 2022, sec. 4.1, without dropout): norms, QKV, attention
+// output and FFN linears keep their input; scores keep Q and K (2sh); softmax its output
+// (heads*s*s); context only V (sh); GELU its input (4sh); residual adds nothing.
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "models/zoo.hpp"
+#include "models/zoo_layout.hpp"
 
 namespace dlsim::models {
 namespace {
@@ -21,29 +38,33 @@ constexpr double kGeluFlops = 8;       // tanh approximation: cube, multiply-add
 constexpr double kTanhFlops = 4;
 constexpr double kAddFlops = 1;
 
-struct BertConfig {
+struct EncoderConfig {
   std::string name;
   int layers = 0, hidden = 0, heads = 0, ffn = 0;
-  int vocab = 30522, max_positions = 512, type_vocab = 2;
+  int vocab = 30522, max_positions = 512, type_vocab = 2;  // BERT only
 };
 
 using Layers = std::vector<Layer>;
 
-void push(Layers& out, std::string name, LayerKind kind, double params, double flops,
-          double input_elements, double output_elements) {
+Layer& push(Layers& out, std::string name, LayerKind kind, double params, double flops,
+            double input_elements, double output_elements) {
   out.push_back(Layer{std::move(name), kind, params, flops, output_elements, input_elements});
+  return out.back();
 }
+
+// Tensor-parallel annotations (the reference is used at once, before the next push).
+using namespace zoo_layout;
 
 // Dense layer with bias applied to each of `tokens` positions.
-void linear(Layers& out, const std::string& name, double tokens, double in, double features) {
-  push(out, name, LayerKind::linear, in * features + features,
-       tokens * (2 * in * features + features), tokens * in, tokens * features);
+Layer& linear(Layers& out, const std::string& name, double tokens, double in, double features) {
+  return push(out, name, LayerKind::linear, in * features + features,
+              tokens * (2 * in * features + features), tokens * in, tokens * features);
 }
 
-void elementwise(Layers& out, const std::string& name, double flops_per_element, double elements,
-                 double inputs_per_element = 1) {
-  push(out, name, LayerKind::elementwise, 0, flops_per_element * elements,
-       inputs_per_element * elements, elements);
+Layer& elementwise(Layers& out, const std::string& name, double flops_per_element,
+                   double elements, double inputs_per_element = 1) {
+  return push(out, name, LayerKind::elementwise, 0, flops_per_element * elements,
+              inputs_per_element * elements, elements);
 }
 
 void layer_norm(Layers& out, const std::string& name, double tokens, double hidden) {
@@ -51,55 +72,88 @@ void layer_norm(Layers& out, const std::string& name, double tokens, double hidd
        tokens * hidden);
 }
 
-// Word + position + token-type embeddings: three gathered rows per token, summed.
-void embeddings(Layers& out, const BertConfig& c, double s) {
-  const double h = c.hidden;
-  push(out, "embeddings", LayerKind::embedding,
-       (double(c.vocab) + c.max_positions + c.type_vocab) * h, 2 * s * h, 3 * s * h, s * h);
-  layer_norm(out, "embeddings.layernorm", s, h);
+// Self-attention without norms and residual: QKV projections, per-head scores QK^T (2*s*s*h
+// FLOPs over all heads), softmax over heads*s*s scores, scores*V (2*s*s*h), output projection.
+void self_attention(Layers& out, const std::string& p, const EncoderConfig& c, double s) {
+  const double h = c.hidden, scores = double(c.heads) * s * s;
+  split(linear(out, p + ".qkv", s, h, 3 * h));
+  attention_core(push(out, p + ".scores", LayerKind::matmul, 0, 2 * s * s * h, 2 * s * h, scores));
+  saves(attention_core(push(out, p + ".softmax", LayerKind::softmax, 0, kSoftmaxFlops * scores,
+                            scores, scores)),
+        scores);
+  saves(attention_core(push(out, p + ".context", LayerKind::matmul, 0, 2 * s * s * h,
+                            scores + s * h, s * h)),
+        s * h);
+  row_parallel(linear(out, p + ".output", s, h, h));
 }
 
-// Self-attention: QKV projections, per-head scores QK^T (2*s*s*h FLOPs over all heads),
-// softmax over heads*s*s scores, scores*V (2*s*s*h), output projection, residual, LayerNorm.
-void attention(Layers& out, const std::string& p, const BertConfig& c, double s) {
-  const double h = c.hidden, scores = double(c.heads) * s * s;
-  linear(out, p + ".attention.qkv", s, h, 3 * h);
-  push(out, p + ".attention.scores", LayerKind::matmul, 0, 2 * s * s * h, 2 * s * h, scores);
-  push(out, p + ".attention.softmax", LayerKind::softmax, 0, kSoftmaxFlops * scores, scores,
-       scores);
-  push(out, p + ".attention.context", LayerKind::matmul, 0, 2 * s * s * h, scores + s * h, s * h);
-  linear(out, p + ".attention.output", s, h, h);
+// Feed-forward without norm and residual: h -> ffn (GELU) -> h.
+void mlp(Layers& out, const std::string& p, const EncoderConfig& c, double s,
+         const char* up_name, const char* down_name) {
+  const double h = c.hidden, f = c.ffn;
+  split(linear(out, p + up_name, s, h, f));
+  saves(split(elementwise(out, p + ".gelu", kGeluFlops, s * f)), s * f);
+  row_parallel(linear(out, p + down_name, s, f, h));
+}
+
+// Post-LN BERT layer: attention, residual, LayerNorm; FFN, residual, LayerNorm.
+void bert_layer(Layers& out, const std::string& p, const EncoderConfig& c, double s) {
+  const double h = c.hidden;
+  self_attention(out, p + ".attention", c, s);
   elementwise(out, p + ".attention.residual", kAddFlops, s * h, 2);
   layer_norm(out, p + ".attention.layernorm", s, h);
-}
-
-// Feed-forward: h -> ffn (GELU) -> h, residual, LayerNorm.
-void feed_forward(Layers& out, const std::string& p, const BertConfig& c, double s) {
-  const double h = c.hidden;
-  linear(out, p + ".ffn.intermediate", s, h, c.ffn);
-  elementwise(out, p + ".ffn.gelu", kGeluFlops, s * c.ffn);
-  linear(out, p + ".ffn.output", s, c.ffn, h);
+  mlp(out, p + ".ffn", c, s, ".intermediate", ".output");
   elementwise(out, p + ".ffn.residual", kAddFlops, s * h, 2);
   layer_norm(out, p + ".ffn.layernorm", s, h);
 }
 
-// Pooler: dense + tanh on the [CLS] token only.
-void pooler(Layers& out, const BertConfig& c) {
+// Pre-LN ViT layer: LayerNorm, attention, residual; LayerNorm, MLP, residual.
+void vit_layer(Layers& out, const std::string& p, const EncoderConfig& c, double s) {
+  const double h = c.hidden;
+  layer_norm(out, p + ".ln_1", s, h);
+  self_attention(out, p + ".attention", c, s);
+  elementwise(out, p + ".attention.residual", kAddFlops, s * h, 2);
+  layer_norm(out, p + ".ln_2", s, h);
+  mlp(out, p + ".mlp", c, s, ".fc1", ".fc2");
+  elementwise(out, p + ".mlp.residual", kAddFlops, s * h, 2);
+}
+
+// Appends `layers` encoder layers built by `layer`, each tagged with its block index.
+void encoder(Layers& out, const std::string& prefix, const EncoderConfig& c, double s,
+             void (*layer)(Layers&, const std::string&, const EncoderConfig&, double)) {
+  for (int i = 0; i < c.layers; ++i) {
+    const size_t first = out.size();
+    layer(out, prefix + std::to_string(i), c, s);
+    for (size_t j = first; j < out.size(); ++j) out[j].block = i;
+  }
+}
+
+// Word + position + token-type embeddings: three gathered rows per token, summed.
+void bert_embeddings(Layers& out, const EncoderConfig& c, double s) {
+  const double h = c.hidden;
+  row_parallel(push(out, "embeddings", LayerKind::embedding,
+                    (double(c.vocab) + c.max_positions + c.type_vocab) * h, 2 * s * h, 3 * s * h,
+                    s * h));
+  layer_norm(out, "embeddings.layernorm", s, h);
+}
+
+// Pooler: dense + tanh on the [CLS] token only (tanh's backward needs its output).
+void pooler(Layers& out, const EncoderConfig& c) {
   linear(out, "pooler.dense", 1, c.hidden, c.hidden);
-  elementwise(out, "pooler.tanh", kTanhFlops, c.hidden);
+  saves(elementwise(out, "pooler.tanh", kTanhFlops, c.hidden), c.hidden);
 }
 
 // MLM head: dense h->h, GELU, LayerNorm, then the decoder to the vocabulary. The decoder weight
 // is tied to the word embedding (counted there), so only its vocab-sized bias is new.
-void mlm_head(Layers& out, const BertConfig& c, double s) {
+void mlm_head(Layers& out, const EncoderConfig& c, double s) {
   const double h = c.hidden, v = c.vocab;
   linear(out, "mlm.transform.dense", s, h, h);
-  elementwise(out, "mlm.transform.gelu", kGeluFlops, s * h);
+  saves(elementwise(out, "mlm.transform.gelu", kGeluFlops, s * h), s * h);
   layer_norm(out, "mlm.transform.layernorm", s, h);
-  push(out, "mlm.decoder", LayerKind::linear, v, s * (2 * h * v + v), s * h, s * v);
+  split(push(out, "mlm.decoder", LayerKind::linear, v, s * (2 * h * v + v), s * h, s * v));
 }
 
-ModelGraph build_bert(const BertConfig& c, int sequence_length) {
+ModelGraph build_bert(const EncoderConfig& c, int sequence_length) {
   if (sequence_length < 1 || sequence_length > c.max_positions) {
     throw std::invalid_argument(c.name + ": sequence_length " + std::to_string(sequence_length) +
                                 " is outside [1, " + std::to_string(c.max_positions) + "]");
@@ -109,14 +163,33 @@ ModelGraph build_bert(const BertConfig& c, int sequence_length) {
   g.sample_unit = "sequence";
   g.tokens_per_sample = sequence_length;
   const double s = sequence_length;
-  embeddings(g.layers, c, s);
-  for (int i = 0; i < c.layers; ++i) {
-    const std::string prefix = "encoder.layer." + std::to_string(i);
-    attention(g.layers, prefix, c, s);
-    feed_forward(g.layers, prefix, c, s);
-  }
+  bert_embeddings(g.layers, c, s);
+  encoder(g.layers, "encoder.layer.", c, s, bert_layer);
   pooler(g.layers, c);
   mlm_head(g.layers, c, s);
+  return g;
+}
+
+// ViT at 224x224 with 16x16 patches: 14*14 = 196 patches plus the class token.
+ModelGraph build_vit(const EncoderConfig& c) {
+  constexpr double kImage = 224, kPatch = 16, kClasses = 1000;
+  const double patches = (kImage / kPatch) * (kImage / kPatch), s = patches + 1, h = c.hidden;
+  ModelGraph g;
+  g.name = c.name;
+  g.sample_unit = "image";
+  g.tokens_per_sample = 1;
+  Layers& L = g.layers;
+  // Patch embedding: a 16x16 stride-16 conv 3 -> h with bias. The image needs no gradient, so
+  // backward only computes the weight gradient (as many multiply-adds as the forward).
+  const double weights = 3 * kPatch * kPatch * h;
+  Layer& patch = push(L, "conv_proj", LayerKind::conv, weights + h,
+                      patches * (2 * weights + h), 3 * kImage * kImage, patches * h);
+  patch.backward_flops = patch.forward_flops;
+  // Class token prepended (h parameters) and learned positions added (s*h parameters).
+  push(L, "embeddings", LayerKind::elementwise, (s + 1) * h, s * h, patches * h, s * h);
+  encoder(L, "encoder.layers.", c, s, vit_layer);
+  layer_norm(L, "encoder.ln", s, h);
+  linear(L, "heads.head", 1, h, kClasses);  // on the class token
   return g;
 }
 
@@ -131,5 +204,11 @@ ModelGraph bert_base(int sequence_length) {
 ModelGraph bert_large(int sequence_length) {
   return build_bert({"bert-large", 24, 1024, 16, 4 * 1024}, sequence_length);
 }
+
+// Table 1 of Dosovitskiy et al.: ViT-Base L=12, D=768, MLP 3072, 12 heads; ViT-Large L=24,
+// D=1024, MLP 4096, 16 heads.
+ModelGraph vit_b16() { return build_vit({"vit-b16", 12, 768, 12, 3072}); }
+
+ModelGraph vit_l16() { return build_vit({"vit-l16", 24, 1024, 16, 4096}); }
 
 }  // namespace dlsim::models

@@ -10,7 +10,7 @@
 //   ../shared/reference/hardware-and-cloud.yaml for which pairs have two links).
 // - pcie: accelerators hang off PCIe switches under the host (K80/T4/A10G-class instances);
 //   `link_bandwidth` is the PCIe x16 bandwidth.
-// - tpu_board: 4 TPU chips joined by ICI links in a ring (a v2-8/v3-8 host).
+// - tpu_board: 4 TPU chips (a v2-8/v3-8/v4-8 host) or 8 (a v5e-8 host) joined by ICI links in a ring.
 // Every design has `nics` NICs of `nic_bandwidth`; accelerator i reaches NIC i * nics / per_node
 // over a PCIe link of `pcie_bandwidth`.
 //

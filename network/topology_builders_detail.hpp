@@ -146,8 +146,8 @@ inline void validate_node(const NodeSpec& node, const std::string& where) {
   if (node.kind == NodeKind::hybrid_cube_mesh && node.accelerators != 8) {
     reject(where, "node.accelerators", "8 for hybrid_cube_mesh (DGX-1)", std::to_string(node.accelerators));
   }
-  if (node.kind == NodeKind::tpu_board && node.accelerators != 4) {
-    reject(where, "node.accelerators", "4 for tpu_board", std::to_string(node.accelerators));
+  if (node.kind == NodeKind::tpu_board && node.accelerators != 4 && node.accelerators != 8) {
+    reject(where, "node.accelerators", "4 or 8 for tpu_board", std::to_string(node.accelerators));
   }
   check_range(where, "node.nics", node.nics, 1, node.accelerators);
   check_bandwidth(where, "node.link_bandwidth", node.link_bandwidth);

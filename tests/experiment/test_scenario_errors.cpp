@@ -179,7 +179,7 @@ const std::vector<Case>& cases() {
       // 1000 splits over 8 accelerators (1 node) but not over 16 (sweep point 2 nodes): the
       // value to change is the global batch.
       {"global_batch_indivisible", "{per_device: 64}", "{global: 1000}", "workload.batch.global", 8, 19,
-       "does not split evenly over 16 accelerators"},
+       "does not split evenly over 16 data-parallel replicas"},
       // ResNet-50 in fp32 with 4096 images per V100-16GB: the value to change is the batch.
       {"model_does_not_fit", "  precision: fp16\n  batch: {per_device: 64}",
        "  precision: fp32\n  batch: {per_device: 4096}", "workload.batch.per_device", 8, 23, "does not fit"},

@@ -3,18 +3,81 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "models/catalog.hpp"
 #include "models/precision.hpp"
+#include "network/topology_builders.hpp"
 
 namespace dlsim::models {
 namespace {
 
 const std::vector<std::string> kDevices = {
-    "K80",       "P100",     "V100-16GB", "V100-32GB", "T4",     "A10G",   "L4",      "A100-40GB",
-    "A100-80GB", "H100-SXM", "H200",      "TPU-v2",    "TPU-v3", "TPU-v4", "TPU-v5e", "TPU-v5p"};
+    "K80",       "P100",      "V100-16GB", "V100-32GB", "T4",     "A10",    "A10G",    "L4",
+    "A100-40GB", "A100-80GB", "H100-SXM",  "H200",      "TPU-v2", "TPU-v3", "TPU-v4",  "TPU-v5e",
+    "TPU-v5p"};
+
+// Every instance type of /work/shared/reference/hardware-and-cloud.yaml (inst-* records and the
+// tpu-price-ondemand slices), with the reference's figures: device, accelerators per node, how
+// they connect, NICs, node network (Gbps) and on-demand USD/h. Where the reference gives a range
+// or nothing the catalog's stated choice is used (marked). Every one has a price in the
+// reference, so none is listed as lacking one.
+struct ExpectedInstance {
+  const char* name;
+  const char* device;
+  int accelerators;
+  network::NodeKind kind;
+  int nics;
+  double network_gbps;
+  double price;
+};
+using NK = network::NodeKind;
+const std::vector<ExpectedInstance> kInstances = {
+    // inst-aws-p2.*: p2.xlarge network "~1-10" Gbps, catalog takes the low end.
+    {"aws/p2.xlarge", "K80", 1, NK::pcie, 1, 1, 0.90},
+    {"aws/p2.8xlarge", "K80", 8, NK::pcie, 1, 10, 7.20},
+    {"aws/p2.16xlarge", "K80", 16, NK::pcie, 1, 25, 14.40},
+    // inst-aws-p3*: p3.2xlarge "up to 10"; 8-GPU V100 nodes are hybrid cube-meshes
+    // (dgx1v-topology).
+    {"aws/p3.2xlarge", "V100-16GB", 1, NK::nvswitch, 1, 10, 3.06},
+    {"aws/p3.8xlarge", "V100-16GB", 4, NK::nvswitch, 1, 10, 12.24},
+    {"aws/p3.16xlarge", "V100-16GB", 8, NK::hybrid_cube_mesh, 1, 25, 24.48},
+    {"aws/p3dn.24xlarge", "V100-32GB", 8, NK::hybrid_cube_mesh, 1, 100, 31.212},
+    // inst-aws-p4d/p4de: 4x100 Gbps EFA; p5: 32x100 EFAv2, capped at one NIC per GPU (the
+    // network builder allows at most accelerators NICs), same 3200 Gbps in total.
+    {"aws/p4d.24xlarge", "A100-40GB", 8, NK::nvswitch, 4, 400, 32.7726},
+    {"aws/p4de.24xlarge", "A100-80GB", 8, NK::nvswitch, 4, 400, 40.96},
+    {"aws/p5.48xlarge", "H100-SXM", 8, NK::nvswitch, 8, 3200, 98.32},
+    // inst-aws-g4dn.*, g5.*, g6.48xlarge: PCIe. xlarge networks are "up to" figures.
+    {"aws/g4dn.xlarge", "T4", 1, NK::pcie, 1, 25, 0.526},
+    {"aws/g4dn.12xlarge", "T4", 4, NK::pcie, 1, 50, 3.912},
+    {"aws/g4dn.metal", "T4", 8, NK::pcie, 1, 100, 7.824},
+    {"aws/g5.xlarge", "A10G", 1, NK::pcie, 1, 10, 1.006},
+    {"aws/g5.12xlarge", "A10G", 4, NK::pcie, 1, 40, 5.672},
+    {"aws/g5.48xlarge", "A10G", 8, NK::pcie, 1, 100, 16.288},
+    {"aws/g6.48xlarge", "L4", 8, NK::pcie, 1, 100, 13.3504},
+    // inst-gcp-*: a3 "1000 (4x200 GPUDirect-TCPX + host NIC)", catalog counts the four GPU NICs.
+    {"gcp/a2-highgpu-1g", "A100-40GB", 1, NK::nvswitch, 1, 24, 3.673385},
+    {"gcp/a2-highgpu-8g", "A100-40GB", 8, NK::nvswitch, 1, 100, 29.38708},
+    {"gcp/a2-ultragpu-8g", "A100-80GB", 8, NK::nvswitch, 1, 100, 40.55038},
+    {"gcp/a3-highgpu-8g", "H100-SXM", 8, NK::nvswitch, 4, 800, 88.49},
+    {"gcp/g2-standard-96", "L4", 8, NK::pcie, 1, 100, 8.00333},
+    // tpu-price-ondemand; chips per slice from hw-tpuv4/v5p notes (names count TensorCores) and
+    // hw-tpuv5e (8 chips, 2x100 Gbps per host). v2/v3/v4/v5p host network: not in the
+    // reference, assumed 100 Gbps (v5e per-chip share x 4).
+    {"gcp/tpu-v2-8", "TPU-v2", 4, NK::tpu_board, 1, 100, 4.50},
+    {"gcp/tpu-v3-8", "TPU-v3", 4, NK::tpu_board, 1, 100, 8.00},
+    {"gcp/tpu-v4-8", "TPU-v4", 4, NK::tpu_board, 1, 100, 4 * 3.22},
+    {"gcp/tpu-v5e-8", "TPU-v5e", 8, NK::tpu_board, 2, 200, 8 * 1.2},
+    {"gcp/tpu-v5p-8", "TPU-v5p", 4, NK::tpu_board, 1, 100, 4 * 4.2},
+    // inst-azure-*: InfiniBand HCAs (Ethernet front-end NICs not counted).
+    {"azure/Standard_ND40rs_v2", "V100-32GB", 8, NK::hybrid_cube_mesh, 1, 100, 22.03},
+    {"azure/Standard_ND96asr_v4", "A100-40GB", 8, NK::nvswitch, 8, 1600, 27.20},
+    {"azure/Standard_ND96amsr_A100_v4", "A100-80GB", 8, NK::nvswitch, 8, 1600, 32.77},
+    {"azure/Standard_ND96isr_H100_v5", "H100-SXM", 8, NK::nvswitch, 8, 3200, 98.32},
+};
 
 const Catalog& builtin() {
   static const Catalog catalog = Catalog::builtin();  // test fixture only, built once
@@ -94,6 +157,32 @@ TEST(Catalog, DatasheetFigures) {
   EXPECT_DOUBLE_EQ(c.find_device("TPU-v3")->memory_bytes, 32.0 * (1 << 30));  // source: GiB
   EXPECT_DOUBLE_EQ(c.find_device("TPU-v5p")->peak(Precision::bf16), 459e12);
   EXPECT_DOUBLE_EQ(c.find_device("L4")->peak(Precision::fp8), 242.5e12);
+  // hw-a10-tf32 (62.5 dense), hw-a10-membw; PCIe Gen4 x16 per direction.
+  EXPECT_DOUBLE_EQ(c.find_device("A10")->peak(Precision::tf32), 62.5e12);
+  EXPECT_DOUBLE_EQ(c.find_device("A10")->memory_bandwidth, 600e9);
+  EXPECT_DOUBLE_EQ(c.find_device("A10")->pcie_bandwidth, 31.5e9);
+  // hw-tpuv4-bf16, hw-tpuv4-mem (GiB), hw-tpuv4-membw.
+  EXPECT_DOUBLE_EQ(c.find_device("TPU-v4")->peak(Precision::bf16), 275e12);
+  EXPECT_DOUBLE_EQ(c.find_device("TPU-v4")->memory_bytes, 32.0 * (1 << 30));
+  EXPECT_DOUBLE_EQ(c.find_device("TPU-v4")->memory_bandwidth, 1200e9);
+  // hw-tpuv5e-bf16, hw-tpuv5e-membw, ICI 1600 Gbps = 400 GB/s bidirectional -> 200 per direction.
+  EXPECT_DOUBLE_EQ(c.find_device("TPU-v5e")->peak(Precision::bf16), 197e12);
+  EXPECT_DOUBLE_EQ(c.find_device("TPU-v5e")->memory_bandwidth, 819e9);
+  EXPECT_DOUBLE_EQ(c.find_device("TPU-v5e")->intra_node_link_bandwidth, 200e9);
+}
+
+// FP8 tensor rates exist in the reference for H100 (hw-h100-sxm-fp8), H200 (hw-h200-sxm-fp8) and
+// L4 (hw-l4-fp8) only; every other device must report none.
+TEST(Catalog, ExactlyTheFp8DevicesReportFp8) {
+  const std::set<std::string> fp8 = {"H100-SXM", "H200", "L4"};
+  for (const auto& [name, d] : builtin().devices()) {
+    EXPECT_EQ(d.supports(Precision::fp8), fp8.count(name) == 1) << name;
+  }
+  EXPECT_DOUBLE_EQ(builtin().find_device("H200")->peak(Precision::fp8), 1978.9e12);
+  // FP64 where the reference gives it (record notes): tensor-core rates on A100/H100.
+  EXPECT_DOUBLE_EQ(builtin().find_device("A100-40GB")->peak(Precision::fp64), 19.5e12);
+  EXPECT_DOUBLE_EQ(builtin().find_device("H100-SXM")->peak(Precision::fp64), 67e12);
+  EXPECT_DOUBLE_EQ(builtin().find_device("P100")->peak(Precision::fp64), 5.3e12);
 }
 
 TEST(Catalog, PrecisionSupportFollowsTheArchitectures) {
@@ -104,7 +193,7 @@ TEST(Catalog, PrecisionSupportFollowsTheArchitectures) {
     EXPECT_FALSE(d->supports(Precision::bf16)) << name;
     EXPECT_FALSE(d->supports(Precision::tf32)) << name;
   }
-  for (const char* name : {"A10G", "L4", "A100-40GB", "A100-80GB", "H100-SXM", "H200"}) {
+  for (const char* name : {"A10", "A10G", "L4", "A100-40GB", "A100-80GB", "H100-SXM", "H200"}) {
     const DeviceSpec* d = c.find_device(name);
     for (Precision p : {Precision::tf32, Precision::fp16, Precision::bf16}) {
       EXPECT_TRUE(d->supports(p)) << name << " " << to_string(p);
@@ -122,7 +211,7 @@ TEST(Catalog, PrecisionSupportFollowsTheArchitectures) {
 }
 
 TEST(Catalog, EveryInstanceIsCompleteAndNamesAKnownDevice) {
-  EXPECT_EQ(builtin().instances().size(), 28u);
+  EXPECT_EQ(builtin().instances().size(), kInstances.size());
   for (const auto& [name, t] : builtin().instances()) {
     EXPECT_EQ(t.name, name);
     EXPECT_NE(builtin().find_device(t.device), nullptr) << name << " -> " << t.device;
@@ -136,6 +225,62 @@ TEST(Catalog, EveryInstanceIsCompleteAndNamesAKnownDevice) {
     EXPECT_GT(t.price_per_hour, 0) << name;
     EXPECT_FALSE(t.price_date.empty()) << name;
     EXPECT_FALSE(t.source.empty()) << name;
+  }
+}
+
+TEST(Catalog, EveryReferenceInstanceTypeIsBuiltInWithItsFigures) {
+  for (const ExpectedInstance& e : kInstances) {
+    const InstanceType* t = builtin().find_instance(e.name);
+    ASSERT_NE(t, nullptr) << e.name;
+    EXPECT_EQ(t->device, e.device) << e.name;
+    EXPECT_NE(builtin().find_device(t->device), nullptr) << e.name;
+    EXPECT_EQ(t->accelerators_per_node, e.accelerators) << e.name;
+    EXPECT_EQ(t->node_kind, e.kind) << e.name;
+    EXPECT_EQ(t->nics, e.nics) << e.name;
+    EXPECT_DOUBLE_EQ(t->network_bandwidth, e.network_gbps * 1e9 / 8) << e.name;
+    EXPECT_DOUBLE_EQ(t->price_per_hour, e.price) << e.name;
+    EXPECT_FALSE(t->price_date.empty()) << e.name;
+  }
+}
+
+// The network builders wire a hybrid cube-mesh for exactly 8 GPUs; NICs are at most one per
+// accelerator.
+TEST(Catalog, NodeKindsAndNicsFitTheNodeBuilders) {
+  for (const auto& [name, t] : builtin().instances()) {
+    if (t.node_kind == network::NodeKind::hybrid_cube_mesh) {
+      EXPECT_EQ(t.accelerators_per_node, 8) << name;
+    }
+    EXPECT_GE(t.nics, 1) << name;
+    EXPECT_LE(t.nics, t.accelerators_per_node) << name;
+    const bool tpu = t.device.rfind("TPU", 0) == 0;
+    EXPECT_EQ(t.node_kind == network::NodeKind::tpu_board, tpu) << name;
+  }
+}
+
+TEST(Catalog, TpuSlices) {
+  // hw-tpuv4-bf16 notes: v4-8 = 4 chips; tpu-price-ondemand 3.22 USD per chip-hour.
+  const InstanceType* v4 = builtin().find_instance("gcp/tpu-v4-8");
+  ASSERT_NE(v4, nullptr);
+  EXPECT_EQ(v4->accelerators_per_node, 4);
+  EXPECT_NEAR(v4->price_per_hour, 12.88, 1e-9);
+  EXPECT_DOUBLE_EQ(v4->intra_node_bandwidth,
+                   builtin().find_device("TPU-v4")->intra_node_link_bandwidth);
+  // hw-tpuv5e-*: 8 chips and 2x100 Gbps NICs per host; 1.2 USD per chip-hour.
+  const InstanceType* v5e = builtin().find_instance("gcp/tpu-v5e-8");
+  ASSERT_NE(v5e, nullptr);
+  EXPECT_EQ(v5e->accelerators_per_node, 8);
+  EXPECT_EQ(v5e->nics, 2);
+  EXPECT_DOUBLE_EQ(v5e->network_bandwidth, 25e9);
+  EXPECT_NEAR(v5e->price_per_hour, 9.60, 1e-9);
+  EXPECT_DOUBLE_EQ(v5e->intra_node_bandwidth, 200e9);
+  // hw-tpuv5p-bf16 notes: names count TensorCores -> v5p-8 = 4 chips; 4.2 USD per chip-hour.
+  const InstanceType* v5p = builtin().find_instance("gcp/tpu-v5p-8");
+  ASSERT_NE(v5p, nullptr);
+  EXPECT_EQ(v5p->accelerators_per_node, 4);
+  EXPECT_NEAR(v5p->price_per_hour, 16.80, 1e-9);
+  for (const char* name :
+       {"gcp/tpu-v2-8", "gcp/tpu-v3-8", "gcp/tpu-v4-8", "gcp/tpu-v5e-8", "gcp/tpu-v5p-8"}) {
+    EXPECT_EQ(builtin().find_instance(name)->price_date, "circa 2023-2024") << name;
   }
 }
 

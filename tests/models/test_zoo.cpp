@@ -33,22 +33,28 @@ void expect_layers_well_formed(const ModelGraph& g) {
   }
 }
 
-TEST(ResNet50, ParameterCountMatchesTorchvision) {
+TEST(ZooResNet50, ParameterCountMatchesTorchvision) {
   // torchvision resnet50: 25,557,032 trainable parameters (BN running stats are buffers).
   EXPECT_DOUBLE_EQ(resnet50().parameters(), 25'557'032);
 }
 
-TEST(ResNet50, ForwardFlops) {
+TEST(ZooResNet50, ForwardFlops) {
   const ModelGraph g = resnet50();
   // v1.5: about 4.1 G multiply-adds in conv + fc = 8.2 GFLOP; BN, ReLU, adds, pools add ~1%.
   EXPECT_NEAR(g.forward_flops_per_sample(), 8.2e9, 0.03 * 8.2e9);
   const double conv_fc = sum_where(g, is_conv_or_linear, &Layer::forward_flops);
   EXPECT_NEAR(conv_fc / 2, 4.1e9, 0.03 * 4.1e9);
   EXPECT_GT(g.forward_flops_per_sample(), conv_fc);  // the elementwise layers cost something
-  EXPECT_DOUBLE_EQ(g.training_flops_per_sample(), 3 * g.forward_flops_per_sample());
+  // Backward: twice the forward for convs and the fc (input and weight gradients), once for the
+  // others (BN, ReLU, adds, pools), except conv1, whose input (the image) needs no gradient.
+  const double conv1 = g.layers.front().forward_flops;
+  const double rest = g.forward_flops_per_sample() - conv_fc;
+  EXPECT_DOUBLE_EQ(g.backward_flops_per_sample(), 2 * conv_fc + rest - conv1);
+  EXPECT_DOUBLE_EQ(g.training_flops_per_sample(), 3 * conv_fc + 2 * rest - conv1);
+  EXPECT_LT(g.training_flops_per_sample(), 3 * g.forward_flops_per_sample());
 }
 
-TEST(ResNet50, ShapesAndUnits) {
+TEST(ZooResNet50, ShapesAndUnits) {
   const ModelGraph g = resnet50();
   EXPECT_EQ(g.sample_unit, "image");
   EXPECT_EQ(g.tokens_per_sample, 1);
@@ -76,7 +82,7 @@ TEST(ResNet50, ShapesAndUnits) {
 // QKV 3(h^2+h) + output h^2+h + FFN (4h^2+4h) + (4h^2+h) + two LayerNorms 4h = 12h^2 + 13h.
 double encoder_layer_params(double h) { return 12 * h * h + 13 * h; }
 
-TEST(Bert, BaseParameterCount) {
+TEST(ZooBert, BaseParameterCount) {
   // embeddings (30522+512+2)*768 + LN 1,536 = 23,837,184; 12 layers * 7,087,872 = 85,054,464;
   // pooler 590,592 -> 109,482,240 (Hugging Face BertModel). MLM head: dense 590,592 + LN 1,536
   // + vocab bias 30,522 (decoder weight tied) = 622,650 -> 110,104,890.
@@ -87,8 +93,10 @@ TEST(Bert, BaseParameterCount) {
   EXPECT_NEAR(g.parameters(), 110e6, 0.01 * 110e6);
 }
 
-TEST(Bert, LargeParameterCount) {
-  // embeddings 31,036*1024 + 2,048 = 31,782,912; 24 layers * 12,596,224 = 302,309,376;
+TEST(ZooBert, LargeParameterCount) {
+  // Devlin et al. 2019 publish "340M" for BERT-large; we test the exact count of the Hugging
+  // Face layout (BertForMaskedLM plus the pooler), 336.2 M, and the range it must lie in.
+  // Embeddings 31,036*1024 + 2,048 = 31,782,912; 24 layers * 12,596,224 = 302,309,376;
   // pooler 1,049,600 -> 335,141,888. MLM head 1,049,600 + 2,048 + 30,522 = 1,082,170
   // -> 336,224,058. The paper's "340M" is rounded: the exact count is 1.1% below it.
   const ModelGraph g = bert_large();
@@ -113,7 +121,7 @@ double bert_closed_form(double layers, double h, double s) {
          4 * layers * s * s * h + 2 * h * h;
 }
 
-TEST(Bert, ForwardFlopsMatchClosedForm) {
+TEST(ZooBert, ForwardFlopsMatchClosedForm) {
   for (int s : {128, 512}) {
     const double base = bert_base(s).forward_flops_per_sample();
     const double large = bert_large(s).forward_flops_per_sample();
@@ -122,14 +130,14 @@ TEST(Bert, ForwardFlopsMatchClosedForm) {
   }
 }
 
-TEST(Bert, AttentionMakesCostSuperlinearInSequenceLength) {
+TEST(ZooBert, AttentionMakesCostSuperlinearInSequenceLength) {
   const double f128 = bert_base(128).forward_flops_per_sample();
   const double f256 = bert_base(256).forward_flops_per_sample();
   EXPECT_GT(f256, 2 * f128);
   EXPECT_DOUBLE_EQ(bert_base(128).parameters(), bert_base(512).parameters());
 }
 
-TEST(Bert, ShapesAndUnits) {
+TEST(ZooBert, ShapesAndUnits) {
   const ModelGraph g = bert_large(384);
   EXPECT_EQ(g.sample_unit, "sequence");
   EXPECT_EQ(g.tokens_per_sample, 384);
@@ -143,7 +151,7 @@ TEST(Bert, ShapesAndUnits) {
   EXPECT_DOUBLE_EQ(it->activation_elements, 16.0 * 384 * 384);  // heads * s * s scores
 }
 
-TEST(Bert, RejectsSequencesOutsideThePositionTable) {
+TEST(ZooBert, RejectsSequencesOutsideThePositionTable) {
   EXPECT_THROW(bert_base(0), std::invalid_argument);
   EXPECT_THROW(bert_large(513), std::invalid_argument);
   EXPECT_NO_THROW(bert_base(512));
@@ -151,7 +159,8 @@ TEST(Bert, RejectsSequencesOutsideThePositionTable) {
 
 TEST(Zoo, NamesAndLookup) {
   const auto names = zoo_model_names();
-  EXPECT_EQ(names.size(), 3u + decoder_model_names().size());
+  // bert-base, bert-large; five image models; the decoders.
+  EXPECT_EQ(names.size(), 7u + decoder_model_names().size());
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
   for (const std::string& name : names) EXPECT_EQ(zoo_model(name).name, name);
   EXPECT_DOUBLE_EQ(zoo_model("bert-base", 256).forward_flops_per_sample(),
@@ -161,6 +170,15 @@ TEST(Zoo, NamesAndLookup) {
   EXPECT_EQ(zoo_model("bert-large").tokens_per_sample, 128);  // 0 = the usual length
   EXPECT_THROW(zoo_model("gpt3-176b"), std::out_of_range);
   EXPECT_THROW(zoo_model("ResNet50"), std::out_of_range);  // names are exact
+  for (const char* image : {"resnet50", "vgg16", "inception-v3", "vit-b16", "vit-l16"}) {
+    EXPECT_FALSE(zoo_model_has_sequence(image)) << image;
+    EXPECT_EQ(zoo_model(image, 4096).sample_unit, "image") << image;
+    EXPECT_NE(std::find(names.begin(), names.end(), image), names.end()) << image;
+  }
+  for (const char* text : {"bert-base", "gpt3-175b", "mixtral-8x7b"}) {
+    EXPECT_TRUE(zoo_model_has_sequence(text)) << text;
+  }
+  EXPECT_EQ(zoo_model("mixtral-8x7b", 256).tokens_per_sample, 256);
 }
 
 }  // namespace

@@ -391,7 +391,7 @@ TEST(TopologyBuilders, RejectEveryBadField) {
       {"node.accelerators", [](N& n, F&) { n.accelerators = 0; }},
       {"node.accelerators", [](N& n, F&) { n.accelerators = 65; }},
       {"node.accelerators", [](N& n, F&) { n.kind = NodeKind::hybrid_cube_mesh, n.accelerators = 4; }},
-      {"node.accelerators", [](N& n, F&) { n.kind = NodeKind::tpu_board; }},
+      {"node.accelerators", [](N& n, F&) { n.kind = NodeKind::tpu_board, n.accelerators = 6; }},
       {"node.nics", [](N& n, F&) { n.nics = 0; }},
       {"node.nics", [](N& n, F&) { n.nics = 9; }},
       {"node.link_bandwidth", [](N& n, F&) { n.link_bandwidth = 0; }},

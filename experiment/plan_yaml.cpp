@@ -1,0 +1,137 @@
+// Reading workload.plan (see plan_yaml.hpp) and deriving the plan per node count.
+#include "experiment/plan_yaml.hpp"
+
+#include <stdexcept>
+
+namespace dlsim::experiment {
+namespace {
+
+constexpr std::int64_t kMaxWays = 1'000'000;
+
+models::Axis axis_of(const std::string& s) {
+  return s == "tensor" ? models::Axis::tensor : s == "pipeline" ? models::Axis::pipeline : models::Axis::data;
+}
+
+}  // namespace
+
+PlanConfig read_plan(MapReader& r) {
+  PlanConfig p;
+  p.data = static_cast<int>(r.integer("data", 1, kMaxWays, 0));
+  p.tensor = static_cast<int>(r.integer("tensor", 1, 1024, 1));
+  p.pipeline = static_cast<int>(r.integer("pipeline", 1, 4096, 1));
+  p.expert = static_cast<int>(r.integer("expert", 1, 4096, 1));
+  p.sequence_parallel = r.boolean("sequence_parallel", false);
+  const std::string schedule = r.choice("schedule", {"1f1b", "gpipe", "interleaved-1f1b"}, "1f1b");
+  p.schedule = schedule == "gpipe" ? models::PipelineSchedule::gpipe
+               : schedule == "interleaved-1f1b" ? models::PipelineSchedule::interleaved
+                                                : models::PipelineSchedule::one_f_one_b;
+  p.virtual_stages = static_cast<int>(r.integer("virtual_stages", 1, 1024, 1));
+  p.micro_batch_size = static_cast<int>(r.integer("micro_batch_size", 1, 100'000'000, 0));
+  p.micro_batches = static_cast<int>(r.integer("micro_batches", 1, 1'000'000, 0));
+  p.zero_stage = static_cast<int>(r.integer("zero_stage", 0, 3, 0));
+  const std::string recompute = r.choice("recompute", {"none", "selective", "full"}, "none");
+  p.recompute = recompute == "full" ? models::Recompute::full
+                : recompute == "selective" ? models::Recompute::selective
+                                           : models::Recompute::none;
+  p.scatter_gather = r.boolean("scatter_gather", true);
+  const YAML::Node order = r.node("order");
+  if (order.IsDefined() && !order.IsNull()) {
+    if (!order.IsSequence() || order.size() != 3) {
+      r.fail("order", "expected the three axes from innermost to outermost, e.g. [tensor, pipeline, data]");
+    }
+    std::array<bool, 3> seen{};
+    for (std::size_t i = 0; i < 3; ++i) {
+      const std::string path = r.path_of("order") + "[" + std::to_string(i) + "]";
+      const std::string name = order[i].IsScalar() ? order[i].Scalar() : "";
+      if (name != "tensor" && name != "pipeline" && name != "data") {
+        throw ConfigError(r.source().locate(order[i], path), path, "'" + name + "' is not an axis; allowed: tensor, pipeline, data");
+      }
+      const models::Axis a = axis_of(name);
+      if (seen[static_cast<std::size_t>(a)]) throw ConfigError(r.source().locate(order[i], path), path, "axis '" + name + "' appears twice");
+      seen[static_cast<std::size_t>(a)] = true;
+      p.order[i] = a;
+    }
+  }
+  if (p.micro_batch_size > 0 && p.micro_batches > 0) {
+    r.fail("micro_batches", "give micro_batch_size or micro_batches, not both: the batch fixes the other");
+  }
+  r.finish();
+  return p;
+}
+
+std::string describe_plan(const models::ParallelPlan& p) {
+  std::string s = "d" + std::to_string(p.data);
+  if (p.tensor > 1) s += " t" + std::to_string(p.tensor) + (p.sequence_parallel ? "+sp" : "");
+  if (p.pipeline > 1) s += " p" + std::to_string(p.pipeline);
+  if (p.expert > 1) s += " e" + std::to_string(p.expert);
+  if (p.virtual_stages > 1) s += " v" + std::to_string(p.virtual_stages);
+  s += " m" + std::to_string(p.micro_batches) + "x" + std::to_string(p.micro_batch_size);
+  if (p.pipeline > 1) s += " " + models::to_string(p.schedule);
+  if (p.zero_stage > 0) s += " zero" + std::to_string(p.zero_stage);
+  if (p.recompute != models::Recompute::none) s += " rc-" + models::to_string(p.recompute);
+  return s;
+}
+
+std::vector<PlanConfig> Scenario::plans() const {
+  return sweep.plans.empty() ? std::vector<PlanConfig>{workload.plan} : sweep.plans;
+}
+
+models::ParallelPlan Scenario::plan_for(int nodes, int plan_index) const {
+  const PlanConfig& c = sweep.plans.empty() ? workload.plan : sweep.plans.at(static_cast<std::size_t>(plan_index));
+  const int accelerators = nodes * cluster.instance.accelerators_per_node;
+  models::ParallelPlan p;
+  p.tensor = c.tensor;
+  p.pipeline = c.pipeline;
+  p.expert = c.expert;
+  p.sequence_parallel = c.sequence_parallel;
+  p.schedule = c.schedule;
+  p.virtual_stages = c.virtual_stages;
+  p.zero_stage = c.zero_stage;
+  p.recompute = c.recompute;
+  p.order = c.order;
+  p.scatter_gather = c.scatter_gather;
+  p.precision = workload.precision;
+  p.gradient_precision = workload.gradient_precision;
+  p.optimizer = workload.optimizer;
+  p.overlap_grad_reduce = workload.overlap;
+  p.bucket_bytes = workload.bucket_bytes;
+  const int model_ways = c.tensor * c.pipeline;
+  if (c.data > 0) {
+    p.data = c.data;
+  } else {
+    if (accelerators % model_ways != 0) {
+      throw std::invalid_argument("plan.tensor: tensor x pipeline = " + std::to_string(model_ways) + " does not divide the " +
+                                  std::to_string(accelerators) + " accelerators");
+    }
+    p.data = accelerators / model_ways;
+  }
+  // Samples per data-parallel replica per iteration.
+  std::int64_t replica_batch = workload.batch;
+  if (workload.batch_mode == BatchMode::global) {
+    if (workload.batch % p.data != 0) {
+      throw std::invalid_argument("batch: global batch " + std::to_string(workload.batch) + " does not split evenly over " +
+                                  std::to_string(p.data) + " data-parallel replicas");
+    }
+    replica_batch = workload.batch / p.data;
+  }
+  if (c.micro_batches > 0) {
+    if (replica_batch % c.micro_batches != 0) {
+      throw std::invalid_argument("plan.micro_batches: " + std::to_string(c.micro_batches) + " micro-batches do not split the " +
+                                  std::to_string(replica_batch) + " samples per replica evenly");
+    }
+    p.micro_batches = c.micro_batches;
+    p.micro_batch_size = static_cast<int>(replica_batch / c.micro_batches);
+  } else {
+    // Without a size: one micro-batch (no accumulation) unless there is a pipeline to fill, then
+    // micro-batches of one sample.
+    p.micro_batch_size = c.micro_batch_size > 0 ? c.micro_batch_size : (c.pipeline > 1 ? 1 : static_cast<int>(replica_batch));
+    if (replica_batch % p.micro_batch_size != 0) {
+      throw std::invalid_argument("plan.micro_batch_size: micro-batches of " + std::to_string(p.micro_batch_size) +
+                                  " do not split the " + std::to_string(replica_batch) + " samples per replica evenly");
+    }
+    p.micro_batches = static_cast<int>(replica_batch / p.micro_batch_size);
+  }
+  return p;
+}
+
+}  // namespace dlsim::experiment

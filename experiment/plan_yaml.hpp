@@ -1,0 +1,18 @@
+// workload.plan: how a training job splits over the accelerators (models/parallel_plan.hpp).
+//   plan: {data, tensor, pipeline, expert, sequence_parallel, schedule, virtual_stages,
+//          micro_batch_size, micro_batches, zero_stage, recompute, order, scatter_gather}
+// Every key is optional; an absent plan is plain data parallelism over every accelerator.
+#pragma once
+
+#include "experiment/scenario.hpp"
+#include "experiment/yaml_reader.hpp"
+
+namespace dlsim::experiment {
+
+// Reads the plan mapping (allow_empty reader) and calls finish(). Throws ConfigError.
+PlanConfig read_plan(MapReader& plan);
+
+// The plan in words for tables: "d8 t8 p16 m64 1f1b" (only what differs from 1 / the default).
+std::string describe_plan(const models::ParallelPlan& plan);
+
+}  // namespace dlsim::experiment

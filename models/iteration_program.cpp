@@ -1,0 +1,217 @@
+// Building the per-stage pass programs (see iteration_program.hpp).
+#include "models/iteration_program.hpp"
+
+#include <algorithm>
+
+#include "models/roofline.hpp"
+
+namespace dlsim::models {
+
+double optimizer_bytes_per_parameter(Optimizer optimizer, Precision precision) {
+  const double master = optimizer == Optimizer::adam ? 28.0 : 20.0;
+  const bool mixed = precision == Precision::fp16 || precision == Precision::bf16 || precision == Precision::fp8;
+  return master + (mixed ? bytes_per_element(precision) : 0.0);
+}
+
+Layer rank_share(const Layer& layer, const ParallelPlan& plan) {
+  Layer share = layer;
+  const double t = plan.tensor;
+  const bool split = layer.tensor == TensorSplit::split;
+  // Work and activations: split layers do 1/t; replicated ones repeat the work on every tensor
+  // rank, unless sequence parallelism splits them along the sequence.
+  const double work = split || plan.sequence_parallel ? 1.0 / t : 1.0;
+  share.forward_flops *= work;
+  share.backward_flops = backward_flops(layer) * work;
+  share.input_elements *= work;
+  share.activation_elements *= work;
+  // A column-parallel linear keeps its whole input (every tensor rank reads the full activation,
+  // Korthikanti et al. 2022 sec. 4.2.1); sequence parallelism keeps only its 1/t sequence shard.
+  const bool column_parallel = split && layer.kind == LayerKind::linear && !layer.tp_all_reduce;
+  share.saved_elements = saved_elements(layer) * (column_parallel && !plan.sequence_parallel ? 1.0 : work);
+  double params = layer.parameters;
+  if (split) params /= t;
+  if (layer.experts > 0) params /= plan.expert;
+  share.parameters = params;
+  return share;
+}
+
+namespace {
+
+struct Builder {
+  const ModelGraph& model;
+  const ParallelPlan& plan;
+  const DeviceSpec& device;
+  const DeviceProfile& profile;
+  double element;
+  double gradient_element;
+
+  bool cut = false;  // the next compute starts a new segment (a gradient bucket just filled)
+  double pending_gradients = 0;
+
+  Segment& open_compute(PassProgram& pass) {
+    if (cut || pass.segments.empty() || pass.segments.back().kind != SegmentKind::compute) {
+      pass.segments.push_back(Segment{});
+      cut = false;
+    }
+    return pass.segments.back();
+  }
+
+  void add_compute(PassProgram& pass, double seconds, bool recompute) {
+    Segment& s = open_compute(pass);
+    s.seconds += seconds;
+    s.recompute = s.recompute || recompute;
+    pass.compute_s += seconds;
+    if (recompute) pass.recompute_s += seconds;
+  }
+
+  // The blocking collectives after layer i in forward (and, mirrored, in backward).
+  void add_collectives(PassProgram& pass, int i, const Layer& layer) {
+    const double mb = plan.micro_batch_size;
+    if (layer.tp_all_reduce && plan.tensor > 1) {
+      const double bytes = layer.activation_elements * mb * element;  // the full (unsplit) output
+      Segment s;
+      s.kind = SegmentKind::tensor;
+      s.bytes = bytes;
+      if (plan.sequence_parallel) {
+        s.collective = network::CollectiveKind::reduce_scatter;
+        pass.segments.push_back(s);
+        s.collective = network::CollectiveKind::all_gather;
+      }
+      pass.segments.push_back(s);
+    }
+    if (layer.all_to_all_after && plan.expert > 1) {
+      // Dispatch (after the router) moves what the next (expert) layer reads; combine (after an
+      // expert layer) moves what the experts wrote.
+      double elements = layer.activation_elements;
+      if (layer.experts == 0 && i + 1 < static_cast<int>(model.layers.size())) {
+        elements = model.layers[static_cast<std::size_t>(i + 1)].input_elements;
+      }
+      const bool seq_split = plan.sequence_parallel || plan.tensor == 1;
+      Segment s;
+      s.kind = SegmentKind::expert;
+      s.collective = network::CollectiveKind::all_to_all;
+      s.bytes = elements * mb * element / (seq_split ? plan.tensor : 1.0);
+      pass.segments.push_back(s);
+    }
+  }
+
+  void forward_layers(PassProgram& pass, int first, int last, bool recompute, bool only_attention_core) {
+    for (int i = first; i < last; ++i) {
+      const Layer& layer = model.layers[static_cast<std::size_t>(i)];
+      if (only_attention_core && !layer.attention_core) continue;
+      const Layer share = rank_share(layer, plan);
+      add_compute(pass, layer_time(share, plan.micro_batch_size, plan.precision, device, profile).forward_s, recompute);
+      if (!only_attention_core) add_collectives(pass, i, layer);
+    }
+  }
+
+  void backward_layers(PassProgram& pass, int first, int last) {
+    for (int i = last - 1; i >= first; --i) {
+      const Layer& layer = model.layers[static_cast<std::size_t>(i)];
+      add_collectives(pass, i, layer);
+      const Layer share = rank_share(layer, plan);
+      add_compute(pass, layer_time(share, plan.micro_batch_size, plan.precision, device, profile).backward_s, false);
+      Segment& s = open_compute(pass);
+      const double gradients = share.parameters * gradient_element;
+      s.gradient_bytes += gradients;
+      if (layer.experts > 0) s.expert_gradient_bytes += gradients;
+      // End the segment where a gradient bucket fills, so that the replay can start reducing
+      // it there (DDP launches a bucket's all-reduce as soon as its last gradient is ready).
+      pending_gradients += gradients;
+      if (pending_gradients >= plan.bucket_bytes) {
+        cut = true;
+        pending_gradients = 0;
+      }
+    }
+  }
+};
+
+// Units of consecutive layers: a block each; outside blocks, runs of layers up to `bucket` bytes.
+std::vector<LayerRange> units_of(const ModelGraph& model, LayerRange range, double bucket, double element) {
+  std::vector<LayerRange> units;
+  double bytes = 0;
+  for (int i = range.first; i < range.last; ++i) {
+    const Layer& layer = model.layers[static_cast<std::size_t>(i)];
+    const bool new_block = i > range.first && layer.block >= 0 && layer.block != model.layers[static_cast<std::size_t>(i - 1)].block;
+    const bool left_block = i > range.first && layer.block < 0 && model.layers[static_cast<std::size_t>(i - 1)].block >= 0;
+    const bool full = layer.block < 0 && bytes >= bucket;
+    if (units.empty() || new_block || left_block || full) {
+      units.push_back({i, i});
+      bytes = 0;
+    }
+    units.back().last = i + 1;
+    bytes += layer.parameters * element;
+  }
+  return units;
+}
+
+}  // namespace
+
+IterationProgram build_iteration_program(const ModelGraph& model, const ParallelPlan& plan, const DeviceSpec& device,
+                                         const DeviceProfile& profile) {
+  Builder b{model, plan, device, profile, bytes_per_element(plan.precision), bytes_per_element(plan.gradient_precision)};
+  IterationProgram program;
+  const auto ranges = stage_partition(plan, model);
+  for (const LayerRange& range : ranges) {
+    StageProgram stage;
+    stage.layers = range;
+    for (int i = range.first; i < range.last; ++i) {
+      const Layer& layer = model.layers[static_cast<std::size_t>(i)];
+      const Layer share = rank_share(layer, plan);
+      stage.parameters += share.parameters;
+      if (layer.experts > 0) stage.expert_parameters += share.parameters;
+      stage.forward_flops += share.forward_flops * plan.micro_batch_size;
+      stage.backward_flops += share.backward_flops * plan.micro_batch_size;
+      const bool recomputed = plan.recompute == Recompute::full ? layer.block >= 0
+                              : plan.recompute == Recompute::selective ? layer.attention_core
+                                                                         : false;
+      if (recomputed) stage.recompute_flops += share.forward_flops * plan.micro_batch_size;
+    }
+    const Layer& last = model.layers[static_cast<std::size_t>(range.last - 1)];
+    stage.output_bytes = last.activation_elements * plan.micro_batch_size * b.element;
+
+    // Forward, with ZeRO-3 gathers at the start of each unit.
+    const auto units = plan.zero_stage == 3 ? units_of(model, range, plan.bucket_bytes, b.element) : std::vector<LayerRange>{range};
+    const int first_unit = static_cast<int>(program.units.size());
+    for (std::size_t u = 0; u < units.size(); ++u) {
+      if (plan.zero_stage == 3) {
+        Segment g;
+        g.kind = SegmentKind::gather;
+        g.unit = first_unit + static_cast<int>(u);
+        g.prefetch_unit = u + 1 < units.size() ? g.unit + 1 : -1;
+        stage.forward.segments.push_back(g);
+      }
+      b.forward_layers(stage.forward, units[u].first, units[u].last, false, false);
+    }
+    b.pending_gradients = 0;
+    b.cut = false;
+    // Backward, unit by unit (block by block for recomputation) from the last.
+    const auto blocks = units_of(model, range, plan.zero_stage == 3 ? plan.bucket_bytes : 1e300, b.element);
+    const auto& backward_units = plan.zero_stage == 3 ? units : blocks;
+    for (std::size_t k = backward_units.size(); k-- > 0;) {
+      const LayerRange r = backward_units[k];
+      if (plan.zero_stage == 3) {
+        Segment g;
+        g.kind = SegmentKind::gather;
+        g.unit = first_unit + static_cast<int>(k);
+        g.prefetch_unit = k > 0 ? g.unit - 1 : -1;
+        stage.backward.segments.push_back(g);
+      }
+      const bool in_block = model.layers[static_cast<std::size_t>(r.first)].block >= 0;
+      if (in_block && plan.recompute == Recompute::full) b.forward_layers(stage.backward, r.first, r.last, true, false);
+      if (in_block && plan.recompute == Recompute::selective) b.forward_layers(stage.backward, r.first, r.last, true, true);
+      b.backward_layers(stage.backward, r.first, r.last);
+    }
+    if (plan.zero_stage == 3) {
+      for (const LayerRange& r : units) {
+        GatherUnit unit{r, 0};
+        for (int i = r.first; i < r.last; ++i) unit.bytes += rank_share(model.layers[static_cast<std::size_t>(i)], plan).parameters * b.element;
+        program.units.push_back(unit);
+      }
+    }
+    program.stages.push_back(std::move(stage));
+  }
+  return program;
+}
+
+}  // namespace dlsim::models

@@ -1,0 +1,114 @@
+// Per-rank memory under a parallel plan (see memory_model.hpp).
+#include "models/memory_model.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "models/iteration_program.hpp"
+#include "models/pipeline_schedule.hpp"
+
+namespace dlsim::models {
+namespace {
+
+std::string gib(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
+  return buf;
+}
+
+bool mixed(Precision p) { return p == Precision::fp16 || p == Precision::bf16 || p == Precision::fp8; }
+
+// Activation elements one rank keeps per sample for one virtual stage's layers, and the largest
+// single block's (needed again while it is recomputed).
+struct StageActivations {
+  double kept = 0;
+  double largest_block = 0;
+};
+
+StageActivations stage_activations(const ModelGraph& model, const ParallelPlan& plan, LayerRange range) {
+  StageActivations a;
+  double block_total = 0;
+  int block = -2;
+  for (int i = range.first; i < range.last; ++i) {
+    const Layer& layer = model.layers[static_cast<std::size_t>(i)];
+    const Layer share = rank_share(layer, plan);
+    const double saved = share.saved_elements;
+    if (layer.block != block) {
+      a.largest_block = std::max(a.largest_block, block_total);
+      block_total = 0;
+      // Full recomputation keeps each block's input only (one hidden-state tensor).
+      if (plan.recompute == Recompute::full && layer.block >= 0) a.kept += share.input_elements;
+      block = layer.block;
+    }
+    block_total += saved;
+    const bool dropped = layer.block >= 0 && (plan.recompute == Recompute::full ||
+                                              (plan.recompute == Recompute::selective && layer.attention_core));
+    if (!dropped) a.kept += saved;
+  }
+  a.largest_block = std::max(a.largest_block, block_total);
+  if (plan.recompute == Recompute::none) a.largest_block = 0;
+  return a;
+}
+
+}  // namespace
+
+std::vector<MemoryBreakdown> memory_per_rank(const ModelGraph& model, const ParallelPlan& plan) {
+  const auto ranges = stage_partition(plan, model);
+  const double element = bytes_per_element(plan.precision);
+  const double d = plan.data;
+  std::vector<MemoryBreakdown> out;
+  for (int r = 0; r < plan.pipeline; ++r) {
+    MemoryBreakdown m;
+    m.pipeline_rank = r;
+    double params = 0, kept = 0, largest_block = 0, boundary = 0, largest_unit = 0;
+    for (int k = 0; k < plan.virtual_stages; ++k) {
+      const LayerRange range = ranges[static_cast<std::size_t>(k * plan.pipeline + r)];
+      double unit = 0;
+      int block = -2;
+      for (int i = range.first; i < range.last; ++i) {
+        const Layer& layer = model.layers[static_cast<std::size_t>(i)];
+        const double p = rank_share(layer, plan).parameters;
+        params += p;
+        if (layer.block != block || layer.block < 0) {
+          largest_unit = std::max(largest_unit, unit);
+          unit = 0;
+          block = layer.block;
+        }
+        unit += p;
+      }
+      largest_unit = std::max(largest_unit, unit);
+      const StageActivations a = stage_activations(model, plan, range);
+      kept = std::max(kept, a.kept);  // chunks hold about the same; the peak count below weights them equally
+      largest_block = std::max(largest_block, a.largest_block);
+      boundary = std::max(boundary, model.layers[static_cast<std::size_t>(range.last - 1)].activation_elements);
+    }
+    const double in_flight = peak_in_flight(plan, r);
+    const double mb = plan.micro_batch_size;
+    m.weights = params * element / (plan.zero_stage == 3 ? d : 1.0);
+    m.gradients = params * bytes_per_element(plan.gradient_precision) / (plan.zero_stage >= 2 ? d : 1.0);
+    const double state_per_param = (mixed(plan.precision) ? 4.0 : 0.0) + (plan.optimizer == Optimizer::adam ? 8.0 : 4.0);
+    m.optimizer_state = params * state_per_param / (plan.zero_stage >= 1 ? d : 1.0);
+    m.activations = (kept * in_flight + largest_block) * mb * element;
+    const double pipeline_buffers = plan.pipeline > 1 ? 2.0 * boundary * mb * element : 0.0;
+    const double dp_buffers = plan.zero_stage == 3 ? 2.0 * largest_unit * element
+                              : d > 1        ? 2.0 * std::min(plan.bucket_bytes, params * bytes_per_element(plan.gradient_precision))
+                                             : 0.0;
+    m.communication = pipeline_buffers + dp_buffers;
+    m.workspace = kFrameworkWorkspaceBytes;
+    out.push_back(m);
+  }
+  return out;
+}
+
+MemoryBreakdown peak_memory(const ModelGraph& model, const ParallelPlan& plan) {
+  const auto all = memory_per_rank(model, plan);
+  return *std::max_element(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.total() < b.total(); });
+}
+
+std::string describe(const MemoryBreakdown& m) {
+  return "needs " + gib(m.total()) + " (weights " + gib(m.weights) + ", gradients " + gib(m.gradients) + ", optimizer state " +
+         gib(m.optimizer_state) + ", activations " + gib(m.activations) + ", communication buffers " + gib(m.communication) +
+         ", workspace " + gib(m.workspace) + ") on pipeline rank " + std::to_string(m.pipeline_rank);
+}
+
+}  // namespace dlsim::models

@@ -1,0 +1,52 @@
+// Memory one rank needs under a parallel plan, by component, against its device's capacity.
+// Computed for every pipeline rank; the largest is what must fit.
+//
+// - weights: the rank's parameters (1/t of tensor-split layers, experts/e experts, its stages
+//   only) in the compute precision; 1/d of them under ZeRO-3 (plus the gathered units in flight,
+//   counted as communication buffers).
+// - gradients: the same parameters in the gradient precision; 1/d under ZeRO-2 and -3.
+// - optimizer state: FP32 master weights under mixed precision (fp16/bf16/fp8), plus one
+//   momentum (SGD) or two moments (Adam) in FP32; 1/d under ZeRO-1, -2 and -3
+//   (Rajbhandari et al. 2020, sec. 5).
+// - activations: the elements each layer keeps for backward (model_graph.hpp), for the rank's
+//   share of the layer, times the micro-batch size, times the micro-batches in flight at the
+//   schedule's peak on that rank (pipeline_schedule.hpp: p on the first rank under 1F1B, m under
+//   GPipe). Recomputation keeps, per block, only its input (full) or drops the attention core
+//   (selective); the block being recomputed needs its full activations once more.
+// - communication buffers: two gradient buckets (one filling, one reducing) without ZeRO-3, two
+//   gathered units with it (the one in use and the prefetched one); the pipeline's send and
+//   receive buffers (one micro-batch's boundary activation each way).
+// - workspace: the framework's fixed overhead (CUDA context, library workspaces, allocator slack).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "models/model_graph.hpp"
+#include "models/parallel_plan.hpp"
+
+namespace dlsim::models {
+
+struct MemoryBreakdown {
+  int pipeline_rank = 0;
+  double weights = 0;
+  double gradients = 0;
+  double optimizer_state = 0;
+  double activations = 0;
+  double communication = 0;
+  double workspace = 0;
+  double total() const { return weights + gradients + optimizer_state + activations + communication + workspace; }
+};
+
+// CUDA context, cuDNN/cuBLAS workspaces and allocator fragmentation: about 1 GiB is commonly
+// observed; an assumption, not a measurement.
+inline constexpr double kFrameworkWorkspaceBytes = 1024.0 * 1024 * 1024;
+
+// One breakdown per pipeline rank. The plan must be valid for the model (validate_plan).
+std::vector<MemoryBreakdown> memory_per_rank(const ModelGraph& model, const ParallelPlan& plan);
+// The pipeline rank that needs the most.
+MemoryBreakdown peak_memory(const ModelGraph& model, const ParallelPlan& plan);
+
+// "needs 93.2 GiB (weights 40.1 GiB, gradients ..., workspace 1.0 GiB) on pipeline rank 0"
+std::string describe(const MemoryBreakdown& m);
+
+}  // namespace dlsim::models

@@ -1,0 +1,599 @@
+// The replay of one training iteration (see training_replay.hpp).
+#include "models/training_replay.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <deque>
+#include <memory>
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <tuple>
+#include <vector>
+
+#include "models/iteration_program.hpp"
+#include "models/pipeline_schedule.hpp"
+#include "network/flow_network.hpp"
+#include "network/routing.hpp"
+#include "sim/engine.hpp"
+
+namespace dlsim::models {
+namespace {
+
+using network::CollectiveKind;
+using network::VertexId;
+using Groups = std::vector<std::vector<VertexId>>;
+
+std::string size_label(double bytes) {
+  char buf[32];
+  if (bytes >= 1024.0 * 1024 * 1024) std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / (1024.0 * 1024 * 1024));
+  else if (bytes >= 1024.0 * 1024) std::snprintf(buf, sizeof buf, "%.1f MiB", bytes / (1024.0 * 1024));
+  else std::snprintf(buf, sizeof buf, "%.1f KiB", bytes / 1024.0);
+  return buf;
+}
+
+struct Bucket {
+  double bytes = 0;
+  bool expert = false;
+};
+
+class Replay {
+ public:
+  Replay(const TrainingConfig& c, IterationTrace* trace)
+      : c_(c),
+        plan_(c.plan),
+        program_(build_iteration_program(*c.model, c.plan, c.device, c.profile)),
+        routing_(*c.topology),
+        flows_(engine_, *c.topology),
+        collectives_(engine_, flows_, routing_, *c.topology),
+        trace_(trace),
+        P_(plan_.pipeline),
+        V_(plan_.virtual_pipeline()),
+        M_(plan_.micro_batches) {
+    const auto& all = c.topology->accelerators();
+    job_.assign(all.begin(), all.begin() + plan_.devices());
+    ranks_.resize(static_cast<std::size_t>(P_));
+    for (int r = 0; r < P_; ++r) {
+      Rank& rank = ranks_[static_cast<std::size_t>(r)];
+      rank.order = pipeline_order(plan_, r);
+      for (int k = 0; k < plan_.virtual_stages; ++k) {
+        const StageProgram& s = stage(k * P_ + r);
+        rank.parameters += s.parameters;
+      }
+      if (trace_ != nullptr) {
+        const int first = global_rank(plan_, 0, r, 0);
+        const std::string process = "pipeline rank " + std::to_string(r) + " (accelerator " + std::to_string(first) + ")";
+        rank.lane_compute = add_lane(process, "compute");
+        rank.lane_blocking = add_lane(process, "tensor/expert collectives");
+        rank.lane_send_next = add_lane(process, "pipeline send to next stage");
+        rank.lane_send_prev = add_lane(process, "pipeline send to previous stage");
+        rank.lane_dp = add_lane(process, "data-parallel gradients");
+        if (plan_.zero_stage == 3) rank.lane_gather = add_lane(process, "ZeRO-3 parameter gathers");
+      }
+    }
+    arrived_forward_.assign(static_cast<std::size_t>(V_ * M_), 0);
+    arrived_backward_.assign(static_cast<std::size_t>(V_ * M_), 0);
+    needed_.assign(program_.units.size(), 0);
+    requested_.assign(program_.units.size(), 0);
+    gathered_.assign(program_.units.size(), 0);
+  }
+
+  IterationBreakdown run() {
+    for (int r = 0; r < P_; ++r) try_start(r);
+    engine_.run();
+    for (int r = 0; r < P_; ++r) {
+      if (!ranks_[static_cast<std::size_t>(r)].finished) {
+        throw std::logic_error("training replay: pipeline rank " + std::to_string(r) + " did not finish (schedule deadlock)");
+      }
+    }
+    return breakdown();
+  }
+
+ private:
+  struct Rank {
+    std::vector<PassId> order;
+    std::size_t next = 0;
+    bool busy = false;
+    PassId pass;
+    const PassProgram* program = nullptr;
+    std::size_t segment = 0;
+    sim::Time pass_start, segment_start;
+    bool waiting_gather = false;
+    double compute = 0, forward = 0, backward = 0, recompute = 0, tensor = 0, expert = 0, gather_wait = 0;
+    double parameters = 0;
+    // data-parallel stream
+    double open_bytes = 0, open_expert_bytes = 0;
+    std::deque<Bucket> ready;
+    bool reducing = false;
+    bool passes_done = false, optimizer_started = false, finished = false;
+    sim::Time passes_end, optimizer_start, finish;
+    double optimizer = 0, dp_busy = 0, pipe_busy = 0;
+    int buckets = 0;
+    // pipeline sends, one at a time per direction
+    std::deque<std::function<void()>> sends[2];
+    bool sending[2] = {false, false};
+    // ZeRO-3 gathers, one at a time
+    std::deque<int> gathers;
+    bool gathering = false;
+    int lane_compute = -1, lane_blocking = -1, lane_send_next = -1, lane_send_prev = -1, lane_dp = -1, lane_gather = -1;
+  };
+
+  const StageProgram& stage(int virtual_stage) const { return program_.stages[static_cast<std::size_t>(virtual_stage)]; }
+  int virtual_stage(int r, const PassId& p) const { return p.chunk * P_ + r; }
+  VertexId accelerator(int d, int p, int t) const { return job_[static_cast<std::size_t>(global_rank(plan_, d, p, t))]; }
+
+  // ---- trace -------------------------------------------------------------------------------
+  int add_lane(const std::string& process, const std::string& thread) {
+    trace_->lanes.push_back({process, thread});
+    return static_cast<int>(trace_->lanes.size()) - 1;
+  }
+  void span(int lane, std::string name, const char* category, sim::Time start) {
+    if (trace_ == nullptr || lane < 0) return;
+    trace_->spans.push_back({lane, std::move(name), category, start.count_ns(), (engine_.now() - start).count_ns()});
+  }
+
+  // ---- deferred continuations (engine callbacks are small and trivially copyable) ----------
+  void after(double seconds, std::function<void()> fn) {
+    std::size_t slot;
+    if (free_slots_.empty()) {
+      slot = continuations_.size();
+      continuations_.push_back(std::move(fn));
+    } else {
+      slot = free_slots_.back();
+      free_slots_.pop_back();
+      continuations_[slot] = std::move(fn);
+    }
+    engine_.schedule_in(sim::Time::from_seconds(seconds), [this, slot] {
+      std::function<void()> fn = std::move(continuations_[slot]);
+      continuations_[slot] = nullptr;
+      free_slots_.push_back(slot);
+      fn();
+    });
+  }
+
+  // ---- collectives -------------------------------------------------------------------------
+  bool inside_one_node(const Groups& groups) const {
+    int node = -2;
+    for (const auto& g : groups) {
+      for (VertexId v : g) {
+        const int n = c_.topology->vertex(v).node;
+        if (n < 0) return false;
+        if (node == -2) node = n;
+        if (n != node) return false;
+      }
+    }
+    return true;
+  }
+
+  // The time of `groups` running `kind` at once, alone on the fabric (memoized).
+  double isolated_time(CollectiveKind kind, double bytes, const Groups& groups, network::Algorithm algorithm) {
+    auto key = std::make_tuple(static_cast<int>(kind), bytes, groups);
+    auto it = memo_.find(key);
+    if (it != memo_.end()) return it->second;
+    sim::Engine engine;
+    network::Routing routing(*c_.topology);
+    network::FlowNetwork flows(engine, *c_.topology);
+    network::Collectives collectives(engine, flows, routing, *c_.topology);
+    for (const auto& g : groups) {
+      network::CollectiveSpec spec;
+      spec.kind = kind;
+      spec.algorithm = algorithm;
+      spec.bytes = bytes;
+      spec.ranks = g;
+      collectives.start(spec, [](const network::CollectiveResult&) {});
+    }
+    engine.run();
+    memo_flows_ += static_cast<long long>(flows.flows_started());
+    const double t = engine.now().seconds();
+    memo_.emplace(std::move(key), t);
+    return t;
+  }
+
+  // Runs `kind` over every group at once; `done` runs when all have finished.
+  void run_groups(CollectiveKind kind, double bytes, const Groups& groups, network::Algorithm algorithm,
+                  std::function<void()> done) {
+    Groups real;
+    for (const auto& g : groups) {
+      if (g.size() > 1) real.push_back(g);
+    }
+    if (real.empty() || bytes <= 0) {
+      after(0, std::move(done));
+      return;
+    }
+    if (inside_one_node(real)) {
+      after(isolated_time(kind, bytes, real, algorithm), std::move(done));
+      return;
+    }
+    auto remaining = std::make_shared<int>(static_cast<int>(real.size()));
+    auto shared_done = std::make_shared<std::function<void()>>(std::move(done));
+    for (auto& g : real) {
+      network::CollectiveSpec spec;
+      spec.kind = kind;
+      spec.algorithm = algorithm;
+      spec.bytes = bytes;
+      spec.ranks = std::move(g);
+      collectives_.start(spec, [remaining, shared_done](const network::CollectiveResult&) {
+        if (--*remaining == 0) (*shared_done)();
+      });
+    }
+  }
+
+  Groups tensor_groups(int r) const {
+    std::vector<VertexId> g;
+    for (int t = 0; t < plan_.tensor; ++t) g.push_back(accelerator(0, r, t));
+    return {g};
+  }
+  Groups expert_groups(int r) const {
+    Groups out;
+    for (int t = 0; t < plan_.tensor; ++t) {
+      std::vector<VertexId> g;
+      for (int d = 0; d < plan_.expert; ++d) g.push_back(accelerator(d, r, t));
+      out.push_back(std::move(g));
+    }
+    return out;
+  }
+  // Data-parallel groups of pipeline rank r, one per tensor rank: all replicas, or for expert
+  // parameters the replicas holding the same experts (every expert-th one).
+  Groups data_groups(int r, bool expert) const {
+    Groups out;
+    const int step = expert ? plan_.expert : 1;
+    for (int t = 0; t < plan_.tensor; ++t) {
+      std::vector<VertexId> g;
+      for (int d = 0; d < plan_.data; d += step) g.push_back(accelerator(d, r, t));
+      out.push_back(std::move(g));
+    }
+    return out;
+  }
+
+  // ---- passes ------------------------------------------------------------------------------
+  void try_start(int r) {
+    Rank& rank = ranks_[static_cast<std::size_t>(r)];
+    if (rank.busy || rank.next >= rank.order.size()) return;
+    const PassId pass = rank.order[rank.next];
+    const int vs = virtual_stage(r, pass);
+    const std::size_t slot = static_cast<std::size_t>(vs * M_ + pass.micro_batch);
+    if (pass.forward ? (vs > 0 && !arrived_forward_[slot]) : (vs < V_ - 1 && !arrived_backward_[slot])) return;
+    ++rank.next;
+    rank.busy = true;
+    rank.pass = pass;
+    rank.program = pass.forward ? &stage(vs).forward : &stage(vs).backward;
+    rank.segment = 0;
+    rank.pass_start = engine_.now();
+    advance(r);
+  }
+
+  void advance(int r) {
+    Rank& rank = ranks_[static_cast<std::size_t>(r)];
+    const auto& segments = rank.program->segments;
+    while (rank.segment < segments.size()) {
+      const Segment& s = segments[rank.segment];
+      rank.segment_start = engine_.now();
+      switch (s.kind) {
+        case SegmentKind::compute:
+          after(s.seconds, [this, r] { compute_done(r); });
+          return;
+        case SegmentKind::tensor:
+          run_groups(s.collective, s.bytes, tensor_groups(r), network::Algorithm::automatic, [this, r] { blocking_done(r, true); });
+          return;
+        case SegmentKind::expert:
+          run_groups(s.collective, s.bytes, expert_groups(r), network::Algorithm::automatic, [this, r] { blocking_done(r, false); });
+          return;
+        case SegmentKind::gather: {
+          const auto u = static_cast<std::size_t>(s.unit);
+          ++needed_[u];
+          if (requested_[u] < needed_[u]) request_gather(r, s.unit);
+          if (s.prefetch_unit >= 0) {
+            const auto p = static_cast<std::size_t>(s.prefetch_unit);
+            if (requested_[p] < needed_[p] + 1) request_gather(r, s.prefetch_unit);
+          }
+          if (gathered_[u] < needed_[u]) {
+            rank.waiting_gather = true;
+            return;
+          }
+          ++rank.segment;
+          break;
+        }
+      }
+    }
+    end_pass(r);
+  }
+
+  void compute_done(int r) {
+    Rank& rank = ranks_[static_cast<std::size_t>(r)];
+    const Segment& s = rank.program->segments[rank.segment];
+    rank.compute += s.seconds;
+    if (s.recompute) rank.recompute += s.seconds;
+    else if (rank.pass.forward) rank.forward += s.seconds;
+    else rank.backward += s.seconds;
+    // Gradients are final on the last micro-batch, or reduced every micro-batch when sharded.
+    const bool reduce_now = plan_.zero_stage >= 2 || rank.pass.micro_batch == M_ - 1;
+    if (!rank.pass.forward && reduce_now && s.gradient_bytes > 0) add_gradients(r, s.gradient_bytes - s.expert_gradient_bytes, s.expert_gradient_bytes);
+    ++rank.segment;
+    advance(r);
+  }
+
+  void blocking_done(int r, bool tensor) {
+    Rank& rank = ranks_[static_cast<std::size_t>(r)];
+    const Segment& s = rank.program->segments[rank.segment];
+    const double t = (engine_.now() - rank.segment_start).seconds();
+    (tensor ? rank.tensor : rank.expert) += t;
+    span(rank.lane_blocking, network::to_string(s.collective) + " " + size_label(s.bytes), "communication", rank.segment_start);
+    ++rank.segment;
+    advance(r);
+  }
+
+  void end_pass(int r) {
+    Rank& rank = ranks_[static_cast<std::size_t>(r)];
+    const PassId pass = rank.pass;
+    const int vs = virtual_stage(r, pass);
+    span(rank.lane_compute,
+         std::string(pass.forward ? "F" : "B") + " mb" + std::to_string(pass.micro_batch) +
+             (plan_.virtual_stages > 1 ? " chunk" + std::to_string(pass.chunk) : ""),
+         "compute", rank.pass_start);
+    if (pass.forward && vs < V_ - 1) send(r, vs, pass.micro_batch, true);
+    if (!pass.forward && vs > 0) send(r, vs, pass.micro_batch, false);
+    rank.busy = false;
+    if (rank.next == rank.order.size()) {
+      rank.passes_done = true;
+      rank.passes_end = engine_.now();
+      close_bucket(r);
+      try_reduce(r);
+      maybe_optimizer(r);
+    }
+    try_start(r);
+  }
+
+  // ---- pipeline sends ----------------------------------------------------------------------
+  void send(int r, int vs, int micro_batch, bool forward) {
+    const int to_vs = forward ? vs + 1 : vs - 1;
+    const int to = to_vs % P_;
+    // Forward sends this stage's output; backward sends the gradient of its input, which has the
+    // previous stage's output shape.
+    const double whole = stage(forward ? vs : vs - 1).output_bytes;
+    const bool split = plan_.tensor > 1 && (plan_.scatter_gather || plan_.sequence_parallel);
+    const double per_rank = split ? whole / plan_.tensor : whole;
+    const bool gather_after = split && !plan_.sequence_parallel;
+    const int dir = forward ? 0 : 1;
+    Rank& rank = ranks_[static_cast<std::size_t>(r)];
+    rank.sends[dir].push_back([this, r, to, to_vs, micro_batch, forward, per_rank, whole, gather_after, dir] {
+      const sim::Time start = engine_.now();
+      auto remaining = std::make_shared<int>(plan_.tensor);
+      auto arrive = [this, r, to, to_vs, micro_batch, forward, whole, gather_after, dir, start] {
+        Rank& sender = ranks_[static_cast<std::size_t>(r)];
+        sender.pipe_busy += (engine_.now() - start).seconds();
+        span(forward ? sender.lane_send_next : sender.lane_send_prev,
+             std::string(forward ? "activations" : "gradients") + " mb" + std::to_string(micro_batch) + " " + size_label(whole),
+             "communication", start);
+        sender.sending[dir] = false;
+        next_send(r, dir);
+        auto deliver = [this, to, to_vs, micro_batch, forward] {
+          auto& arrived = forward ? arrived_forward_ : arrived_backward_;
+          arrived[static_cast<std::size_t>(to_vs * M_ + micro_batch)] = 1;
+          try_start(to);
+        };
+        if (gather_after) {
+          after(isolated_time(CollectiveKind::all_gather, whole, tensor_groups(to), network::Algorithm::automatic), deliver);
+        } else {
+          deliver();
+        }
+      };
+      auto shared_arrive = std::make_shared<std::function<void()>>(arrive);
+      for (int t = 0; t < plan_.tensor; ++t) {
+        network::CollectiveSpec spec;
+        spec.kind = CollectiveKind::send_recv;
+        spec.bytes = per_rank;
+        spec.ranks = {accelerator(0, r, t), accelerator(0, to, t)};
+        if (spec.ranks[0] == spec.ranks[1] || per_rank <= 0) {
+          if (--*remaining == 0) after(0, *shared_arrive);
+          continue;
+        }
+        collectives_.start(spec, [remaining, shared_arrive](const network::CollectiveResult&) {
+          if (--*remaining == 0) (*shared_arrive)();
+        });
+      }
+    });
+    next_send(r, dir);
+  }
+
+  void next_send(int r, int dir) {
+    Rank& rank = ranks_[static_cast<std::size_t>(r)];
+    if (rank.sending[dir] || rank.sends[dir].empty()) return;
+    rank.sending[dir] = true;
+    auto fn = std::move(rank.sends[dir].front());
+    rank.sends[dir].pop_front();
+    fn();
+  }
+
+  // ---- gradients, optimizer ----------------------------------------------------------------
+  void add_gradients(int r, double dense, double expert) {
+    Rank& rank = ranks_[static_cast<std::size_t>(r)];
+    rank.open_bytes += dense;
+    rank.open_expert_bytes += expert;
+    if (rank.open_bytes >= plan_.bucket_bytes) {
+      rank.ready.push_back({rank.open_bytes, false});
+      rank.open_bytes = 0;
+    }
+    if (rank.open_expert_bytes >= plan_.bucket_bytes) {
+      rank.ready.push_back({rank.open_expert_bytes, true});
+      rank.open_expert_bytes = 0;
+    }
+    try_reduce(r);
+  }
+
+  void close_bucket(int r) {
+    Rank& rank = ranks_[static_cast<std::size_t>(r)];
+    if (rank.open_bytes > 0) rank.ready.push_back({rank.open_bytes, false});
+    if (rank.open_expert_bytes > 0) rank.ready.push_back({rank.open_expert_bytes, true});
+    rank.open_bytes = rank.open_expert_bytes = 0;
+  }
+
+  void try_reduce(int r) {
+    Rank& rank = ranks_[static_cast<std::size_t>(r)];
+    if (rank.reducing || rank.ready.empty()) return;
+    if (!plan_.overlap_grad_reduce && !rank.passes_done) return;
+    const Bucket bucket = rank.ready.front();
+    rank.ready.pop_front();
+    rank.reducing = true;
+    ++rank.buckets;
+    const sim::Time start = engine_.now();
+    const CollectiveKind kind = plan_.zero_stage == 0 ? CollectiveKind::all_reduce : CollectiveKind::reduce_scatter;
+    run_groups(kind, bucket.bytes, data_groups(r, bucket.expert), kind == CollectiveKind::all_reduce ? c_.all_reduce : network::Algorithm::automatic,
+               [this, r, start, bucket, kind] {
+                 Rank& rk = ranks_[static_cast<std::size_t>(r)];
+                 rk.dp_busy += (engine_.now() - start).seconds();
+                 span(rk.lane_dp, network::to_string(kind) + (bucket.expert ? " experts " : " ") + size_label(bucket.bytes),
+                      "communication", start);
+                 rk.reducing = false;
+                 try_reduce(r);
+                 maybe_optimizer(r);
+               });
+  }
+
+  void maybe_optimizer(int r) {
+    Rank& rank = ranks_[static_cast<std::size_t>(r)];
+    if (!rank.passes_done || rank.reducing || !rank.ready.empty() || rank.optimizer_started) return;
+    rank.optimizer_started = true;
+    rank.optimizer_start = engine_.now();
+    const double shard = plan_.zero_stage >= 1 ? plan_.data : 1;
+    rank.optimizer = rank.parameters / shard * optimizer_bytes_per_parameter(plan_.optimizer, plan_.precision) /
+                         (c_.device.memory_bandwidth * c_.profile.memory_efficiency) +
+                     c_.profile.kernel_launch_overhead_s;
+    after(rank.optimizer, [this, r] {
+      Rank& rk = ranks_[static_cast<std::size_t>(r)];
+      span(rk.lane_compute, "optimizer step", "optimizer", rk.optimizer_start);
+      if (plan_.zero_stage == 1 || plan_.zero_stage == 2) {
+        // Every replica updated its shard: gather the new parameters.
+        const sim::Time start = engine_.now();
+        const double bytes = rk.parameters * bytes_per_element(plan_.precision);
+        run_groups(CollectiveKind::all_gather, bytes, data_groups(r, false), network::Algorithm::automatic, [this, r, start, bytes] {
+          Rank& k = ranks_[static_cast<std::size_t>(r)];
+          k.dp_busy += (engine_.now() - start).seconds();
+          span(k.lane_dp, "all-gather parameters " + size_label(bytes), "communication", start);
+          finish(r);
+        });
+        return;
+      }
+      finish(r);
+    });
+  }
+
+  void finish(int r) {
+    Rank& rank = ranks_[static_cast<std::size_t>(r)];
+    rank.finished = true;
+    rank.finish = engine_.now();
+  }
+
+  // ---- ZeRO-3 gathers ----------------------------------------------------------------------
+  void request_gather(int r, int unit) {
+    ++requested_[static_cast<std::size_t>(unit)];
+    ranks_[static_cast<std::size_t>(r)].gathers.push_back(unit);
+    next_gather(r);
+  }
+
+  void next_gather(int r) {
+    Rank& rank = ranks_[static_cast<std::size_t>(r)];
+    if (rank.gathering || rank.gathers.empty()) return;
+    rank.gathering = true;
+    const int unit = rank.gathers.front();
+    rank.gathers.pop_front();
+    const sim::Time start = engine_.now();
+    const double bytes = program_.units[static_cast<std::size_t>(unit)].bytes;
+    run_groups(CollectiveKind::all_gather, bytes, data_groups(r, false), network::Algorithm::automatic, [this, r, unit, start, bytes] {
+      Rank& rk = ranks_[static_cast<std::size_t>(r)];
+      rk.dp_busy += (engine_.now() - start).seconds();
+      span(rk.lane_gather, "all-gather unit " + std::to_string(unit) + " " + size_label(bytes), "communication", start);
+      rk.gathering = false;
+      const auto u = static_cast<std::size_t>(unit);
+      ++gathered_[u];
+      next_gather(r);
+      if (rk.waiting_gather) {
+        const Segment& s = rk.program->segments[rk.segment];
+        if (gathered_[static_cast<std::size_t>(s.unit)] >= needed_[static_cast<std::size_t>(s.unit)]) {
+          rk.waiting_gather = false;
+          rk.gather_wait += (engine_.now() - rk.segment_start).seconds();
+          ++rk.segment;
+          advance(r);
+        }
+      }
+    });
+  }
+
+  // ---- results -----------------------------------------------------------------------------
+  IterationBreakdown breakdown() const {
+    IterationBreakdown b;
+    int critical = 0;
+    for (int r = 0; r < P_; ++r) {
+      if (ranks_[static_cast<std::size_t>(r)].finish > ranks_[static_cast<std::size_t>(critical)].finish) critical = r;
+    }
+    const Rank& k = ranks_[static_cast<std::size_t>(critical)];
+    b.iteration_s = k.finish.seconds();
+    b.critical_rank = critical;
+    b.compute_s = k.compute;
+    b.forward_s = k.forward;
+    b.backward_s = k.backward;
+    b.recompute_s = k.recompute;
+    b.tensor_comm_s = k.tensor;
+    b.expert_comm_s = k.expert;
+    b.gather_wait_s = k.gather_wait;
+    b.optimizer_s = k.optimizer;
+    b.exposed_dp_comm_s = std::max(0.0, (k.finish - k.passes_end).seconds() - k.optimizer);
+    b.pipeline_bubble_s = std::max(0.0, k.passes_end.seconds() - k.compute - k.tensor - k.expert - k.gather_wait);
+    b.dp_comm_busy_s = k.dp_busy;
+    b.pipeline_comm_busy_s = k.pipe_busy;
+    b.gradient_buckets = k.buckets;
+    b.simulated_ranks = P_;
+    const double samples = plan_.global_batch();
+    b.samples_per_s = samples / b.iteration_s;
+    b.tokens_per_s = b.samples_per_s * c_.model->tokens_per_sample;
+    double recompute_per_sample = 0;
+    for (const StageProgram& s : program_.stages) recompute_per_sample += s.recompute_flops / plan_.micro_batch_size;
+    // Recompute FLOPs above are per tensor rank; the job does them on every tensor rank.
+    b.model_flops_per_iteration = c_.model->training_flops_per_sample() * samples;
+    b.hardware_flops_per_iteration = b.model_flops_per_iteration + recompute_per_sample * plan_.tensor * samples;
+    const double devices = plan_.devices();
+    b.tflops_per_device = b.model_flops_per_iteration / b.iteration_s / devices / 1e12;
+    const double peak = c_.device.peak(plan_.precision);
+    b.mfu = b.model_flops_per_iteration / b.iteration_s / devices / peak;
+    b.hfu = b.hardware_flops_per_iteration / b.iteration_s / devices / peak;
+    b.flows = static_cast<long long>(flows_.flows_started()) + memo_flows_;
+    b.events = static_cast<long long>(engine_.events_executed());
+    return b;
+  }
+
+  const TrainingConfig& c_;
+  const ParallelPlan& plan_;
+  IterationProgram program_;
+  sim::Engine engine_;
+  network::Routing routing_;
+  network::FlowNetwork flows_;
+  network::Collectives collectives_;
+  IterationTrace* trace_;
+  int P_, V_, M_;
+  std::vector<VertexId> job_;
+  std::vector<Rank> ranks_;
+  std::vector<char> arrived_forward_, arrived_backward_;
+  std::vector<int> needed_, requested_, gathered_;
+  std::vector<std::function<void()>> continuations_;
+  std::vector<std::size_t> free_slots_;
+  std::map<std::tuple<int, double, Groups>, double> memo_;
+  long long memo_flows_ = 0;
+};
+
+}  // namespace
+
+IterationBreakdown replay_iteration(const TrainingConfig& config, IterationTrace* trace) {
+  if (config.model == nullptr || config.model->layers.empty()) throw std::invalid_argument("training replay: no model");
+  if (config.topology == nullptr) throw std::invalid_argument("training replay: no fabric topology");
+  validate_plan(config.plan, *config.model, config.plan.devices());
+  if (config.topology->accelerators().size() < static_cast<std::size_t>(config.plan.devices())) {
+    throw std::invalid_argument("training replay: the fabric has " + std::to_string(config.topology->accelerators().size()) +
+                                " accelerators, the plan needs " + std::to_string(config.plan.devices()));
+  }
+  if (!config.device.supports(config.plan.precision)) {
+    throw std::invalid_argument("training replay: " + config.device.name + " has no " + std::string(to_string(config.plan.precision)) + " support");
+  }
+  Replay replay(config, trace);
+  return replay.run();
+}
+
+}  // namespace dlsim::models

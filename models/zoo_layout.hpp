@@ -1,0 +1,29 @@
+// Private to the zoo builders (zoo_*.cpp): marking a layer's parallel layout and its saved
+// activations (model_graph.hpp) as it is pushed. Each returns the layer for chaining.
+#pragma once
+#include "models/model_graph.hpp"
+
+namespace dlsim::models::zoo_layout {
+
+// Tensor-parallel: 1/t of the work and parameters on each rank.
+inline Layer& split(Layer& l) {
+  l.tensor = TensorSplit::split;
+  return l;
+}
+// Row-parallel (or vocabulary-parallel): split, and its output all-reduced over the group.
+inline Layer& row_parallel(Layer& l) {
+  split(l).tp_all_reduce = true;
+  return l;
+}
+// Attention scores, softmax, dropout, context: split by heads, dropped by selective recompute.
+inline Layer& attention_core(Layer& l) {
+  split(l).attention_core = true;
+  return l;
+}
+// Elements kept for backward per sample, where the default rule does not hold.
+inline Layer& saves(Layer& l, double elements) {
+  l.saved_elements = elements;
+  return l;
+}
+
+}  // namespace dlsim::models::zoo_layout

@@ -1,0 +1,153 @@
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "models/catalog.hpp"
+#include "models/memory_model.hpp"
+#include "models/parallel_plan.hpp"
+#include "models/zoo.hpp"
+
+namespace dlsim::models {
+namespace {
+
+std::string rejection(const ParallelPlan& plan, const ModelGraph& model, int devices) {
+  try {
+    validate_plan(plan, model, devices);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ParallelPlan, RejectsSizesThatDoNotMultiplyToTheDevices) {
+  ParallelPlan plan;
+  plan.tensor = 8;
+  plan.pipeline = 2;
+  plan.data = 2;
+  const std::string why = rejection(plan, decoder_model("gpt3-1.3b"), 64);
+  EXPECT_NE(why.find("8 x 2 = 32"), std::string::npos) << why;
+  EXPECT_NE(why.find("cluster has 64"), std::string::npos) << why;
+}
+
+TEST(ParallelPlan, RejectsPipelinesThatDoNotDivideTheBlocks) {
+  ParallelPlan plan;
+  plan.pipeline = 5;
+  const std::string why = rejection(plan, decoder_model("gpt3-1.3b"), 5);  // 24 layers
+  EXPECT_NE(why.find("24 blocks"), std::string::npos) << why;
+  EXPECT_EQ(why.rfind("plan.pipeline", 0), 0u) << why;
+}
+
+TEST(ParallelPlan, RejectsTensorParallelismWithoutALayoutAndOtherMismatches) {
+  ParallelPlan plan;
+  plan.tensor = 2;
+  EXPECT_NE(rejection(plan, resnet50(), 2).find("no tensor-parallel layout"), std::string::npos);
+  ParallelPlan moe;
+  moe.expert = 2;
+  moe.data = 2;
+  EXPECT_NE(rejection(moe, decoder_model("gpt3-125m"), 2).find("no mixture-of-experts"), std::string::npos);
+  ParallelPlan inter;
+  inter.pipeline = 4;
+  inter.schedule = PipelineSchedule::interleaved;
+  inter.virtual_stages = 2;
+  inter.micro_batches = 6;
+  EXPECT_NE(rejection(inter, decoder_model("gpt3-1.3b"), 4).find("multiple of pipeline"), std::string::npos);
+  ParallelPlan zero;
+  zero.pipeline = 2;
+  zero.zero_stage = 3;
+  EXPECT_NE(rejection(zero, decoder_model("gpt3-1.3b"), 2).find("ZeRO stage 3"), std::string::npos);
+  EXPECT_EQ(rejection(ParallelPlan{}, resnet50(), 1), "");
+}
+
+TEST(ParallelPlan, StagesCutAtBlocksWithEmbeddingFirstAndHeadLast) {
+  const ModelGraph model = decoder_model("gpt3-1.3b");
+  ParallelPlan plan;
+  plan.pipeline = 4;
+  const auto stages = stage_partition(plan, model);
+  ASSERT_EQ(stages.size(), 4u);
+  EXPECT_EQ(stages[0].first, 0);
+  EXPECT_EQ(stages[3].last, static_cast<int>(model.layers.size()));
+  for (std::size_t s = 1; s < stages.size(); ++s) EXPECT_EQ(stages[s].first, stages[s - 1].last);
+  EXPECT_EQ(model.layers[static_cast<std::size_t>(stages[1].first)].block, 6);
+  EXPECT_EQ(model.layers[0].block, -1);  // the embedding joins the first stage
+}
+
+TEST(ParallelPlan, CnnStagesBalanceForwardFlops) {
+  const ModelGraph model = resnet50();
+  ParallelPlan plan;
+  plan.pipeline = 4;
+  const auto stages = stage_partition(plan, model);
+  double most = 0, total = model.forward_flops_per_sample();
+  for (const auto& r : stages) {
+    double f = 0;
+    for (int i = r.first; i < r.last; ++i) f += model.layers[static_cast<std::size_t>(i)].forward_flops;
+    most = std::max(most, f);
+    EXPECT_LT(r.first, r.last);
+  }
+  EXPECT_LT(most, 0.4 * total);  // no stage far above a quarter
+}
+
+TEST(ParallelPlan, DefaultPlacementPutsTensorInsideAndDataOutside) {
+  ParallelPlan plan;
+  plan.tensor = 8;
+  plan.pipeline = 16;
+  plan.data = 8;
+  EXPECT_EQ(global_rank(plan, 0, 0, 7), 7);
+  EXPECT_EQ(global_rank(plan, 0, 1, 0), 8);
+  EXPECT_EQ(global_rank(plan, 1, 0, 0), 128);
+  plan.order = {Axis::tensor, Axis::data, Axis::pipeline};  // Megatron's own rank order
+  EXPECT_EQ(global_rank(plan, 1, 0, 0), 8);
+  EXPECT_EQ(global_rank(plan, 0, 1, 0), 64);
+}
+
+// GPT-3 175B, mixed precision with Adam, on A100-80GB.
+TEST(MemoryModel, Gpt3DataParallelOnlyDoesNotFitAndMegatronsPlanDoes) {
+  const ModelGraph model = decoder_model("gpt3-175b", 2048);
+  const double capacity = Catalog::builtin().find_device("A100-80GB")->memory_bytes;
+  ParallelPlan dp;
+  dp.data = 8;
+  dp.precision = Precision::fp16;
+  dp.optimizer = Optimizer::adam;
+  validate_plan(dp, model, 8);
+  const MemoryBreakdown dp_mem = peak_memory(model, dp);
+  EXPECT_GT(dp_mem.total(), 20 * capacity);          // ~175e9 x 18 bytes before activations
+  EXPECT_NEAR(dp_mem.weights + dp_mem.gradients + dp_mem.optimizer_state, model.parameters() * 18, 0.01 * model.parameters() * 18);
+
+  ParallelPlan megatron;                              // Narayanan et al. SC21
+  megatron.tensor = 8;
+  megatron.pipeline = 16;
+  megatron.data = 8;
+  megatron.micro_batches = 64;
+  megatron.micro_batch_size = 1;
+  megatron.precision = Precision::fp16;
+  megatron.optimizer = Optimizer::adam;
+  megatron.recompute = Recompute::full;
+  validate_plan(megatron, model, 1024);
+  const MemoryBreakdown mem = peak_memory(model, megatron);
+  EXPECT_LT(mem.total(), capacity) << describe(mem);
+  // Without recomputation the first stage keeps 16 micro-batches of every layer's activations
+  // instead of one hidden state per layer.
+  const double kept_with_recompute = mem.activations;
+  megatron.recompute = Recompute::none;
+  EXPECT_GT(peak_memory(model, megatron).activations, 5 * kept_with_recompute);
+}
+
+TEST(MemoryModel, ActivationsFollowTheScheduleAndRecomputation) {
+  const ModelGraph model = decoder_model("gpt3-1.3b", 2048);
+  ParallelPlan plan;
+  plan.pipeline = 4;
+  plan.micro_batches = 16;
+  plan.schedule = PipelineSchedule::gpipe;
+  const double gpipe = memory_per_rank(model, plan)[1].activations;
+  plan.schedule = PipelineSchedule::one_f_one_b;
+  const double one_f = memory_per_rank(model, plan)[1].activations;
+  EXPECT_NEAR(gpipe / one_f, 16.0 / 3.0, 0.01);  // rank 1 holds m vs p - 1 micro-batches
+  plan.recompute = Recompute::selective;
+  const double selective = memory_per_rank(model, plan)[1].activations;
+  plan.recompute = Recompute::full;
+  const double full = memory_per_rank(model, plan)[1].activations;
+  EXPECT_LT(selective, one_f);
+  EXPECT_LT(full, selective);
+}
+
+}  // namespace
+}  // namespace dlsim::models

@@ -1,0 +1,277 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "models/catalog.hpp"
+#include "models/iteration_program.hpp"
+#include "models/job_performance.hpp"
+#include "models/memory_model.hpp"
+#include "models/training_replay.hpp"
+#include "models/zoo.hpp"
+#include "network/collectives.hpp"
+#include "network/topology_builders.hpp"
+
+namespace dlsim::models {
+namespace {
+
+// `nodes` DGX-A100-like nodes: 8 GPUs on NVSwitch, 8 NICs of `nic_gbps`, one switch.
+network::Topology dgx_cluster(int nodes, double nic_gbps = 200) {
+  network::NodeSpec node;
+  node.kind = network::NodeKind::nvswitch;
+  node.accelerators = 8;
+  node.link_bandwidth = 300e9;
+  node.nics = 8;
+  node.nic_bandwidth = nic_gbps * 1e9 / 8;
+  node.pcie_bandwidth = 32e9;
+  network::FabricSpec f;
+  f.kind = network::FabricKind::single_switch;
+  f.nodes = nodes;
+  return network::build_cluster(node, f);
+}
+
+// A model of `blocks` identical blocks of one big matrix layer with a tiny output, so that
+// compute dominates and pipeline transfers cost next to nothing.
+ModelGraph uniform_model(int blocks) {
+  ModelGraph g;
+  g.name = "uniform";
+  g.sample_unit = "sample";
+  for (int b = 0; b < blocks; ++b) {
+    Layer l;
+    l.name = "block" + std::to_string(b);
+    l.kind = LayerKind::linear;
+    l.forward_flops = 4e11;   // ~1.3 ms forward on an A100 at fp16
+    l.input_elements = 16;
+    l.activation_elements = 16;
+    l.block = b;
+    g.layers.push_back(l);
+  }
+  return g;
+}
+
+TrainingConfig config(const ModelGraph& model, const network::Topology& topology, ParallelPlan plan) {
+  const Catalog catalog = Catalog::builtin();
+  TrainingConfig c;
+  c.model = &model;
+  c.device = *catalog.find_device("A100-80GB");
+  c.profile = *catalog.find_profile("A100-80GB");
+  c.topology = &topology;
+  c.plan = plan;
+  return c;
+}
+
+ParallelPlan pipeline_plan(PipelineSchedule schedule, int p, int m, int v = 1) {
+  ParallelPlan plan;
+  plan.pipeline = p;
+  plan.micro_batches = m;
+  plan.schedule = schedule;
+  plan.virtual_stages = v;
+  plan.precision = Precision::fp16;
+  return plan;
+}
+
+double sum_of_parts(const IterationBreakdown& b) {
+  return b.compute_s + b.tensor_comm_s + b.expert_comm_s + b.gather_wait_s + b.pipeline_bubble_s + b.exposed_dp_comm_s +
+         b.optimizer_s;
+}
+
+TEST(TrainingReplay, GPipeBubbleIsPMinusOneOverMPlusPMinusOne) {
+  const network::Topology topology = dgx_cluster(1);
+  const ModelGraph model = uniform_model(8);
+  for (auto [p, m] : {std::pair{4, 8}, {8, 8}, {4, 32}, {2, 3}}) {
+    const auto b = replay_iteration(config(model, topology, pipeline_plan(PipelineSchedule::gpipe, p, m)));
+    const double passes = b.iteration_s - b.optimizer_s;
+    const double expected = double(p - 1) / double(m + p - 1);
+    EXPECT_NEAR(b.pipeline_bubble_s / passes, expected, 0.01 * expected) << "p=" << p << " m=" << m;
+    // The same bubble as a fraction of the ideal (bubble-free) time: (p - 1) / m.
+    EXPECT_NEAR(b.pipeline_bubble_s / b.compute_s, double(p - 1) / m, 0.01 * (p - 1) / m);
+    EXPECT_NEAR(sum_of_parts(b), b.iteration_s, 1e-6 * b.iteration_s);
+  }
+}
+
+TEST(TrainingReplay, OneFOneBHasGPipesBubbleAndInterleavingDividesIt) {
+  const network::Topology topology = dgx_cluster(1);
+  const ModelGraph model = uniform_model(16);
+  const int p = 4, m = 8;
+  const auto gpipe = replay_iteration(config(model, topology, pipeline_plan(PipelineSchedule::gpipe, p, m)));
+  const auto one_f = replay_iteration(config(model, topology, pipeline_plan(PipelineSchedule::one_f_one_b, p, m)));
+  const auto inter = replay_iteration(config(model, topology, pipeline_plan(PipelineSchedule::interleaved, p, m, 2)));
+  EXPECT_NEAR(one_f.iteration_s, gpipe.iteration_s, 0.01 * gpipe.iteration_s);
+  // Narayanan et al. SC21: the interleaved bubble is (p - 1) / (v m) of the ideal time.
+  EXPECT_NEAR(inter.pipeline_bubble_s / inter.compute_s, double(p - 1) / (2.0 * m), 0.05 * (p - 1) / (2.0 * m));
+  EXPECT_LT(inter.iteration_s, one_f.iteration_s);
+}
+
+TEST(TrainingReplay, DataParallelTimeLiesBetweenOverlappedAndExposedBounds) {
+  const network::Topology topology = dgx_cluster(4, 100);
+  const ModelGraph model = bert_large(128);
+  ParallelPlan plan;
+  plan.data = 32;
+  plan.micro_batch_size = 16;
+  plan.precision = Precision::fp16;
+  plan.optimizer = Optimizer::adam;
+  TrainingConfig c = config(model, topology, plan);
+  const auto overlapped = replay_iteration(c);
+  c.plan.overlap_grad_reduce = false;
+  const auto exposed = replay_iteration(c);
+  const double compute = overlapped.compute_s + overlapped.optimizer_s;
+  // Lower bound: communication fully hidden; upper bound: compute then every bucket in turn.
+  EXPECT_GE(overlapped.iteration_s, compute);
+  EXPECT_GE(overlapped.iteration_s, overlapped.dp_comm_busy_s);
+  EXPECT_LE(overlapped.iteration_s, compute + exposed.dp_comm_busy_s * 1.0001);
+  EXPECT_NEAR(exposed.iteration_s, compute + exposed.dp_comm_busy_s, 1e-6 * exposed.iteration_s);
+  EXPECT_LT(overlapped.iteration_s, exposed.iteration_s);
+  EXPECT_GT(overlapped.gradient_buckets, 1);
+  EXPECT_NEAR(sum_of_parts(overlapped), overlapped.iteration_s, 1e-6 * overlapped.iteration_s);
+}
+
+TEST(TrainingReplay, TensorParallelCollectivesCostWhatTheFabricSays) {
+  const network::Topology topology = dgx_cluster(1);
+  const ModelGraph model = decoder_model("gpt3-1.3b", 2048);
+  ParallelPlan plan;
+  plan.tensor = 8;
+  plan.precision = Precision::fp16;
+  const auto b = replay_iteration(config(model, topology, plan));
+  // Per layer two all-reduces forward and two backward (plus the embedding's one each way),
+  // each of micro-batch x sequence x hidden x 2 bytes, inside one NVSwitch node.
+  network::CollectiveSpec spec;
+  spec.bytes = 2048.0 * 2048 * 2;
+  for (int i = 0; i < 8; ++i) spec.ranks.push_back(topology.accelerators()[static_cast<std::size_t>(i)]);
+  const double one = network::run_collective(topology, spec).time_s;
+  const double count = 2 * (2 * 24 + 1);
+  EXPECT_NEAR(b.tensor_comm_s, count * one, 1e-6 * count * one);
+  // Sequence parallelism moves the same bytes as reduce-scatter + all-gather.
+  plan.sequence_parallel = true;
+  const auto sp = replay_iteration(config(model, topology, plan));
+  EXPECT_NEAR(sp.tensor_comm_s, b.tensor_comm_s, 0.35 * b.tensor_comm_s);
+  EXPECT_LT(sp.compute_s, b.compute_s);  // norms and residuals split 8 ways
+}
+
+TEST(TrainingReplay, SameConfigurationGivesIdenticalResults) {
+  const network::Topology topology = dgx_cluster(4);
+  const ModelGraph model = decoder_model("gpt3-1.3b", 2048);
+  ParallelPlan plan;
+  plan.tensor = 2;
+  plan.pipeline = 4;
+  plan.data = 4;
+  plan.micro_batches = 8;
+  plan.precision = Precision::bf16;
+  plan.optimizer = Optimizer::adam;
+  const auto a = replay_iteration(config(model, topology, plan));
+  const auto b = replay_iteration(config(model, topology, plan));
+  EXPECT_EQ(a.iteration_s, b.iteration_s);
+  EXPECT_EQ(a.pipeline_bubble_s, b.pipeline_bubble_s);
+  EXPECT_EQ(a.events, b.events);
+  EXPECT_EQ(a.simulated_ranks, 4);  // one timeline per pipeline rank, not 32
+}
+
+TEST(TrainingReplay, TraceHasALanePerRankAndStreamAndSpansInsideTheIteration) {
+  const network::Topology topology = dgx_cluster(2);
+  const ModelGraph model = decoder_model("gpt3-350m", 1024);
+  ParallelPlan plan;
+  plan.tensor = 2;
+  plan.pipeline = 4;
+  plan.data = 2;
+  plan.micro_batches = 4;
+  plan.precision = Precision::fp16;
+  IterationTrace trace;
+  const auto b = replay_iteration(config(model, topology, plan), &trace);
+  EXPECT_EQ(trace.lanes.size(), 4u * 5u);  // compute, tensor, 2 pipeline directions, data-parallel
+  int passes = 0;
+  for (const TraceSpan& s : trace.spans) {
+    ASSERT_GE(s.lane, 0);
+    ASSERT_LT(s.lane, static_cast<int>(trace.lanes.size()));
+    EXPECT_GE(s.start_ns, 0);
+    EXPECT_LE(s.start_ns + s.duration_ns, static_cast<std::int64_t>(std::llround(b.iteration_s * 1e9)) + 1);
+    if (s.category == "compute" && trace.lanes[static_cast<std::size_t>(s.lane)].thread == "compute") ++passes;
+  }
+  EXPECT_EQ(passes, 4 * 2 * 4);  // 4 ranks x (forward + backward) x 4 micro-batches
+}
+
+TEST(TrainingReplay, ZeroStagesTradeMemoryForCommunication) {
+  const network::Topology topology = dgx_cluster(2, 100);
+  const ModelGraph model = decoder_model("gpt3-1.3b", 2048);
+  ParallelPlan plan;
+  plan.data = 16;
+  plan.precision = Precision::bf16;
+  plan.gradient_precision = Precision::bf16;
+  plan.optimizer = Optimizer::adam;
+  double previous_memory = 1e300;
+  double zero0_comm = 0;
+  for (int stage = 0; stage <= 3; ++stage) {
+    plan.zero_stage = stage;
+    const double mem = peak_memory(model, plan).total();
+    EXPECT_LT(mem, previous_memory) << "stage " << stage;
+    previous_memory = mem;
+    const auto b = replay_iteration(config(model, topology, plan));
+    EXPECT_NEAR(sum_of_parts(b), b.iteration_s, 1e-6 * b.iteration_s)
+        << "stage " << stage << ": iteration " << b.iteration_s << " compute " << b.compute_s << " gather wait " << b.gather_wait_s << " bubble "
+        << b.pipeline_bubble_s << " exposed " << b.exposed_dp_comm_s << " optimizer " << b.optimizer_s;
+    if (stage == 0) zero0_comm = b.dp_comm_busy_s;
+    // ZeRO-3 gathers the parameters twice per step and reduce-scatters the gradients: 1.5 x
+    // the bytes of an all-reduce (Rajbhandari et al. 2020, sec. 7.2.2).
+    if (stage == 3) EXPECT_GT(b.dp_comm_busy_s, 1.3 * zero0_comm);
+    if (stage > 0) EXPECT_LT(b.optimizer_s, 0.1 * b.compute_s);  // the optimizer step is sharded 16 ways
+  }
+}
+
+TEST(TrainingReplay, ExpertParallelAllToAllsRunOverTheExpertGroup) {
+  const network::Topology topology = dgx_cluster(2);
+  const ModelGraph model = decoder_model("mixtral-8x7b", 1024);
+  ParallelPlan plan;
+  plan.data = 16;
+  plan.expert = 8;
+  plan.precision = Precision::bf16;
+  plan.recompute = Recompute::full;
+  const auto b = replay_iteration(config(model, topology, plan));
+  EXPECT_GT(b.expert_comm_s, 0);
+  EXPECT_NEAR(sum_of_parts(b), b.iteration_s, 1e-6 * b.iteration_s);
+}
+
+TEST(TrainingReplay, MfuIsModelFlopsOverPeak) {
+  const network::Topology topology = dgx_cluster(1);
+  const ModelGraph model = decoder_model("gpt3-1.3b", 2048);
+  ParallelPlan plan;
+  plan.data = 8;
+  plan.micro_batch_size = 4;
+  plan.precision = Precision::fp16;
+  const TrainingConfig c = config(model, topology, plan);
+  const auto b = replay_iteration(c);
+  const double flops = model.training_flops_per_sample() * 32;
+  EXPECT_DOUBLE_EQ(b.model_flops_per_iteration, flops);
+  EXPECT_NEAR(b.mfu, flops / b.iteration_s / 8 / c.device.peak(Precision::fp16), 1e-12);
+  EXPECT_GT(b.mfu, 0.05);
+  EXPECT_LT(b.mfu, c.profile.matmul_efficiency);  // never above what the roofline allows
+  EXPECT_NEAR(b.tokens_per_s, b.samples_per_s * 2048, 1e-9 * b.tokens_per_s);
+}
+
+}  // namespace
+}  // namespace dlsim::models
+
+namespace dlsim::models {
+namespace {
+
+TEST(JobPerformance, ReplaysOnceAndTellsConfigurationsApart) {
+  const network::Topology topology = dgx_cluster(1);
+  const ModelGraph model = decoder_model("gpt3-125m", 1024);
+  ParallelPlan plan;
+  plan.data = 8;
+  plan.precision = Precision::fp16;
+  TrainingConfig c = config(model, topology, plan);
+  JobPerformanceCache cache;
+  const double first = cache.get(c, "1 x dgx").iteration_s;
+  EXPECT_EQ(cache.get(c, "1 x dgx").iteration_s, first);
+  EXPECT_EQ(cache.misses(), 1u);
+  EXPECT_EQ(cache.hits(), 1u);
+  c.plan.micro_batch_size = 2;
+  EXPECT_GT(cache.get(c, "1 x dgx").iteration_s, first);
+  EXPECT_EQ(cache.size(), 2u);
+  const ModelGraph longer = decoder_model("gpt3-125m", 2048);  // same name, other sequence length
+  c.model = &longer;
+  cache.get(c, "1 x dgx");
+  EXPECT_EQ(cache.size(), 3u);
+  EXPECT_NE(cache.find(JobKey::of(c, "1 x dgx")), nullptr);
+  EXPECT_EQ(cache.find(JobKey::of(c, "2 x dgx")), nullptr);
+}
+
+}  // namespace
+}  // namespace dlsim::models
