@@ -51,7 +51,11 @@ std::string tflops(double flops) {
 
 int run_loaded(std::ostream& out, const ScenarioOptions& o, const experiment::Scenario& scenario) {
   const experiment::Results results = experiment::run(scenario);
-  if (!o.quiet) {
+  if (!o.quiet && scenario.cluster_sim) {
+    out << "dlsim " << results.dlsim_version << ": cluster scenario, " << scenario.cluster_sim->variants.size() << " variant"
+        << (scenario.cluster_sim->variants.size() == 1 ? "" : "s") << ", seed " << scenario.seed << "\n";
+    experiment::print_table(out, results);
+  } else if (!o.quiet) {
     const std::string what = scenario.collective ? network::to_string(scenario.collective->operation) : scenario.workload.model_name;
     out << "dlsim " << results.dlsim_version << ": " << what << " on "
         << scenario.cluster.instance_name << " (" << scenario.cluster.instance.accelerators_per_node << " x "
@@ -67,6 +71,10 @@ int run_loaded(std::ostream& out, const ScenarioOptions& o, const experiment::Sc
   if (!scenario.output.csv.empty()) {
     experiment::write_csv(scenario.output.csv, results);
     if (!o.quiet) out << "wrote " << scenario.output.csv << "\n";
+  }
+  if (!scenario.output.jobs_csv.empty()) {
+    experiment::write_table_csv(scenario.output.jobs_csv, results.jobs_table);
+    if (!o.quiet) out << "wrote " << scenario.output.jobs_csv << "\n";
   }
   for (std::size_t i = 0; i < results.traces.size(); ++i) {
     const std::string path = experiment::trace_path(scenario.output.trace, results.rows[i].nodes, results.rows[i].plan_index,
@@ -93,6 +101,12 @@ int collective_command(std::ostream& out, const ScenarioOptions& o) {
 
 int check_command(std::ostream& out, const ScenarioOptions& o) {
   const experiment::Scenario s = load(o);
+  if (s.cluster_sim) {
+    const auto& v = s.cluster_sim->variants;
+    out << s.source << ": ok (cluster scenario: " << v.front().spec.pools.size() << " pool" << (v.front().spec.pools.size() == 1 ? "" : "s")
+        << ", " << v.front().spec.jobs.size() << " jobs, " << v.size() << " variant" << (v.size() == 1 ? "" : "s") << ")\n";
+    return 0;
+  }
   const std::size_t configurations = s.node_counts().size() * (s.collective ? 1 : s.plans().size());
   out << s.source << ": ok (" << (s.collective ? network::to_string(s.collective->operation) : s.workload.model_name) << " on "
       << s.cluster.instance_name << ", " << configurations << " configuration" << (configurations == 1 ? "" : "s") << ")\n";

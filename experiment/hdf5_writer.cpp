@@ -138,6 +138,18 @@ void write_hdf5(const std::string& path, const Results& results) {
       names += (names.empty() ? "" : ",") + c.name;
     }
     write_string_attribute(group, "columns", names);
+    // Further tables (cluster scenarios: jobs, time series per variant), each in its group.
+    Handle link_creation(H5Pcreate(H5P_LINK_CREATE), H5Pclose, "create a link property list");
+    check(H5Pset_create_intermediate_group(link_creation, 1), "allow intermediate groups");
+    for (const auto& [path, table] : results.extra_tables) {
+      Handle extra(H5Gcreate2(file, path.c_str(), link_creation, group_creation, H5P_DEFAULT), H5Gclose, "create group " + path);
+      std::string extra_names;
+      for (const TableColumn& c : table.columns) {
+        write_column(extra, c);
+        extra_names += (extra_names.empty() ? "" : ",") + c.name;
+      }
+      write_string_attribute(extra, "columns", extra_names);
+    }
     check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush '" + temporary + "'");
   });
 }

@@ -84,6 +84,37 @@ void emit_network(YAML::Emitter& out, const NetworkConfig& n) {
   out << YAML::EndMap;
 }
 
+// Cluster scenarios: every variant's pools and scheduler, and its job count (jobs can be many).
+void emit_cluster_scenario(YAML::Emitter& out, const ClusterScenario& cs) {
+  out << YAML::Key << "variants" << YAML::Value << YAML::BeginSeq;
+  for (const ClusterVariant& v : cs.variants) {
+    out << YAML::BeginMap;
+    out << YAML::Key << "label" << YAML::Value << v.label;
+    out << YAML::Key << "policy" << YAML::Value << v.options.policy;
+    out << YAML::Key << "backfill" << YAML::Value << v.options.backfill;
+    out << YAML::Key << "placement" << YAML::Value << scheduler::to_string(v.options.placement);
+    out << YAML::Key << "jobs" << YAML::Value << v.spec.jobs.size();
+    out << YAML::Key << "pools" << YAML::Value << YAML::BeginSeq;
+    for (const scheduler::PoolSpec& p : v.spec.pools) {
+      out << YAML::BeginMap;
+      out << YAML::Key << "name" << YAML::Value << p.name;
+      out << YAML::Key << "instance" << YAML::Value << p.instance;
+      out << YAML::Key << "gpus_per_node" << YAML::Value << p.gpus_per_node;
+      out << YAML::Key << "nodes" << YAML::Value << p.nodes;
+      out << YAML::Key << "capacity" << YAML::Value << scheduler::to_string(p.capacity);
+      out << YAML::Key << "price_usd_per_node_hour" << YAML::Value << p.price_per_node_hour;
+      out << YAML::Key << "provisioning_s" << YAML::Value << p.provisioning_s;
+      out << YAML::Key << "reclaim_mean_s" << YAML::Value << p.reclaim.mean();
+      out << YAML::Key << "notice_s" << YAML::Value << p.notice_s;
+      out << YAML::Key << "failure_mean_s" << YAML::Value << p.failure.mean();
+      out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
+}
+
 void emit_plan(YAML::Emitter& out, const PlanConfig& p) {
   out << YAML::Key << "plan" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "data" << YAML::Value << (p.data > 0 ? std::to_string(p.data) : "derived");
@@ -143,6 +174,11 @@ std::string resolved_yaml(const Scenario& s) {
   out.SetDoublePrecision(17);  // round-trips every double
   out << YAML::BeginMap;
   out << YAML::Key << "seed" << YAML::Value << s.seed;
+  if (s.cluster_sim) {
+    emit_cluster_scenario(out, *s.cluster_sim);
+    out << YAML::EndMap;
+    return out.c_str();
+  }
   emit_cluster(out, s.cluster);
   emit_network(out, s.network);
   if (s.collective) {

@@ -58,9 +58,36 @@ struct CollectiveRow {
   double time_alone_s = 0;  // the same group with the fabric to itself
 };
 
+// One variant of a cluster scenario: what the whole cluster did.
+struct ClusterRow {
+  std::string variant;
+  std::string policy;
+  std::string placement;
+  int jobs = 0, done = 0, failed = 0, unfinished = 0;
+  double makespan_s = 0;
+  double mean_jct_s = 0, median_jct_s = 0, p99_jct_s = 0, mean_queueing_s = 0;
+  double gpu_utilization = 0;
+  int preemptions = 0, suspensions = 0, checkpoints = 0;
+  int nodes_requested = 0, nodes_reclaimed = 0, nodes_failed = 0;
+  double lost_gpu_hours = 0;
+  double total_cost = 0, compute_cost = 0, idle_cost = 0, storage_cost = 0;
+  double cost_vs_first = 0, makespan_vs_first = 0;  // ratios to the first variant
+  std::int64_t events = 0;
+};
+
+// One job of one variant (the jobs table).
+struct JobRow {
+  int variant = 0;
+  scheduler::JobResult job;
+};
+
 struct Results {
   std::vector<ResultRow> rows;     // training scenarios: in the order of Scenario::node_counts()
   std::vector<CollectiveRow> collective_rows;  // collective scenarios
+  std::vector<ClusterRow> cluster_rows;        // cluster scenarios: one per variant
+  Table jobs_table;                            // cluster scenarios: every job of every variant
+  // More tables for the HDF5 file, each under its group path ("variants/0/series/busy_gpus").
+  std::vector<std::pair<std::string, Table>> extra_tables;
   Table table;                     // what the files hold: the rows above as typed columns
   std::string dlsim_version;
   std::uint64_t seed = 0;
@@ -77,6 +104,7 @@ Results run(const Scenario& scenario);
 // run.cpp; with `traces`, one iteration's trace per row is appended to it.
 std::vector<ResultRow> run_training(const Scenario& scenario, std::vector<models::IterationTrace>* traces = nullptr);
 std::vector<CollectiveRow> run_collectives(const Scenario& scenario); // collective_run.cpp
+void run_cluster(const Scenario& scenario, Results& results);          // cluster_run.cpp
 
 std::string dlsim_version();
 std::string resolved_yaml(const Scenario& scenario);

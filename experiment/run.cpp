@@ -106,7 +106,9 @@ Results run(const Scenario& scenario) {
   results.scenario_source = scenario.source;
   results.scenario_yaml = scenario.input_yaml;
   results.resolved_yaml = resolved_yaml(scenario);
-  if (scenario.collective) {
+  if (scenario.cluster_sim) {
+    run_cluster(scenario, results);
+  } else if (scenario.collective) {
     results.collective_rows = run_collectives(scenario);
     results.table = make_table(collective_columns(), results.collective_rows);
   } else {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "experiment/cluster_scenario.hpp"
 #include "models/parallel_plan.hpp"
 #include "models/device.hpp"
 #include "models/instance_type.hpp"
@@ -96,6 +97,7 @@ struct OutputConfig {
   std::string results;            // HDF5 path ("" = none)
   std::string csv;                // CSV path ("" = none)
   std::string trace;              // Chrome/Perfetto trace of one iteration ("" = none)
+  std::string jobs_csv;           // cluster scenarios: per-job results of every variant ("" = none)
 };
 
 struct Scenario {
@@ -105,6 +107,7 @@ struct Scenario {
   NetworkConfig network;
   WorkloadConfig workload;         // training scenarios
   std::optional<CollectiveConfig> collective;  // collective scenarios (then no workload)
+  std::optional<ClusterScenario> cluster_sim;  // cluster scenarios (top-level pools:; then no workload)
   SweepConfig sweep;
   OutputConfig output;
   std::string input_yaml;         // the scenario text after --set overrides, re-emitted

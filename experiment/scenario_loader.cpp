@@ -2,11 +2,13 @@
 // the order scenarios/README.md documents them.
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include "experiment/catalog_yaml.hpp"
+#include "experiment/cluster_yaml.hpp"
 #include "experiment/collective_yaml.hpp"
 #include "experiment/load.hpp"
 #include "experiment/nearest_name.hpp"
@@ -178,6 +180,7 @@ OutputConfig read_output(MapReader& o) {
   out.results = o.optional_text("results").value_or("");
   out.csv = o.optional_text("csv").value_or("");
   out.trace = o.optional_text("trace").value_or("");
+  out.jobs_csv = o.optional_text("jobs_csv").value_or("");
   for (const auto& [key, path] : {std::pair{"results", out.results}, std::pair{"csv", out.csv}, std::pair{"trace", out.trace}}) {
     if (o.has(key) && path.empty()) o.fail(key, "expected a file path");
   }
@@ -292,11 +295,23 @@ void check_fabric(const Scenario& s, const YAML::Node& root, const Source& sourc
   }
 }
 
-Scenario read_scenario(const YAML::Node& root, const Source& source, const std::string& base_dir) {
+Scenario read_scenario(const YAML::Node& root, const std::function<YAML::Node()>& fresh_root, const Source& source,
+                       const std::string& base_dir) {
   MapReader top(root, "", source);
   Scenario s;
   s.source = source.file;
   s.seed = static_cast<std::uint64_t>(top.integer("seed", 0, std::numeric_limits<std::int64_t>::max(), 1));
+  if (top.has("pools")) {
+    // A cluster scenario: many jobs on node pools (cluster_yaml.hpp).
+    s.cluster_sim = read_cluster_scenario(root, fresh_root, source, base_dir, s.seed);
+    top.allow({"pools", "jobs", "trace", "scheduler", "sweep", "variants", "catalog"});
+    MapReader output(top.node("output"), "output", source, true);
+    s.output = read_output(output);
+    if (!s.output.trace.empty()) output.fail("trace", "cluster scenarios have no iteration trace (use a training scenario)");
+    top.finish();
+    s.input_yaml = YAML::Dump(root);
+    return s;
+  }
 
   models::Catalog catalog = models::Catalog::builtin();
   if (auto file = top.optional_text("catalog")) {
@@ -321,6 +336,10 @@ Scenario read_scenario(const YAML::Node& root, const Source& source, const std::
     if (!top.has("workload")) top.fail_missing("workload", "the training job: model, batch, data (or 'collective' for a collective sweep)");
     MapReader workload(top.node("workload"), "workload", source);
     s.workload = read_workload(workload, s.cluster);
+    if (top.has("output") && root["output"]["jobs_csv"].IsDefined()) {
+      throw ConfigError(source.locate(root["output"]["jobs_csv"], "output.jobs_csv"), "output.jobs_csv",
+                        "only cluster scenarios (with pools:) have a jobs table");
+    }
     top.allow({"collective"});
   }
   MapReader sweep(top.node("sweep"), "sweep", source, true);
@@ -374,7 +393,14 @@ Scenario load_scenario_text(const std::string& text, const std::string& name,
   }
   if (!root.IsMap()) throw ConfigError(source.locate(root, ""), "", "a scenario is a mapping with keys cluster, workload, ...");
   for (const Override& o : source.overrides) apply_override(root, o);
-  return read_scenario(root, source, base_dir);
+  // Cluster scenarios read each variant from its own fresh parse (line numbers kept).
+  const auto fresh_root = [&text, &source]() {
+    YAML::Node fresh = YAML::Load(text);
+    if (!fresh.IsDefined() || fresh.IsNull()) fresh = YAML::Node(YAML::NodeType::Map);
+    for (const Override& o : source.overrides) apply_override(fresh, o);
+    return fresh;
+  };
+  return read_scenario(root, fresh_root, source, base_dir);
 }
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& set_arguments) {

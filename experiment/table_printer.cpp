@@ -32,7 +32,39 @@ void print_collective_table(std::ostream& out, const Results& results) {
   }
 }
 
+// Cluster scenarios: one line per variant.
+void print_cluster_table(std::ostream& out, const Results& results) {
+  const std::vector<std::string> header{"variant", "policy", "done", "makespan", "mean JCT", "p99 JCT", "queueing",
+                                        "GPU util", "preempt", "lost GPU-h", "cost USD", "idle USD", "cost/first", "time/first"};
+  std::vector<std::vector<std::string>> cells;
+  for (const ClusterRow& r : results.cluster_rows) {
+    const auto duration = [](double s) { return std::isnan(s) ? std::string("-") : format_duration(s); };
+    cells.push_back({r.variant, r.policy, std::to_string(r.done) + "/" + std::to_string(r.jobs), duration(r.makespan_s),
+                     duration(r.mean_jct_s), duration(r.p99_jct_s), duration(r.mean_queueing_s),
+                     number(100.0 * r.gpu_utilization, "%.1f%%"), std::to_string(r.preemptions),
+                     number(r.lost_gpu_hours, "%.1f"), number(r.total_cost, "%.0f"), number(r.idle_cost, "%.0f"),
+                     number(r.cost_vs_first, "%.3f"), number(r.makespan_vs_first, "%.3f")});
+  }
+  std::vector<std::size_t> width(header.size());
+  for (std::size_t c = 0; c < header.size(); ++c) {
+    width[c] = header[c].size();
+    for (const auto& row : cells) width[c] = std::max(width[c], row[c].size());
+  }
+  for (const auto& row : std::vector<std::vector<std::string>>{header}) {
+    for (std::size_t c = 0; c < row.size(); ++c) out << (c ? "  " : "") << (c == 0 ? std::left : std::right) << std::setw(int(width[c])) << row[c];
+    out << std::right << "\n";
+  }
+  for (const auto& row : cells) {
+    for (std::size_t c = 0; c < row.size(); ++c) out << (c ? "  " : "") << (c == 0 ? std::left : std::right) << std::setw(int(width[c])) << row[c];
+    out << std::right << "\n";
+  }
+}
+
 void print_table(std::ostream& out, const Results& results) {
+  if (!results.cluster_rows.empty()) {
+    print_cluster_table(out, results);
+    return;
+  }
   if (!results.collective_rows.empty()) {
     print_collective_table(out, results);
     return;

@@ -1,0 +1,84 @@
+// Cluster-level replay: 100,000 jobs with the shape of the Philly trace (synthetic, Poisson
+// arrivals) on a 10,000-GPU cluster (1,250 nodes of 8 GPUs), FIFO and LAS. Goals: under 10 s
+// (FIFO) and 30 s (LAS) wall, under 2 GB of memory (peak resident set, printed at the end).
+#include <benchmark/benchmark.h>
+
+#include <sys/resource.h>
+
+#include <cstdio>
+
+#include "scheduler/cluster_simulation.hpp"
+#include "scheduler/trace.hpp"
+
+namespace {
+
+using namespace dlsim::scheduler;
+
+// `load`: the work offered over the arrival window, as a fraction of the cluster's GPU-time.
+ClusterSpec philly_like_cluster(double load) {
+  SyntheticTraceSpec t;
+  t.jobs = 100'000;
+  t.duration_max_s = 7 * 86400.0;  // a week at most
+  Trace trace = synthetic_trace(t, 42);
+  // Space the arrivals so that the work offered is `load` times the cluster's GPU-time over
+  // them. At 0.9 jobs rarely wait (most use one GPU of 10,000); at 2 a queue of thousands builds.
+  double work = 0;
+  for (const TraceJob& j : trace.jobs) work += j.gpus * j.duration_s;
+  const double span = work / (load * 10'000);
+  const double scale = span / trace.jobs.back().submit_s;
+  for (TraceJob& j : trace.jobs) j.submit_s *= scale;
+  ClusterSpec spec;
+  PoolSpec pool;
+  pool.name = "cluster";
+  pool.nodes = 1250;
+  pool.gpus_per_node = 8;
+  pool.price_per_node_hour = 24.48;
+  spec.pools = {pool};
+  for (const TraceJob& j : trace.jobs) {
+    JobSpec s;
+    s.name = j.id;
+    s.submit_s = j.submit_s;
+    s.gpus = j.gpus;
+    s.iterations = std::max<std::int64_t>(1, static_cast<std::int64_t>(j.duration_s));
+    s.iteration_s = j.duration_s / static_cast<double>(s.iterations);
+    s.checkpoint.warmup_s = 0;
+    spec.jobs.push_back(s);
+  }
+  return spec;
+}
+
+void replay(benchmark::State& state, const char* policy) {
+  const ClusterSpec spec = philly_like_cluster(static_cast<double>(state.range(0)) / 100.0);
+  SimulationOptions options;
+  options.policy = policy;
+  options.series_interval_s = 3600;  // hourly utilization samples
+  ClusterResult r;
+  for (auto _ : state) {
+    r = simulate_cluster(spec, options);
+    benchmark::ClobberMemory();
+  }
+  state.counters["jobs_done"] = static_cast<double>(r.jobs.size() - static_cast<std::size_t>(r.unfinished));
+  state.counters["events"] = static_cast<double>(r.events);
+  state.counters["mean_jct_h"] = r.mean_jct_s / 3600;
+  state.counters["utilization"] = r.gpu_utilization;
+  state.counters["mean_queueing_h"] = r.mean_queueing_s / 3600;
+  state.counters["makespan_d"] = r.makespan_s / 86400;
+}
+
+void BM_Fifo_100k_jobs_10k_gpus(benchmark::State& state) { replay(state, "fifo"); }
+void BM_Las_100k_jobs_10k_gpus(benchmark::State& state) { replay(state, "las"); }
+// Argument: offered load in percent.
+BENCHMARK(BM_Fifo_100k_jobs_10k_gpus)->Arg(90)->Arg(200)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(BM_Las_100k_jobs_10k_gpus)->Arg(90)->Unit(benchmark::kSecond)->Iterations(1);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  std::printf("peak resident memory: %.0f MB\n", usage.ru_maxrss / 1024.0);
+  return 0;
+}

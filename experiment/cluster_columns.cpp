@@ -1,0 +1,79 @@
+// The result columns of cluster scenarios: one row per variant, and one per job.
+#include "experiment/columns.hpp"
+
+namespace dlsim::experiment {
+namespace {
+constexpr auto kReal = TableColumn::Type::real;
+constexpr auto kInteger = TableColumn::Type::integer;
+constexpr auto kText = TableColumn::Type::text;
+}  // namespace
+
+const std::vector<Column<ClusterRow>>& cluster_columns() {
+  using R = ClusterRow;
+  static const std::vector<Column<R>> columns{
+      {"variant", "", "the sweep values of this row ('base' without a sweep)", kText, nullptr, [](const R& r) { return r.variant; }},
+      {"policy", "", "scheduling policy", kText, nullptr, [](const R& r) { return r.policy; }},
+      {"placement", "", "placement rule", kText, nullptr, [](const R& r) { return r.placement; }},
+      {"jobs", "", "jobs submitted", kInteger, [](const R& r) { return double(r.jobs); }},
+      {"done", "", "jobs finished", kInteger, [](const R& r) { return double(r.done); }},
+      {"failed", "", "jobs that could never run (larger than every pool)", kInteger, [](const R& r) { return double(r.failed); }},
+      {"unfinished", "", "jobs still under way at the horizon (scheduler.horizon)", kInteger,
+       [](const R& r) { return double(r.unfinished); }},
+      {"makespan", "s", "time of the last completion", kReal, [](const R& r) { return r.makespan_s; }},
+      {"mean_jct", "s", "mean job completion time (finish - submit)", kReal, [](const R& r) { return r.mean_jct_s; }},
+      {"median_jct", "s", "median job completion time", kReal, [](const R& r) { return r.median_jct_s; }},
+      {"p99_jct", "s", "99th percentile job completion time", kReal, [](const R& r) { return r.p99_jct_s; }},
+      {"mean_queueing", "s", "mean time a job spent queued (all waits)", kReal, [](const R& r) { return r.mean_queueing_s; }},
+      {"gpu_utilization", "1", "GPU-hours held by jobs / GPU-hours of nodes held", kReal, [](const R& r) { return r.gpu_utilization; }},
+      {"preemptions", "", "jobs stopped by lost capacity (spot reclamation, node failure)", kInteger,
+       [](const R& r) { return double(r.preemptions); }},
+      {"suspensions", "", "jobs stopped by the scheduler (they keep their progress)", kInteger,
+       [](const R& r) { return double(r.suspensions); }},
+      {"checkpoints", "", "checkpoints written", kInteger, [](const R& r) { return double(r.checkpoints); }},
+      {"nodes_requested", "", "nodes requested, initial and replacements", kInteger, [](const R& r) { return double(r.nodes_requested); }},
+      {"nodes_reclaimed", "", "spot nodes reclaimed", kInteger, [](const R& r) { return double(r.nodes_reclaimed); }},
+      {"nodes_failed", "", "nodes failed", kInteger, [](const R& r) { return double(r.nodes_failed); }},
+      {"lost_gpu_hours", "GPU-h", "computed work thrown away by preemptions (since the last checkpoint)", kReal,
+       [](const R& r) { return r.lost_gpu_hours; }},
+      {"total_cost", "USD", "compute (billed node time) + checkpoint storage", kReal, [](const R& r) { return r.total_cost; }},
+      {"compute_cost", "USD", "billed node time, per second with a minimum per node", kReal, [](const R& r) { return r.compute_cost; }},
+      {"idle_cost", "USD", "share of compute_cost for node time without jobs (idle, provisioning)", kReal,
+       [](const R& r) { return r.idle_cost; }},
+      {"storage_cost", "USD", "checkpoint storage", kReal, [](const R& r) { return r.storage_cost; }},
+      {"cost_vs_first", "1", "total_cost / that of the first variant", kReal, [](const R& r) { return r.cost_vs_first; }},
+      {"makespan_vs_first", "1", "makespan / that of the first variant", kReal, [](const R& r) { return r.makespan_vs_first; }},
+      {"events", "", "engine events executed", kInteger, [](const R& r) { return double(r.events); }},
+  };
+  return columns;
+}
+
+const std::vector<Column<JobRow>>& job_columns() {
+  using R = JobRow;
+  static const std::vector<Column<R>> columns{
+      {"variant", "", "index of the variant (row of the results table)", kInteger, [](const R& r) { return double(r.variant); }},
+      {"job", "", "job name", kText, nullptr, [](const R& r) { return r.job.name; }},
+      {"gpus", "", "GPUs requested", kInteger, [](const R& r) { return double(r.job.gpus); }},
+      {"state", "", "done or failed", kText, nullptr, [](const R& r) { return scheduler::to_string(r.job.state); }},
+      {"submit", "s", "submission time", kReal, [](const R& r) { return r.job.submit_s; }},
+      {"first_start", "s", "first placement (-1: never)", kReal, [](const R& r) { return r.job.first_start_s; }},
+      {"finish", "s", "completion (-1: never)", kReal, [](const R& r) { return r.job.finish_s; }},
+      {"queueing", "s", "time spent queued", kReal, [](const R& r) { return r.job.queueing_s; }},
+      {"jct", "s", "finish - submit", kReal, [](const R& r) { return r.job.jct_s; }},
+      {"gpu_hours", "GPU-h", "GPUs held x time held", kReal, [](const R& r) { return r.job.gpu_hours; }},
+      {"preemptions", "", "capacity lost under it", kInteger, [](const R& r) { return double(r.job.preemptions); }},
+      {"suspensions", "", "stopped by the scheduler", kInteger, [](const R& r) { return double(r.job.suspensions); }},
+      {"checkpoints", "", "checkpoints written", kInteger, [](const R& r) { return double(r.job.checkpoints); }},
+      {"useful_iterations", "", "iterations kept (its work, when done)", kInteger, [](const R& r) { return double(r.job.useful_iterations); }},
+      {"computed_iterations", "", "iterations computed, lost ones included", kInteger,
+       [](const R& r) { return double(r.job.computed_iterations); }},
+      {"lost_gpu_seconds", "GPU-s", "computed work lost to preemptions", kReal, [](const R& r) { return r.job.lost_gpu_s; }},
+      {"restart_time", "s", "time restoring (checkpoint read, warm-up)", kReal, [](const R& r) { return r.job.restart_s; }},
+      {"checkpoint_time", "s", "time writing checkpoints", kReal, [](const R& r) { return r.job.checkpoint_s; }},
+      {"checkpoint_interval", "s", "running time between checkpoints (inf: none)", kReal,
+       [](const R& r) { return r.job.checkpoint_interval_s; }},
+      {"cost", "USD", "its share of node time (GPU fraction) + checkpoint storage", kReal, [](const R& r) { return r.job.cost_usd; }},
+  };
+  return columns;
+}
+
+}  // namespace dlsim::experiment

@@ -1,0 +1,70 @@
+// Running a cluster scenario: every variant simulated, summarised in a row, its jobs and time
+// series kept for the files.
+#include <stdexcept>
+
+#include "experiment/columns.hpp"
+#include "experiment/results.hpp"
+
+namespace dlsim::experiment {
+
+void run_cluster(const Scenario& scenario, Results& results) {
+  const ClusterScenario& cs = *scenario.cluster_sim;
+  std::vector<JobRow> job_rows;
+  for (std::size_t v = 0; v < cs.variants.size(); ++v) {
+    const ClusterVariant& variant = cs.variants[v];
+    const scheduler::ClusterResult r = scheduler::simulate_cluster(variant.spec, variant.options);
+    ClusterRow row;
+    row.variant = variant.label;
+    row.policy = variant.options.policy + (variant.options.backfill ? "+backfill" : "");
+    row.placement = scheduler::to_string(variant.options.placement);
+    row.jobs = static_cast<int>(r.jobs.size());
+    for (const auto& j : r.jobs) {
+      if (j.state == scheduler::JobState::done) ++row.done;
+      else if (j.state == scheduler::JobState::failed) ++row.failed;
+      else ++row.unfinished;
+      row.preemptions += j.preemptions;
+      row.suspensions += j.suspensions;
+      row.checkpoints += j.checkpoints;
+      job_rows.push_back({static_cast<int>(v), j});
+    }
+    for (const auto& p : r.pools) {
+      row.nodes_requested += p.nodes_requested;
+      row.nodes_reclaimed += p.reclaimed;
+      row.nodes_failed += p.failed;
+    }
+    row.makespan_s = r.makespan_s;
+    row.mean_jct_s = r.mean_jct_s;
+    row.median_jct_s = r.median_jct_s;
+    row.p99_jct_s = r.p99_jct_s;
+    row.mean_queueing_s = r.mean_queueing_s;
+    row.gpu_utilization = r.gpu_utilization;
+    row.lost_gpu_hours = r.lost_gpu_hours;
+    row.total_cost = r.total_cost_usd;
+    row.compute_cost = r.compute_cost_usd;
+    row.idle_cost = r.idle_cost_usd;
+    row.storage_cost = r.storage_cost_usd;
+    row.events = r.events;
+    results.cluster_rows.push_back(row);
+    for (const sim::TimeSeries& series : r.recorder.all_series()) {
+      Table t;
+      TableColumn time{"time", "s", "simulated time", TableColumn::Type::real, {}, {}};
+      TableColumn value{"value", series.name == "cost_usd" ? "USD" : "GPUs", series.name, TableColumn::Type::real, {}, {}};
+      for (std::size_t i = 0; i < series.times.size(); ++i) {
+        time.numbers.push_back(series.times[i].seconds());
+        value.numbers.push_back(series.values[i]);
+      }
+      t.columns = {time, value};
+      results.extra_tables.emplace_back("variants/" + std::to_string(v) + "/series/" + series.name, std::move(t));
+    }
+  }
+  for (ClusterRow& row : results.cluster_rows) {
+    const ClusterRow& first = results.cluster_rows.front();
+    row.cost_vs_first = first.total_cost > 0 ? row.total_cost / first.total_cost : 0;
+    row.makespan_vs_first = first.makespan_s > 0 ? row.makespan_s / first.makespan_s : 0;
+  }
+  results.table = make_table(cluster_columns(), results.cluster_rows);
+  results.jobs_table = make_table(job_columns(), job_rows);
+  results.extra_tables.emplace(results.extra_tables.begin(), "jobs", results.jobs_table);
+}
+
+}  // namespace dlsim::experiment

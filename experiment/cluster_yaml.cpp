@@ -1,0 +1,400 @@
+// Reading cluster scenarios (see cluster_yaml.hpp).
+#include "experiment/cluster_yaml.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include "experiment/catalog_yaml.hpp"
+#include "experiment/nearest_name.hpp"
+#include "experiment/overrides.hpp"
+#include "models/catalog.hpp"
+#include "scheduler/trace.hpp"
+
+namespace dlsim::experiment {
+namespace {
+
+constexpr double kYear = 365.0 * 86400.0;
+
+// root[key], or an undefined (but valid) node when absent: yaml-cpp's const lookup of a missing
+// key gives a node on which most calls throw.
+YAML::Node child(const YAML::Node& root, const char* key) {
+  const YAML::Node n = root[key];
+  return n.IsDefined() ? n : YAML::Node(YAML::NodeType::Undefined);
+}
+
+scheduler::Hazard read_hazard(MapReader& parent, const std::string& key) {
+  scheduler::Hazard h;
+  if (!parent.has(key)) {
+    parent.allow({key.c_str()});
+    return h;
+  }
+  MapReader r(parent.node(key), parent.path_of(key), parent.source());
+  const bool weibull = r.has("weibull_shape") || r.has("weibull_scale");
+  if (weibull) {
+    h.kind = scheduler::Hazard::Kind::weibull;
+    h.shape = r.number("weibull_shape", 0.01, 100);
+    h.scale_s = r.quantity("weibull_scale", Dimension::duration, 1, 100 * kYear);
+    r.allow({"mean"});
+    if (r.has("mean")) r.fail("mean", "give either mean (exponential) or weibull_shape and weibull_scale, not both");
+  } else {
+    h.kind = scheduler::Hazard::Kind::exponential;
+    h.mean_s = r.quantity("mean", Dimension::duration, 1, 100 * kYear);
+  }
+  r.finish();
+  return h;
+}
+
+scheduler::PoolSpec read_pool(MapReader& r, const models::Catalog& catalog) {
+  scheduler::PoolSpec p;
+  p.name = r.text("name");
+  p.instance = r.text("instance");
+  const models::InstanceType* t = catalog.find_instance(p.instance);
+  if (t == nullptr) {
+    r.fail("instance", "unknown instance type '" + p.instance + "'" + did_you_mean(p.instance, catalog.instance_names()) +
+                           "; run 'dlsim catalog instances' for the list");
+  }
+  p.gpus_per_node = t->accelerators_per_node;
+  p.nodes = static_cast<int>(r.integer("nodes", 0, 100'000));
+  const std::string capacity = r.choice("capacity", {"on-demand", "spot", "reserved"}, "on-demand");
+  p.capacity = capacity == "spot" ? scheduler::Capacity::spot
+               : capacity == "reserved" ? scheduler::Capacity::reserved
+                                        : scheduler::Capacity::on_demand;
+  // Price: given, or the catalog's on-demand price less a discount (spot and reserved need one).
+  const bool discounted = p.capacity != scheduler::Capacity::on_demand;
+  if (r.has("price") && r.has("discount")) r.fail("discount", "give price or discount, not both");
+  if (r.has("price")) {
+    p.price_per_node_hour = r.quantity("price", Dimension::price_rate, 0, 1e5);
+    r.allow({"discount"});
+  } else {
+    if (discounted && !r.has("discount")) {
+      r.fail_missing("discount", "the fraction off the on-demand price (e.g. 0.7 for spot), or a price");
+    }
+    const double discount = r.number("discount", 0, 0.99, 0.0);
+    p.price_per_node_hour = t->price_per_hour * (1.0 - discount);
+    r.allow({"price"});
+  }
+  p.provisioning_s = r.quantity("provisioning", Dimension::duration, 0, 86400, 300.0);
+  p.provisioning_random = r.boolean("provisioning_random", false);
+  p.reclaim = read_hazard(r, "reclaim");
+  if (p.reclaim.kind != scheduler::Hazard::Kind::none && p.capacity != scheduler::Capacity::spot) {
+    r.fail("reclaim", "only spot capacity is reclaimed; use failure for node failures");
+  }
+  p.notice_s = r.quantity("notice", Dimension::duration, 0, 3600, 120.0);
+  p.failure = read_hazard(r, "failure");
+  p.replace_lost_nodes = r.boolean("replace_lost_nodes", true);
+  p.nodes_per_leaf = static_cast<int>(r.integer("nodes_per_leaf", 1, 100'000, 16));
+  if (r.has("autoscale")) {
+    MapReader a(r.node("autoscale"), r.path_of("autoscale"), r.source());
+    p.min_nodes = static_cast<int>(a.integer("min", 0, 100'000, 0));
+    p.max_nodes = static_cast<int>(a.integer("max", 0, 100'000));
+    p.idle_timeout_s = a.quantity("idle", Dimension::duration, 0, 86400 * 30.0, 600.0);
+    p.scale_up_cooldown_s = a.quantity("cooldown", Dimension::duration, 0, 86400.0, 60.0);
+    if (p.min_nodes > p.nodes) a.fail("min", "must not exceed the pool's starting nodes (" + std::to_string(p.nodes) + ")");
+    if (p.max_nodes < p.nodes) a.fail("max", "must be at least the pool's starting nodes (" + std::to_string(p.nodes) + ")");
+    a.finish();
+  } else {
+    r.allow({"autoscale"});
+  }
+  r.finish();
+  return p;
+}
+
+scheduler::CheckpointSpec read_checkpoint(MapReader& parent) {
+  scheduler::CheckpointSpec c;
+  c.warmup_s = 0;
+  if (!parent.has("checkpoint")) {
+    parent.allow({"checkpoint"});
+    return c;
+  }
+  MapReader r(parent.node("checkpoint"), parent.path_of("checkpoint"), parent.source());
+  const std::string policy = r.choice("policy", {"none", "fixed", "young-daly"}, "none");
+  c.policy = policy == "fixed" ? scheduler::CheckpointPolicy::fixed
+             : policy == "young-daly" ? scheduler::CheckpointPolicy::young_daly
+                                      : scheduler::CheckpointPolicy::none;
+  if (c.policy == scheduler::CheckpointPolicy::fixed) {
+    c.interval_s = r.quantity("interval", Dimension::duration, 1, kYear);
+  } else {
+    r.allow({"interval"});
+    if (r.has("interval")) r.fail("interval", "only a fixed policy takes an interval (young-daly computes its own)");
+  }
+  c.size_bytes = r.quantity("size", Dimension::size, 0, 1e16, 0.0);
+  c.write_bandwidth = r.quantity("write_bandwidth", Dimension::bandwidth, 1, 1e13, 1e9);
+  c.read_bandwidth = r.quantity("read_bandwidth", Dimension::bandwidth, 1, 1e13, c.write_bandwidth);
+  c.warmup_s = r.quantity("warmup", Dimension::duration, 0, 86400, 0.0);
+  r.finish();
+  return c;
+}
+
+scheduler::JobSpec read_job(MapReader& r, const std::set<std::string>& pools) {
+  scheduler::JobSpec j;
+  j.name = r.text("name");
+  j.submit_s = r.quantity("submit", Dimension::duration, 0, 100 * kYear, 0.0);
+  j.gpus = static_cast<int>(r.integer("gpus", 1, 1'000'000));
+  j.pool = r.optional_text("pool").value_or("");
+  if (!j.pool.empty() && !pools.count(j.pool)) {
+    r.fail("pool", "no pool is named '" + j.pool + "'" + did_you_mean(j.pool, std::vector<std::string>(pools.begin(), pools.end())));
+  }
+  j.iterations = r.integer("iterations", 1, 1'000'000'000'000);
+  j.iteration_s = r.quantity("iteration_time", Dimension::duration, 1e-6, 86400);
+  j.priority = static_cast<int>(r.integer("priority", -1'000'000, 1'000'000, 0));
+  j.queue = r.optional_text("queue").value_or("");
+  j.checkpoint = read_checkpoint(r);
+  r.finish();
+  return j;
+}
+
+// A trace's jobs as JobSpecs: the recorded duration becomes whole iterations of about a second.
+void add_trace_jobs(const scheduler::Trace& trace, std::int64_t limit, const scheduler::CheckpointSpec& checkpoint,
+                    std::vector<scheduler::JobSpec>& out) {
+  std::int64_t n = 0;
+  for (const scheduler::TraceJob& t : trace.jobs) {
+    if (limit > 0 && n >= limit) break;
+    scheduler::JobSpec j;
+    j.name = t.id;
+    j.submit_s = t.submit_s;
+    j.gpus = t.gpus;
+    j.iterations = std::max<std::int64_t>(1, std::llround(t.duration_s));
+    j.iteration_s = t.duration_s / static_cast<double>(j.iterations);
+    j.queue = t.queue;
+    j.checkpoint = checkpoint;
+    out.push_back(j);
+    ++n;
+  }
+}
+
+void read_trace(MapReader& r, const std::string& base_dir, std::uint64_t seed, std::vector<scheduler::JobSpec>& out) {
+  const std::string format = r.choice("format", {"philly", "tiresias", "gavel", "pai", "helios", "dlsim", "synthetic"});
+  const std::int64_t limit = r.integer("jobs", 1, 100'000'000, 0);
+  scheduler::Trace trace;
+  const auto path_of = [&](const std::string& key) {
+    const std::string p = r.text(key);
+    const std::filesystem::path fp(p);
+    const std::string full = fp.is_absolute() ? p : (std::filesystem::path(base_dir) / fp).string();
+    if (!std::filesystem::exists(full)) r.fail(key, "trace file '" + full + "' does not exist");
+    return full;
+  };
+  try {
+    if (format == "synthetic") {
+      scheduler::SyntheticTraceSpec s;
+      s.jobs = static_cast<int>(limit > 0 ? limit : 1000);
+      s.arrival_rate_per_s = 1.0 / r.quantity("mean_interarrival", Dimension::duration, 1e-3, 86400 * 365.0, 100.0);
+      s.duration_median_s = r.quantity("duration_median", Dimension::duration, 1, 1e9, s.duration_median_s);
+      s.duration_mean_s = r.quantity("duration_mean", Dimension::duration, 1, 1e9, s.duration_mean_s);
+      s.duration_max_s = r.quantity("duration_max", Dimension::duration, 0, 1e9, 0.0);
+      const YAML::Node gpus = r.node("gpus");
+      if (gpus.IsDefined() && !gpus.IsNull()) {
+        if (!gpus.IsMap() || gpus.size() == 0) r.fail("gpus", "expected a mapping from GPU count to weight, e.g. {1: 0.9, 8: 0.1}");
+        s.gpu_counts.clear();
+        s.gpu_weights.clear();
+        for (const auto& kv : gpus) {
+          s.gpu_counts.push_back(kv.first.as<int>());
+          s.gpu_weights.push_back(kv.second.as<double>());
+        }
+      }
+      const YAML::Node queues = r.node("queues");
+      if (queues.IsDefined() && queues.IsSequence()) {
+        for (const auto& q : queues) s.queues.push_back(q.as<std::string>());
+      }
+      trace = scheduler::synthetic_trace(s, seed);
+      r.allow({"path"});
+    } else if (format == "pai") {
+      trace = scheduler::read_pai_tables(path_of("job_table"), path_of("task_table"));
+    } else {
+      const std::string path = path_of("path");
+      if (format == "philly") trace = scheduler::read_philly_csv(path);
+      if (format == "tiresias") trace = scheduler::read_tiresias_csv(path);
+      if (format == "gavel") trace = scheduler::read_gavel_trace(path);
+      if (format == "helios") trace = scheduler::read_helios_csv(path);
+      if (format == "dlsim") trace = scheduler::read_dlsim_csv(path);
+    }
+  } catch (const YAML::Exception& e) {
+    r.fail("format", std::string("bad synthetic trace field: ") + e.what());
+  } catch (const std::invalid_argument& e) {
+    r.fail("format", e.what());
+  } catch (const std::runtime_error& e) {
+    r.fail(format == "synthetic" ? "format" : (format == "pai" ? "job_table" : "path"), e.what());
+  }
+  const scheduler::CheckpointSpec checkpoint = read_checkpoint(r);
+  r.finish();
+  add_trace_jobs(trace, limit, checkpoint, out);
+}
+
+scheduler::SimulationOptions read_scheduler(MapReader& r, std::uint64_t seed) {
+  scheduler::SimulationOptions o;
+  o.seed = seed;
+  o.policy = r.choice("policy", scheduler::policy_names(), "fifo");
+  o.backfill = r.boolean("backfill", false);
+  o.horizon_s = r.quantity("horizon", Dimension::duration, 1, 100 * kYear, 365.0 * 86400);
+  const std::string placement = r.choice("placement", {"packed", "spread", "topology-aware"}, "packed");
+  o.placement = placement == "spread" ? scheduler::Placement::spread
+                : placement == "topology-aware" ? scheduler::Placement::topology_aware
+                                                : scheduler::Placement::packed;
+  const YAML::Node t = r.node("las_thresholds");
+  if (t.IsDefined() && !t.IsNull()) {
+    if (!t.IsSequence()) r.fail("las_thresholds", "expected a list of attained GPU-seconds, e.g. [3200, 36000]");
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      const std::string path = r.path_of("las_thresholds") + "[" + std::to_string(i) + "]";
+      try {
+        o.las_thresholds_gpu_s.push_back(t[i].as<double>());
+      } catch (const YAML::Exception&) {
+        throw ConfigError(r.source().locate(t[i], path), path, "expected a number of GPU-seconds");
+      }
+    }
+  }
+  r.finish();
+  return o;
+}
+
+ClusterVariant read_variant(const YAML::Node& root, const Source& source, const std::string& base_dir, std::uint64_t seed,
+                            const models::Catalog& catalog) {
+  ClusterVariant v;
+  const YAML::Node pools = child(root, "pools");
+  if (!pools.IsSequence() || pools.size() == 0) {
+    throw ConfigError(source.locate(pools.IsDefined() ? pools : root, "pools"), "pools",
+                      "expected a non-empty list of node pools: {name, instance, nodes, capacity, ...}");
+  }
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < pools.size(); ++i) {
+    MapReader r(pools[i], "pools[" + std::to_string(i) + "]", source);
+    v.spec.pools.push_back(read_pool(r, catalog));
+    if (!names.insert(v.spec.pools.back().name).second) {
+      throw ConfigError(source.locate(pools[i]["name"], "pools[" + std::to_string(i) + "].name"),
+                        "pools[" + std::to_string(i) + "].name", "pool name '" + v.spec.pools.back().name + "' appears twice");
+    }
+  }
+  const YAML::Node jobs = child(root, "jobs");
+  const YAML::Node trace = child(root, "trace");
+  if ((!jobs.IsDefined() || jobs.IsNull()) && (!trace.IsDefined() || trace.IsNull())) {
+    throw ConfigError(source.locate(root, ""), "jobs", "a cluster scenario needs jobs: [...] or a trace: {...}");
+  }
+  if (jobs.IsDefined() && !jobs.IsNull()) {
+    if (!jobs.IsSequence()) throw ConfigError(source.locate(jobs, "jobs"), "jobs", "expected a list of jobs");
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      MapReader r(jobs[i], "jobs[" + std::to_string(i) + "]", source);
+      v.spec.jobs.push_back(read_job(r, names));
+    }
+  }
+  if (trace.IsDefined() && !trace.IsNull()) {
+    MapReader r(trace, "trace", source);
+    read_trace(r, base_dir, seed, v.spec.jobs);
+  }
+  MapReader s(child(root, "scheduler"), "scheduler", source, true);
+  v.options = read_scheduler(s, seed);
+  // Jobs larger than every pool fail at arrival in the simulation; say so before running.
+  int largest = 0;
+  for (const auto& p : v.spec.pools) largest = std::max(largest, p.gpus_per_node * std::max(p.nodes, p.max_nodes));
+  for (std::size_t i = 0; i < v.spec.jobs.size() && jobs.IsSequence() && i < jobs.size(); ++i) {
+    if (v.spec.jobs[i].gpus > largest) {
+      const std::string path = "jobs[" + std::to_string(i) + "].gpus";
+      throw ConfigError(source.locate(jobs[i]["gpus"], path), path,
+                        std::to_string(v.spec.jobs[i].gpus) + " GPUs is more than any pool holds (" + std::to_string(largest) + ")");
+    }
+  }
+  try {
+    scheduler::validate(v.spec);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(source.locate(root, ""), "", e.what());
+  }
+  return v;
+}
+
+}  // namespace
+
+ClusterScenario read_cluster_scenario(const YAML::Node& root, const std::function<YAML::Node()>& fresh_root,
+                                      const Source& source, const std::string& base_dir, std::uint64_t seed) {
+  models::Catalog catalog = models::Catalog::builtin();
+  if (child(root, "catalog").IsDefined()) {
+    const std::string file = root["catalog"].as<std::string>();
+    const std::filesystem::path p = std::filesystem::path(file).is_absolute() ? std::filesystem::path(file)
+                                                                             : std::filesystem::path(base_dir) / file;
+    load_catalog_file(p.string(), source, "catalog", root["catalog"], catalog);
+  }
+  ClusterScenario out;
+  // sweep: {"key.path": [values]}: every combination, in the order written, the last key fastest.
+  std::vector<std::pair<std::string, std::vector<std::pair<YAML::Node, std::string>>>> axes;
+  const YAML::Node sweep = child(root, "sweep");
+  if (sweep.IsDefined() && !sweep.IsNull()) {
+    if (!sweep.IsMap()) throw ConfigError(source.locate(sweep, "sweep"), "sweep", "expected a mapping from key paths to lists of values");
+    for (const auto& kv : sweep) {
+      const std::string key = kv.first.as<std::string>();
+      const std::string path = "sweep." + key;
+      if (!kv.second.IsSequence() || kv.second.size() == 0) {
+        throw ConfigError(source.locate(kv.second, path), path, "expected a non-empty list of values for " + key);
+      }
+      std::vector<std::pair<YAML::Node, std::string>> values;
+      for (const auto& v : kv.second) {
+        YAML::Emitter e;
+        e << YAML::Flow << v;
+        values.emplace_back(v, e.c_str());
+      }
+      axes.emplace_back(key, values);
+    }
+  }
+  // variants: [{name: label, "key.path": value, ...}]: hand-picked combinations of overrides,
+  // each crossed with the sweep.
+  struct Picked {
+    std::string name;
+    std::vector<Override> overrides;
+  };
+  std::vector<Picked> picked;
+  const YAML::Node variants = child(root, "variants");
+  if (variants.IsDefined() && !variants.IsNull()) {
+    if (!variants.IsSequence() || variants.size() == 0) {
+      throw ConfigError(source.locate(variants, "variants"), "variants",
+                        "expected a list of variants, each a mapping of key paths to values ({} for the scenario as written)");
+    }
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+      const std::string path = "variants[" + std::to_string(i) + "]";
+      if (!variants[i].IsMap()) throw ConfigError(source.locate(variants[i], path), path, "expected a mapping of key paths to values");
+      Picked p;
+      for (const auto& kv : variants[i]) {
+        const std::string key = kv.first.as<std::string>();
+        if (key == "name") {
+          p.name = kv.second.as<std::string>();
+          continue;
+        }
+        YAML::Emitter e;
+        e << YAML::Flow << kv.second;
+        p.overrides.push_back({key, e.c_str()});
+      }
+      picked.push_back(p);
+    }
+  } else {
+    picked.push_back({});
+  }
+  std::size_t combinations = 1;
+  for (const auto& a : axes) combinations *= a.second.size();
+  if (combinations * picked.size() > 10'000) throw ConfigError(source.locate(root, "sweep"), "sweep", "more than 10,000 combinations");
+  for (std::size_t k = 0; k < picked.size(); ++k) {
+    for (std::size_t c = 0; c < combinations; ++c) {
+      YAML::Node variant_root = fresh_root();
+      Source variant_source = source;
+      std::vector<Override> overrides = picked[k].overrides;
+      std::size_t rest = c;
+      std::vector<std::size_t> pick(axes.size());
+      for (std::size_t a = axes.size(); a-- > 0;) {
+        pick[a] = rest % axes[a].second.size();
+        rest /= axes[a].second.size();
+      }
+      for (std::size_t a = 0; a < axes.size(); ++a) overrides.push_back({axes[a].first, axes[a].second[pick[a]].second});
+      std::string label = picked[k].name;
+      for (std::size_t o = 0; o < overrides.size(); ++o) {
+        const bool from_sweep = o >= picked[k].overrides.size();
+        try {
+          apply_override(variant_root, overrides[o]);
+        } catch (const ConfigError& e) {
+          throw ConfigError(e.where(), (from_sweep ? "sweep." : "variants[" + std::to_string(k) + "].") + overrides[o].path, e.message());
+        }
+        variant_source.overrides.push_back(overrides[o]);
+        if (picked[k].name.empty() || from_sweep) label += (label.empty() ? "" : ", ") + overrides[o].path + "=" + overrides[o].value;
+      }
+      ClusterVariant v = read_variant(variant_root, variant_source, base_dir, seed, catalog);
+      v.label = label.empty() ? "base" : label;
+      out.variants.push_back(std::move(v));
+    }
+  }
+  return out;
+}
+
+}  // namespace dlsim::experiment

@@ -1,0 +1,28 @@
+// Cluster scenarios: many jobs on node pools over time (scheduler/cluster_simulation.hpp),
+// recognised by a top-level `pools:` list. Schema in scenarios/README.md ("Cluster scenarios"):
+//   pools: [{name, instance, nodes, capacity, price, discount, provisioning, reclaim, notice,
+//            failure, replace_lost_nodes, nodes_per_leaf}]
+//   jobs: [{name, submit, gpus, pool, iterations, iteration_time, priority, queue, checkpoint}]
+//   trace: {format, path, jobs, checkpoint} or {format: synthetic, jobs, mean_interarrival, ...}
+//   scheduler: {policy, backfill, placement, las_thresholds}
+//   sweep: {"key.path": [values], ...}   every combination is one variant (one row)
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "experiment/cluster_scenario.hpp"
+#include "experiment/yaml_reader.hpp"
+
+namespace dlsim::experiment {
+
+// Reads the whole cluster scenario from `root` (after --set overrides). `fresh_root` parses the
+// same scenario again (with the --set overrides), so that each variant gets its own copy with
+// its line numbers (yaml-cpp's Clone drops them). `base_dir` resolves relative trace paths.
+// Throws ConfigError.
+ClusterScenario read_cluster_scenario(const YAML::Node& root, const std::function<YAML::Node()>& fresh_root,
+                                      const Source& source, const std::string& base_dir, std::uint64_t seed);
+
+}  // namespace dlsim::experiment

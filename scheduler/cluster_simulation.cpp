@@ -1,0 +1,766 @@
+// The multi-job cluster simulation (see cluster_simulation.hpp).
+#include "scheduler/cluster_simulation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "scheduler/checkpoint_math.hpp"
+#include "sim/engine.hpp"
+#include "sim/random_streams.hpp"
+
+namespace dlsim::scheduler {
+
+std::string to_string(Placement p) {
+  switch (p) {
+    case Placement::packed: return "packed";
+    case Placement::spread: return "spread";
+    case Placement::topology_aware: return "topology-aware";
+  }
+  return "?";
+}
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+struct Node {
+  int pool = 0;
+  int leaf = 0;
+  int free = 0;
+  NodeState state = NodeState::provisioning;
+  sim::Time requested, ready_at, busy_since, idle_since;
+  double busy_s = 0;
+  std::vector<int> jobs;           // jobs holding GPUs here
+  int generation = 0;              // invalidates stale reclaim/failure events
+};
+
+struct Allocation {
+  int node = 0;
+  int gpus = 0;
+};
+
+struct Job {
+  const JobSpec* spec = nullptr;
+  JobState state = JobState::queued;
+  std::vector<Allocation> alloc;
+  std::int64_t saved = 0;          // iterations safe in the last checkpoint (or suspension)
+  std::int64_t done_at_start = 0;  // iterations done when the current running spell began
+  sim::Time run_start;             // when the current running spell began
+  sim::Time t_iter;                // one iteration
+  sim::Time state_since;
+  sim::Time placed_at;
+  double interval_s = kInf;        // running time between checkpoints
+  int generation = 0;              // invalidates stale events of an earlier spell
+  bool emergency = false;          // checkpointing because of a spot notice
+  double attained_gpu_s = 0;       // closed spells
+  JobResult result;
+};
+
+class Simulation {
+ public:
+  Simulation(const ClusterSpec& spec, const SimulationOptions& options)
+      : spec_(spec), options_(options), policy_(make_policy(options.policy, options.backfill, options.las_thresholds_gpu_s)),
+        streams_(options.seed) {
+    for (const JobSpec& j : spec.jobs) {
+      Job job;
+      job.spec = &j;
+      job.t_iter = sim::Time::from_seconds(j.iteration_s);
+      if (job.t_iter.count_ns() <= 0) throw std::invalid_argument("job " + j.name + ": iteration time below 1 ns");
+      job.result.name = j.name;
+      job.result.gpus = j.gpus;
+      job.result.submit_s = j.submit_s;
+      jobs_.push_back(job);
+      if (std::find(queue_names_.begin(), queue_names_.end(), j.queue) == queue_names_.end()) queue_names_.push_back(j.queue);
+    }
+    queue_gpus_.assign(queue_names_.size(), 0.0);
+    pool_results_.resize(spec.pools.size());
+    last_scale_up_.assign(spec.pools.size(), -1.0);
+    for (const PoolSpec& p : spec.pools) autoscaling_ = autoscaling_ || p.autoscaled();
+    for (std::size_t p = 0; p < spec.pools.size(); ++p) pool_results_[p].name = spec.pools[p].name;
+    busy_series_ = recorder().series("busy_gpus");
+    ready_series_ = recorder().series("ready_gpus");
+    cost_series_ = recorder().series("cost_usd");
+  }
+
+  ClusterResult run() {
+    for (std::size_t p = 0; p < spec_.pools.size(); ++p) {
+      for (int i = 0; i < spec_.pools[p].nodes; ++i) add_node(static_cast<int>(p), true);
+    }
+    for (std::size_t j = 0; j < jobs_.size(); ++j) {
+      engine_.schedule_at(sim::Time::from_seconds(spec_.jobs[j].submit_s), [this, j] { arrive(static_cast<int>(j)); });
+    }
+    if (options_.series_interval_s > 0) sample_tick();
+    if (!jobs_.empty()) engine_.run_until(sim::Time::from_seconds(options_.horizon_s));
+    return finish();
+  }
+
+ private:
+  sim::Recorder& recorder() { return result_.recorder; }
+
+  // ---- nodes -------------------------------------------------------------------------------
+  void add_node(int pool, bool initial) {
+    const PoolSpec& ps = spec_.pools[static_cast<std::size_t>(pool)];
+    Node n;
+    n.pool = pool;
+    n.leaf = pool_node_count(pool) / std::max(1, ps.nodes_per_leaf);
+    n.free = ps.gpus_per_node;
+    n.requested = engine_.now();
+    nodes_.push_back(n);
+    ++pool_results_[static_cast<std::size_t>(pool)].nodes_requested;
+    const int id = static_cast<int>(nodes_.size()) - 1;
+    if (initial) {
+      node_ready(id);
+    } else {
+      const double delay = ps.provisioning_random ? streams_.stream("provisioning").exponential(ps.provisioning_s) : ps.provisioning_s;
+      engine_.schedule_in(sim::Time::from_seconds(delay), [this, id] { node_ready(id); });
+    }
+  }
+
+  int pool_node_count(int pool) const { return pool_results_[static_cast<std::size_t>(pool)].nodes_requested; }
+
+  // Nodes of a pool that are provisioning or in service (not lost, not released).
+  int live_nodes(int pool) const {
+    int n = 0;
+    for (const Node& node : nodes_) {
+      if (node.pool == pool && (node.state == NodeState::provisioning || node.state == NodeState::ready ||
+                                node.state == NodeState::busy || node.state == NodeState::draining)) {
+        ++n;
+      }
+    }
+    return n;
+  }
+
+  // Auto-scaling up: enough new nodes for the queued jobs that did not fit, within the bounds.
+  void scale_up(int unplaced_gpus) {
+    for (std::size_t p = 0; p < spec_.pools.size() && unplaced_gpus > 0; ++p) {
+      const PoolSpec& ps = spec_.pools[p];
+      if (!ps.autoscaled()) continue;
+      if (last_scale_up_[p] >= 0 && engine_.now().seconds() < last_scale_up_[p] + ps.scale_up_cooldown_s) continue;
+      int coming = 0;
+      for (const Node& node : nodes_) {
+        if (node.pool == static_cast<int>(p) && node.state == NodeState::provisioning) coming += ps.gpus_per_node;
+      }
+      const int missing = unplaced_gpus - coming;
+      if (missing <= 0) continue;
+      const int room = ps.max_nodes - live_nodes(static_cast<int>(p));
+      const int add = std::min(room, (missing + ps.gpus_per_node - 1) / ps.gpus_per_node);
+      for (int i = 0; i < add; ++i) add_node(static_cast<int>(p), false);
+      if (add > 0) last_scale_up_[p] = engine_.now().seconds();
+      unplaced_gpus -= add * ps.gpus_per_node;
+    }
+  }
+
+  // Auto-scaling down: a node idle since `since` is released if still idle and above the minimum.
+  void idle_check(int id, int gen, sim::Time since) {
+    Node& n = nodes_[static_cast<std::size_t>(id)];
+    const PoolSpec& ps = spec_.pools[static_cast<std::size_t>(n.pool)];
+    if (n.generation != gen || n.state != NodeState::ready || n.idle_since != since) return;
+    if (live_nodes(n.pool) <= ps.min_nodes) return;
+    remove_ready(n);
+    set_state(n, NodeState::terminated);
+    ++n.generation;
+    close_node(n);
+  }
+
+  void note_idle(int id) {
+    Node& n = nodes_[static_cast<std::size_t>(id)];
+    const PoolSpec& ps = spec_.pools[static_cast<std::size_t>(n.pool)];
+    n.idle_since = engine_.now();
+    if (!ps.autoscaled()) return;
+    const int gen = n.generation;
+    const sim::Time since = n.idle_since;
+    engine_.schedule_in(sim::Time::from_seconds(ps.idle_timeout_s), [this, id, gen, since] { idle_check(id, gen, since); });
+  }
+
+  void set_state(Node& n, NodeState to) {
+    if (!allowed(n.state, to)) throw std::logic_error("node transition " + to_string(n.state) + " -> " + to_string(to));
+    n.state = to;
+  }
+
+  void node_ready(int id) {
+    Node& n = nodes_[static_cast<std::size_t>(id)];
+    set_state(n, NodeState::ready);
+    n.ready_at = engine_.now();
+    const PoolSpec& ps = spec_.pools[static_cast<std::size_t>(n.pool)];
+    ready_gpus_ += ps.gpus_per_node;
+    record_gpus();
+    arm_hazards(id);
+    note_idle(id);
+    request_pass();
+  }
+
+  void arm_hazards(int id) {
+    Node& n = nodes_[static_cast<std::size_t>(id)];
+    const PoolSpec& ps = spec_.pools[static_cast<std::size_t>(n.pool)];
+    const int gen = n.generation;
+    if (ps.reclaim.kind != Hazard::Kind::none) {
+      const double t = sample_time_to_event(ps.reclaim, 0.0, streams_.stream("reclaim/" + ps.name));
+      const double notice = std::min(ps.notice_s, t);
+      engine_.schedule_in(sim::Time::from_seconds(t - notice), [this, id, gen] { spot_notice(id, gen); });
+      engine_.schedule_in(sim::Time::from_seconds(t), [this, id, gen] { node_lost(id, gen, true); });
+    }
+    if (ps.failure.kind != Hazard::Kind::none) {
+      const double t = sample_time_to_event(ps.failure, 0.0, streams_.stream("failure/" + ps.name));
+      engine_.schedule_in(sim::Time::from_seconds(t), [this, id, gen] { node_lost(id, gen, false); });
+    }
+  }
+
+  void spot_notice(int id, int gen) {
+    Node& n = nodes_[static_cast<std::size_t>(id)];
+    if (n.generation != gen || (n.state != NodeState::ready && n.state != NodeState::busy)) return;
+    if (n.state == NodeState::ready) remove_ready(n);
+    set_state(n, NodeState::draining);
+    // Jobs that can write a checkpoint within the notice do so now.
+    const double notice = spec_.pools[static_cast<std::size_t>(n.pool)].notice_s;
+    for (int j : std::vector<int>(n.jobs)) {
+      Job& job = jobs_[static_cast<std::size_t>(j)];
+      if (job.state == JobState::running && job.spec->checkpoint.policy != CheckpointPolicy::none &&
+          job.spec->checkpoint.write_s() <= notice) {
+        begin_checkpoint(j, true);
+      }
+    }
+  }
+
+  void remove_ready(Node& n) {
+    // A node leaving service: its free GPUs no longer count.
+    ready_gpus_ -= spec_.pools[static_cast<std::size_t>(n.pool)].gpus_per_node;
+    record_gpus();
+  }
+
+  void node_lost(int id, int gen, bool reclaimed) {
+    Node& n = nodes_[static_cast<std::size_t>(id)];
+    if (n.generation != gen) return;
+    if (n.state != NodeState::ready && n.state != NodeState::busy && n.state != NodeState::draining) return;
+    if (n.state != NodeState::draining) remove_ready(n);
+    if (reclaimed) {
+      if (n.state != NodeState::draining) set_state(n, NodeState::draining);
+      set_state(n, NodeState::preempted);
+      ++pool_results_[static_cast<std::size_t>(n.pool)].reclaimed;
+    } else {
+      set_state(n, NodeState::failed);
+      ++pool_results_[static_cast<std::size_t>(n.pool)].failed;
+    }
+    ++n.generation;
+    close_node(n);
+    for (int j : std::vector<int>(n.jobs)) preempt_job(j, false);
+    if (spec_.pools[static_cast<std::size_t>(n.pool)].replace_lost_nodes && !all_jobs_finished()) add_node(n.pool, false);
+    request_pass();
+  }
+
+  // Bills the node from its request until now.
+  void close_node(Node& n) {
+    PoolResult& pr = pool_results_[static_cast<std::size_t>(n.pool)];
+    const PoolSpec& ps = spec_.pools[static_cast<std::size_t>(n.pool)];
+    const double held = (engine_.now() - n.requested).seconds();
+    if (n.free < ps.gpus_per_node) n.busy_s += (engine_.now() - n.busy_since).seconds();
+    pr.node_hours += held / 3600.0;
+    pr.busy_node_hours += n.busy_s / 3600.0;
+    const double cost = held > 0 ? billed_cost(ps.price_per_node_hour, 1, held, spec_.billing) : 0.0;
+    pr.cost_usd += cost;
+    billed_ += cost;
+    busy_billed_ += held > 0 ? cost * std::min(1.0, n.busy_s / held) : 0.0;
+    recorder().record(cost_series_, engine_.now(), billed_);
+  }
+
+  // ---- jobs --------------------------------------------------------------------------------
+  void set_state(Job& j, JobState to) {
+    if (!allowed(j.state, to)) throw std::logic_error("job " + j.spec->name + " transition " + to_string(j.state) + " -> " + to_string(to));
+    if (j.state == JobState::queued) j.result.queueing_s += (engine_.now() - j.state_since).seconds();
+    if (j.state == JobState::restarting) j.result.restart_s += (engine_.now() - j.state_since).seconds();
+    if (j.state == JobState::checkpointing) j.result.checkpoint_s += (engine_.now() - j.state_since).seconds();
+    j.state = to;
+    j.state_since = engine_.now();
+  }
+
+  void arrive(int id) {
+    Job& j = jobs_[static_cast<std::size_t>(id)];
+    j.state_since = engine_.now();
+    if (!fits_anywhere(*j.spec)) {
+      set_state(j, JobState::failed);
+      j.result.state = JobState::failed;
+      ++finished_;
+      if (all_jobs_finished()) engine_.stop();
+      return;
+    }
+    queued_.push_back(id);
+    request_pass();
+  }
+
+  bool fits_anywhere(const JobSpec& s) const {
+    for (const PoolSpec& p : spec_.pools) {
+      if ((s.pool.empty() || s.pool == p.name) && s.gpus <= p.gpus_per_node * std::max(p.nodes, p.max_nodes)) return true;
+    }
+    return false;
+  }
+
+  // Progress of a running job at now: whole iterations since its spell began.
+  std::int64_t progress(const Job& j) const {
+    if (j.state != JobState::running) return j.done_at_start;
+    return j.done_at_start + (engine_.now() - j.run_start).count_ns() / j.t_iter.count_ns();
+  }
+
+  int held_gpus(const Job& j) const {
+    int g = 0;
+    for (const Allocation& a : j.alloc) g += a.gpus;
+    return g;
+  }
+
+  // Placed: restore (load the checkpoint, warm up), then run.
+  void place(int id, const std::vector<Allocation>& alloc) {
+    Job& j = jobs_[static_cast<std::size_t>(id)];
+    set_state(j, JobState::restarting);
+    j.alloc = alloc;
+    j.placed_at = engine_.now();
+    if (j.result.first_start_s < 0) j.result.first_start_s = engine_.now().seconds();
+    for (const Allocation& a : alloc) take(a.node, a.gpus, id);
+    active_.push_back(id);
+    queue_gpus_[static_cast<std::size_t>(queue_of(j.spec->queue))] += j.spec->gpus;
+    j.interval_s = checkpoint_interval(j);
+    j.result.checkpoint_interval_s = j.interval_s;
+    std::vector<std::pair<int, int>> leaves;
+    for (const Allocation& a : alloc) {
+      const Node& n = nodes_[static_cast<std::size_t>(a.node)];
+      if (std::find(leaves.begin(), leaves.end(), std::make_pair(n.pool, n.leaf)) == leaves.end()) leaves.emplace_back(n.pool, n.leaf);
+    }
+    j.result.max_leaves = std::max(j.result.max_leaves, static_cast<int>(leaves.size()));
+    const CheckpointSpec& c = j.spec->checkpoint;
+    const double restore = (j.saved > 0 ? c.read_s() : 0.0) + c.warmup_s;
+    ++j.generation;
+    const int gen = j.generation;
+    engine_.schedule_in(sim::Time::from_seconds(restore), [this, id, gen] { start_running(id, gen); });
+  }
+
+  double checkpoint_interval(const Job& j) const {
+    const CheckpointSpec& c = j.spec->checkpoint;
+    if (c.policy == CheckpointPolicy::none) return kInf;
+    if (c.policy == CheckpointPolicy::fixed) return c.interval_s;
+    // Young/Daly from the failure rate of the nodes the job holds.
+    double rate = 0;
+    for (const Allocation& a : j.alloc) {
+      const PoolSpec& ps = spec_.pools[static_cast<std::size_t>(nodes_[static_cast<std::size_t>(a.node)].pool)];
+      rate += 1.0 / ps.reclaim.mean() + 1.0 / ps.failure.mean();
+    }
+    if (rate <= 0) return kInf;
+    return daly_interval(c.write_s(), 1.0 / rate);
+  }
+
+  void start_running(int id, int gen) {
+    Job& j = jobs_[static_cast<std::size_t>(id)];
+    if (j.generation != gen || j.state != JobState::restarting) return;
+    set_state(j, JobState::running);
+    j.done_at_start = j.saved;
+    resume(id);
+  }
+
+  // Schedules the end of the current running spell: completion, the next checkpoint, or a
+  // policy review, whichever comes first.
+  void resume(int id) {
+    Job& j = jobs_[static_cast<std::size_t>(id)];
+    j.run_start = engine_.now();
+    ++j.generation;
+    const int gen = j.generation;
+    const std::int64_t left = j.spec->iterations - j.done_at_start;
+    const sim::Time finish = sim::Time::ns(left * j.t_iter.count_ns());
+    engine_.schedule_in(finish, [this, id, gen] { complete(id, gen); });
+    if (j.interval_s < kInf) {
+      // At the first iteration boundary after the interval (checkpoints happen between steps).
+      const std::int64_t steps = static_cast<std::int64_t>(std::ceil(j.interval_s / j.t_iter.seconds()));
+      const sim::Time every = sim::Time::ns(std::max<std::int64_t>(1, steps) * j.t_iter.count_ns());
+      if (every < finish) engine_.schedule_in(every, [this, id, gen] { if (jobs_[static_cast<std::size_t>(id)].generation == gen) begin_checkpoint(id, false); });
+    }
+    JobView v = view_of(id);
+    const double review = policy_->next_review_gpu_s(v);
+    if (review < kInf) {
+      const double after_s = (review - v.attained_gpu_s) / j.spec->gpus;
+      if (sim::Time::from_seconds(after_s) < finish) {
+        engine_.schedule_in(sim::Time::from_seconds(after_s) + sim::Time::ns(1), [this, id, gen] {
+          if (jobs_[static_cast<std::size_t>(id)].generation == gen) request_pass();
+        });
+      }
+    }
+  }
+
+  // Closes the running spell: counts iterations and service.
+  void pause_running(Job& j) {
+    const std::int64_t now_done = progress(j);
+    j.result.computed_iterations += now_done - j.done_at_start;
+    j.attained_gpu_s += (engine_.now() - j.run_start).seconds() * j.spec->gpus;
+    j.done_at_start = now_done;
+  }
+
+  void begin_checkpoint(int id, bool emergency) {
+    Job& j = jobs_[static_cast<std::size_t>(id)];
+    if (j.state != JobState::running) return;
+    pause_running(j);
+    set_state(j, JobState::checkpointing);
+    j.emergency = emergency;
+    ++j.generation;
+    const int gen = j.generation;
+    engine_.schedule_in(sim::Time::from_seconds(j.spec->checkpoint.write_s()), [this, id, gen] { end_checkpoint(id, gen); });
+  }
+
+  void end_checkpoint(int id, int gen) {
+    Job& j = jobs_[static_cast<std::size_t>(id)];
+    if (j.generation != gen || j.state != JobState::checkpointing) return;
+    j.saved = j.done_at_start;
+    ++j.result.checkpoints;
+    if (first_checkpoint_s_[id] < 0) first_checkpoint_s_[id] = engine_.now().seconds();
+    // After an emergency checkpoint the job computes on until the node goes; what it does
+    // then is lost, as on a real spot node.
+    set_state(j, JobState::running);
+    resume(id);
+  }
+
+  void complete(int id, int gen) {
+    Job& j = jobs_[static_cast<std::size_t>(id)];
+    if (j.generation != gen || j.state != JobState::running) return;
+    pause_running(j);
+    j.saved = j.done_at_start;
+    set_state(j, JobState::done);
+    release(id);
+    j.result.state = JobState::done;
+    j.result.finish_s = engine_.now().seconds();
+    j.result.useful_iterations = j.saved;
+    ++finished_;
+    if (all_jobs_finished()) engine_.stop();
+    request_pass();
+  }
+
+  // Capacity lost under the job (by_scheduler false) or the scheduler suspending it (true: it
+  // checkpoints on the way out, keeping everything it has done).
+  void preempt_job(int id, bool by_scheduler) {
+    Job& j = jobs_[static_cast<std::size_t>(id)];
+    if (j.state == JobState::running) pause_running(j);
+    if (by_scheduler) {
+      if (j.state == JobState::running || j.state == JobState::checkpointing) j.saved = j.done_at_start;
+      ++j.result.suspensions;
+    } else {
+      ++j.result.preemptions;
+    }
+    const std::int64_t lost = j.done_at_start - j.saved;
+    j.result.lost_gpu_s += static_cast<double>(lost) * j.t_iter.seconds() * j.spec->gpus;
+    j.done_at_start = j.saved;
+    set_state(j, JobState::preempted);
+    ++j.generation;
+    release(id);
+    set_state(j, JobState::queued);
+    queued_.push_back(id);
+  }
+
+  void take(int node, int gpus, int job) {
+    Node& n = nodes_[static_cast<std::size_t>(node)];
+    const int per_node = spec_.pools[static_cast<std::size_t>(n.pool)].gpus_per_node;
+    if (n.free == per_node) n.busy_since = engine_.now();
+    n.free -= gpus;
+    n.jobs.push_back(job);
+    if (n.state == NodeState::ready) set_state(n, NodeState::busy);
+    busy_gpus_ += gpus;
+    record_gpus();
+  }
+
+  void release(int id) {
+    Job& j = jobs_[static_cast<std::size_t>(id)];
+    const double held_s = (engine_.now() - j.placed_at).seconds();
+    for (const Allocation& a : j.alloc) {
+      Node& n = nodes_[static_cast<std::size_t>(a.node)];
+      const PoolSpec& ps = spec_.pools[static_cast<std::size_t>(n.pool)];
+      n.free += a.gpus;
+      n.jobs.erase(std::find(n.jobs.begin(), n.jobs.end(), id));
+      if (n.free == ps.gpus_per_node) {
+        n.busy_s += (engine_.now() - n.busy_since).seconds();
+        if (n.state == NodeState::busy) {
+          set_state(n, NodeState::ready);
+          note_idle(a.node);
+        }
+      }
+      busy_gpus_ -= a.gpus;
+      j.result.gpu_hours += a.gpus * held_s / 3600.0;
+      j.result.cost_usd += ps.price_per_node_hour * held_s / 3600.0 * a.gpus / ps.gpus_per_node;
+    }
+    j.alloc.clear();
+    active_.erase(std::find(active_.begin(), active_.end(), id));
+    queue_gpus_[static_cast<std::size_t>(queue_of(j.spec->queue))] -= j.spec->gpus;
+    record_gpus();
+  }
+
+  void record_gpus() {
+    if (options_.series_interval_s > 0) return;  // sampled by the tick instead
+    recorder().record(busy_series_, engine_.now(), busy_gpus_);
+    recorder().record(ready_series_, engine_.now(), ready_gpus_);
+  }
+
+  void sample_tick() {
+    recorder().record(busy_series_, engine_.now(), busy_gpus_);
+    recorder().record(ready_series_, engine_.now(), ready_gpus_);
+    if (all_jobs_finished()) return;
+    engine_.schedule_in(sim::Time::from_seconds(options_.series_interval_s), [this] { sample_tick(); });
+  }
+
+  bool all_jobs_finished() const { return finished_ == static_cast<int>(jobs_.size()); }
+
+  // ---- scheduling --------------------------------------------------------------------------
+  void request_pass() {
+    if (pass_pending_) return;
+    pass_pending_ = true;
+    engine_.schedule_in(sim::Time{}, [this] {
+      pass_pending_ = false;
+      schedule_pass();
+    });
+  }
+
+  int smallest_queued() const {
+    int smallest = std::numeric_limits<int>::max();
+    for (int id : queued_) smallest = std::min(smallest, jobs_[static_cast<std::size_t>(id)].spec->gpus);
+    return smallest;
+  }
+
+  JobView view_of(int id) const {
+    const Job& j = jobs_[static_cast<std::size_t>(id)];
+    JobView v;
+    v.id = id;
+    v.gpus = j.spec->gpus;
+    v.submit_s = j.spec->submit_s;
+    v.total_s = static_cast<double>(j.spec->iterations) * j.t_iter.seconds();
+    const std::int64_t done = j.state == JobState::running ? progress(j) : (j.state == JobState::queued ? j.saved : j.done_at_start);
+    v.remaining_s = static_cast<double>(j.spec->iterations - done) * j.t_iter.seconds();
+    v.attained_gpu_s = j.attained_gpu_s + (j.state == JobState::running ? (engine_.now() - j.run_start).seconds() * j.spec->gpus : 0.0);
+    v.priority = j.spec->priority;
+    v.queue = queue_of(j.spec->queue);
+    v.running = j.state == JobState::running || j.state == JobState::checkpointing || j.state == JobState::restarting;
+    return v;
+  }
+
+  int queue_of(const std::string& name) const {
+    return static_cast<int>(std::find(queue_names_.begin(), queue_names_.end(), name) - queue_names_.begin());
+  }
+
+  void schedule_pass() {
+    ClusterView view;
+    view.now_s = engine_.now().seconds();
+    view.total_gpus = ready_gpus_;
+    view.free_gpus = ready_gpus_ - busy_gpus_;
+    view.queue_gpus = queue_gpus_;
+    view.queue_weight.assign(queue_names_.size(), 1.0);
+    // Keep the queue in order of (re)entry, dropping jobs that left it.
+    queued_.erase(std::remove_if(queued_.begin(), queued_.end(),
+                                 [this](int id) { return jobs_[static_cast<std::size_t>(id)].state != JobState::queued; }),
+                  queued_.end());
+    if (queued_.empty()) return;
+    // Nothing can start and nothing may be preempted: no need to ask (unless the pools may grow).
+    const int free_now = ready_gpus_ - busy_gpus_;
+    if (!policy_->preemptive() && !autoscaling_ && free_now < smallest_queued()) return;
+    int asked = 0;
+    for (int id : queued_) {
+      view.queued.push_back(view_of(id));
+      asked += view.queued.back().gpus;
+    }
+    // A preemptive policy needs the running jobs only when the queue asks for more than is free:
+    // otherwise its ranking keeps every running job and starts every queued one anyway.
+    if (policy_->preemptive() && asked > view.free_gpus) {
+      for (int id : active_) view.running.push_back(view_of(id));
+    }
+    const Decisions d = policy_->decide(view);
+    for (int id : d.preempt) {
+      const Job& j = jobs_[static_cast<std::size_t>(id)];
+      if (j.state == JobState::running || j.state == JobState::checkpointing || j.state == JobState::restarting) preempt_job(id, true);
+    }
+    for (int id : d.start) {
+      if (ready_gpus_ - busy_gpus_ <= 0) break;
+      if (jobs_[static_cast<std::size_t>(id)].state != JobState::queued) continue;
+      const auto alloc = find_nodes(*jobs_[static_cast<std::size_t>(id)].spec);
+      if (alloc.empty()) {
+        if (!d.backfill) break;
+        continue;
+      }
+      place(id, alloc);
+    }
+    if (autoscaling_) {
+      int unplaced = 0;
+      for (int id : queued_) {
+        if (jobs_[static_cast<std::size_t>(id)].state == JobState::queued) unplaced += jobs_[static_cast<std::size_t>(id)].spec->gpus;
+      }
+      scale_up(unplaced);
+    }
+  }
+
+  // Nodes for a gang of `gpus`, by the placement rule; empty when it does not fit now.
+  std::vector<Allocation> find_nodes(const JobSpec& s) {
+    candidates_.clear();
+    int free_total = 0;
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+      const Node& n = nodes_[i];
+      if ((n.state != NodeState::ready && n.state != NodeState::busy) || n.free == 0) continue;
+      if (!s.pool.empty() && spec_.pools[static_cast<std::size_t>(n.pool)].name != s.pool) continue;
+      candidates_.push_back(static_cast<int>(i));
+      free_total += n.free;
+    }
+    if (free_total < s.gpus) return {};
+    std::vector<Allocation> out;
+    const auto free_of = [this](int i) { return nodes_[static_cast<std::size_t>(i)].free; };
+    if (options_.placement != Placement::spread) {
+      // One node if any can hold the whole gang: the fullest that can (best fit).
+      int best = -1;
+      for (int i : candidates_) {
+        if (free_of(i) >= s.gpus && (best < 0 || free_of(i) < free_of(best))) best = i;
+      }
+      if (best >= 0) return {{best, s.gpus}};
+    }
+    if (options_.placement == Placement::topology_aware) {
+      // The leaf (of one pool) with the most free GPUs that holds the gang, emptiest nodes first.
+      std::vector<std::pair<std::pair<int, int>, int>> leaves;  // ((pool, leaf), free)
+      for (int i : candidates_) {
+        const Node& n = nodes_[static_cast<std::size_t>(i)];
+        auto it = std::find_if(leaves.begin(), leaves.end(), [&](const auto& l) { return l.first == std::make_pair(n.pool, n.leaf); });
+        if (it == leaves.end()) leaves.push_back({{n.pool, n.leaf}, n.free});
+        else it->second += n.free;
+      }
+      int chosen = -1;
+      for (std::size_t l = 0; l < leaves.size(); ++l) {
+        if (leaves[l].second >= s.gpus && (chosen < 0 || leaves[l].second < leaves[static_cast<std::size_t>(chosen)].second)) chosen = static_cast<int>(l);
+      }
+      if (chosen >= 0) {
+        const auto key = leaves[static_cast<std::size_t>(chosen)].first;
+        candidates_.erase(std::remove_if(candidates_.begin(), candidates_.end(), [&](int i) {
+                            const Node& n = nodes_[static_cast<std::size_t>(i)];
+                            return std::make_pair(n.pool, n.leaf) != key;
+                          }),
+                          candidates_.end());
+      }
+    }
+    if (options_.placement == Placement::spread) {
+      // One GPU at a time to the node with the most free GPUs left.
+      std::vector<int> give(nodes_.size(), 0);
+      for (int k = 0; k < s.gpus; ++k) {
+        int best = -1;
+        for (int i : candidates_) {
+          const int left = free_of(i) - give[static_cast<std::size_t>(i)];
+          if (left > 0 && (best < 0 || left > free_of(best) - give[static_cast<std::size_t>(best)])) best = i;
+        }
+        ++give[static_cast<std::size_t>(best)];
+      }
+      for (int i : candidates_) {
+        if (give[static_cast<std::size_t>(i)] > 0) out.push_back({i, give[static_cast<std::size_t>(i)]});
+      }
+      return out;
+    }
+    // Packed across nodes: emptiest nodes first (whole nodes), in node order on ties.
+    std::stable_sort(candidates_.begin(), candidates_.end(), [&](int a, int b) { return free_of(a) > free_of(b); });
+    int need = s.gpus;
+    for (int i : candidates_) {
+      const int g = std::min(need, free_of(i));
+      out.push_back({i, g});
+      need -= g;
+      if (need == 0) break;
+    }
+    return need == 0 ? out : std::vector<Allocation>{};
+  }
+
+  // ---- results -----------------------------------------------------------------------------
+  ClusterResult finish() {
+    for (Node& n : nodes_) {
+      if (n.state == NodeState::ready || n.state == NodeState::busy || n.state == NodeState::draining) {
+        if (n.state == NodeState::ready) set_state(n, NodeState::terminated);
+        close_node(n);
+      } else if (n.state == NodeState::provisioning) {
+        close_node(n);  // requested, never ready: billed while provisioning
+      }
+    }
+    ClusterResult& r = result_;
+    // Jobs still under way at the horizon: count what they computed and kept.
+    for (Job& j : jobs_) {
+      if (j.state == JobState::done || j.state == JobState::failed) continue;
+      if (j.state == JobState::running) pause_running(j);
+      j.result.state = j.state;
+      j.result.useful_iterations = j.saved;
+      ++r.unfinished;
+      r.makespan_s = engine_.now().seconds();
+    }
+    std::vector<double> jct;
+    double queueing = 0;
+    double storage = 0;
+    for (std::size_t id = 0; id < jobs_.size(); ++id) {
+      Job& j = jobs_[id];
+      JobResult jr = j.result;
+      if (jr.state == JobState::done) {
+        jr.jct_s = jr.finish_s - jr.submit_s;
+        jct.push_back(jr.jct_s);
+        r.makespan_s = std::max(r.makespan_s, jr.finish_s);
+        queueing += jr.queueing_s;
+        const CheckpointSpec& c = j.spec->checkpoint;
+        if (first_checkpoint_s_[static_cast<int>(id)] >= 0) {
+          const double months = (jr.finish_s - first_checkpoint_s_[static_cast<int>(id)]) / (30.0 * 86400.0);
+          const double s = c.size_bytes / 1e9 * c.storage_price_per_gb_month * months;
+          jr.cost_usd += s;
+          storage += s;
+        }
+      }
+      r.lost_gpu_hours += jr.lost_gpu_s / 3600.0;
+      r.jobs.push_back(jr);
+    }
+    std::sort(jct.begin(), jct.end());
+    if (jct.empty()) {
+      r.mean_jct_s = r.median_jct_s = r.p99_jct_s = r.mean_queueing_s = std::numeric_limits<double>::quiet_NaN();
+    } else {
+      double sum = 0;
+      for (double v : jct) sum += v;
+      r.mean_jct_s = sum / jct.size();
+      r.median_jct_s = jct[jct.size() / 2];
+      r.p99_jct_s = jct[std::min(jct.size() - 1, static_cast<std::size_t>(std::ceil(0.99 * jct.size())) - 1)];
+      r.mean_queueing_s = queueing / jct.size();
+    }
+    double gpu_hours = 0, busy_gpu_hours = 0;
+    for (std::size_t p = 0; p < pool_results_.size(); ++p) {
+      gpu_hours += pool_results_[p].node_hours * spec_.pools[p].gpus_per_node;
+    }
+    for (const JobResult& jr : r.jobs) busy_gpu_hours += jr.gpu_hours;
+    r.gpu_utilization = gpu_hours > 0 ? busy_gpu_hours / gpu_hours : 0;
+    r.pools = pool_results_;
+    r.compute_cost_usd = billed_;
+    r.idle_cost_usd = billed_ - busy_billed_;
+    r.storage_cost_usd = storage;
+    r.total_cost_usd = billed_ + storage;
+    r.events = static_cast<std::int64_t>(engine_.events_executed());
+    return std::move(result_);
+  }
+
+  const ClusterSpec& spec_;
+  const SimulationOptions& options_;
+  std::unique_ptr<SchedulingPolicy> policy_;
+  std::vector<int> active_;          // placed jobs (restarting, running, checkpointing)
+  std::vector<double> queue_gpus_;   // GPUs held per queue
+  sim::Engine engine_;
+  sim::RandomStreams streams_;
+  std::vector<Node> nodes_;
+  std::vector<Job> jobs_;
+  std::vector<int> queued_;
+  std::vector<int> candidates_;
+  std::vector<std::string> queue_names_;
+  std::vector<PoolResult> pool_results_;
+  struct FirstCheckpoint {
+    std::vector<double> v;
+    double& operator[](int i) {
+      if (static_cast<std::size_t>(i) >= v.size()) v.resize(static_cast<std::size_t>(i) + 1, -1.0);
+      return v[static_cast<std::size_t>(i)];
+    }
+  } first_checkpoint_s_;
+  int ready_gpus_ = 0, busy_gpus_ = 0;
+  bool autoscaling_ = false;
+  std::vector<double> last_scale_up_;  // per pool, -1 before the first
+  int finished_ = 0;
+  bool pass_pending_ = false;
+  double billed_ = 0, busy_billed_ = 0;
+  sim::SeriesId busy_series_{}, ready_series_{}, cost_series_{};
+  ClusterResult result_;
+};
+
+}  // namespace
+
+ClusterResult simulate_cluster(const ClusterSpec& spec, const SimulationOptions& options) {
+  validate(spec);
+  Simulation simulation(spec, options);
+  return simulation.run();
+}
+
+}  // namespace dlsim::scheduler

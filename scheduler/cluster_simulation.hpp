@@ -1,0 +1,91 @@
+// ClusterSimulation: many jobs on node pools over days of simulated time, on one sim::Engine.
+// Jobs progress at their iteration rate in whole iterations; the cluster level handles
+// arrivals, gang placement, node provisioning, spot notices and reclamations, node failures,
+// checkpoints and restarts, scheduler preemption, completion, and billing. The scheduling
+// policy (policy.hpp) decides; the simulation applies.
+//
+// Work accounting is exact: a job's progress is an integer count of iterations. A preemption
+// keeps what the last completed checkpoint saved (or, when the scheduler suspends a job, what
+// it has done: it checkpoints on the way out); the rest is counted as lost. A job is done when
+// its useful iterations equal its work.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "scheduler/cluster_spec.hpp"
+#include "scheduler/job_state.hpp"
+#include "scheduler/policy.hpp"
+#include "sim/recorder.hpp"
+
+namespace dlsim::scheduler {
+
+enum class Placement { packed, spread, topology_aware };
+std::string to_string(Placement p);
+
+struct SimulationOptions {
+  std::string policy = "fifo";
+  bool backfill = false;
+  std::vector<double> las_thresholds_gpu_s;
+  Placement placement = Placement::packed;
+  std::uint64_t seed = 1;
+  double series_interval_s = 0;    // > 0: sample utilization at this period instead of at every change
+  double horizon_s = 365.0 * 86400;  // stop here; jobs not done by then are reported unfinished
+};
+
+struct JobResult {
+  std::string name;
+  int gpus = 0;
+  JobState state = JobState::queued;   // done, failed (never fit), or where it was at the horizon
+  double submit_s = 0;
+  double first_start_s = -1;           // first placement
+  double finish_s = -1;
+  double queueing_s = 0;               // time spent queued, all waits together
+  double jct_s = 0;                    // finish - submit
+  double gpu_hours = 0;                // GPUs held x time held (restarts and checkpoints included)
+  int preemptions = 0;                 // capacity lost (reclaim, failure)
+  int suspensions = 0;                 // preempted by the scheduler
+  int checkpoints = 0;
+  std::int64_t useful_iterations = 0;  // equals the job's work when done
+  std::int64_t computed_iterations = 0;  // including those lost
+  double lost_gpu_s = 0;               // GPU-seconds of computed iterations lost
+  double restart_s = 0;                // time in restarting (reload, warm-up)
+  double checkpoint_interval_s = 0;    // running time between checkpoints in its last placement (inf: none)
+  int max_leaves = 0;                  // most leaf switches one placement of it spanned
+  double checkpoint_s = 0;             // time writing checkpoints
+  double cost_usd = 0;                 // its share of node time (GPU fraction) + checkpoint storage
+};
+
+struct PoolResult {
+  std::string name;
+  int nodes_requested = 0;             // including the initial ones
+  int reclaimed = 0;
+  int failed = 0;
+  double node_hours = 0;
+  double busy_node_hours = 0;          // with at least one job
+  double cost_usd = 0;                 // billed (per-second with a minimum per node)
+};
+
+struct ClusterResult {
+  std::vector<JobResult> jobs;
+  std::vector<PoolResult> pools;
+  double makespan_s = 0;               // last completion (the horizon when jobs are unfinished)
+  int unfinished = 0;                  // jobs neither done nor failed at the horizon
+  double mean_jct_s = 0, median_jct_s = 0, p99_jct_s = 0;
+  double mean_queueing_s = 0;
+  double gpu_utilization = 0;          // busy GPU-hours / GPU-hours held
+  double compute_cost_usd = 0;         // billed node time
+  double idle_cost_usd = 0;            // of which nodes without jobs (and provisioning)
+  double storage_cost_usd = 0;         // checkpoint storage
+  double total_cost_usd = 0;
+  double lost_gpu_hours = 0;
+  std::int64_t events = 0;
+  sim::Recorder recorder;              // series: busy_gpus, ready_gpus, nodes_<state>, cost_usd
+};
+
+// Runs until every job is done (or failed), or until the horizon. Throws std::invalid_argument
+// for an invalid spec or options.
+ClusterResult simulate_cluster(const ClusterSpec& spec, const SimulationOptions& options);
+
+}  // namespace dlsim::scheduler

@@ -1,0 +1,75 @@
+// Validation of cluster specs (see cluster_spec.hpp).
+#include "scheduler/cluster_spec.hpp"
+
+#include <cmath>
+#include <set>
+#include <stdexcept>
+
+namespace dlsim::scheduler {
+
+std::string to_string(Capacity c) {
+  switch (c) {
+    case Capacity::on_demand: return "on-demand";
+    case Capacity::spot: return "spot";
+    case Capacity::reserved: return "reserved";
+  }
+  return "?";
+}
+
+std::string to_string(CheckpointPolicy p) {
+  switch (p) {
+    case CheckpointPolicy::none: return "none";
+    case CheckpointPolicy::fixed: return "fixed";
+    case CheckpointPolicy::young_daly: return "young-daly";
+  }
+  return "?";
+}
+
+namespace {
+[[noreturn]] void reject(const std::string& what, const std::string& field, const std::string& why) {
+  throw std::invalid_argument(what + ": " + field + " " + why);
+}
+bool finite_nonnegative(double v) { return std::isfinite(v) && v >= 0; }
+}  // namespace
+
+void validate(const ClusterSpec& spec) {
+  if (spec.pools.empty()) throw std::invalid_argument("cluster: no node pools");
+  std::set<std::string> names;
+  for (const PoolSpec& p : spec.pools) {
+    const std::string what = "pool '" + p.name + "'";
+    if (!names.insert(p.name).second) reject(what, "name", "appears twice");
+    if (p.gpus_per_node < 1) reject(what, "gpus_per_node", "must be >= 1");
+    if (p.nodes < 0) reject(what, "nodes", "must be >= 0");
+    if (!finite_nonnegative(p.price_per_node_hour)) reject(what, "price", "must be >= 0");
+    if (!finite_nonnegative(p.provisioning_s)) reject(what, "provisioning", "must be >= 0");
+    if (!finite_nonnegative(p.notice_s)) reject(what, "notice", "must be >= 0");
+    if (p.nodes_per_leaf < 1) reject(what, "nodes_per_leaf", "must be >= 1");
+    if (p.max_nodes >= 0 && (p.min_nodes < 0 || p.min_nodes > p.nodes || p.max_nodes < p.nodes)) {
+      reject(what, "autoscale", "needs min_nodes <= nodes <= max_nodes");
+    }
+    if (!finite_nonnegative(p.idle_timeout_s) || !finite_nonnegative(p.scale_up_cooldown_s)) {
+      reject(what, "autoscale", "idle timeout and cool-down must be >= 0");
+    }
+    validate(p.reclaim);
+    validate(p.failure);
+  }
+  for (const JobSpec& j : spec.jobs) {
+    const std::string what = "job '" + j.name + "'";
+    if (!finite_nonnegative(j.submit_s)) reject(what, "submit", "must be >= 0");
+    if (j.gpus < 1) reject(what, "gpus", "must be >= 1");
+    if (j.iterations < 1) reject(what, "iterations", "must be >= 1");
+    if (!(j.iteration_s > 0) || !std::isfinite(j.iteration_s)) reject(what, "iteration_time", "must be > 0");
+    if (!j.pool.empty() && !names.count(j.pool)) reject(what, "pool", "names no pool ('" + j.pool + "')");
+    const CheckpointSpec& c = j.checkpoint;
+    if (!finite_nonnegative(c.size_bytes) || !(c.write_bandwidth > 0) || !(c.read_bandwidth > 0)) {
+      reject(what, "checkpoint", "needs a size >= 0 and bandwidths > 0");
+    }
+    if (c.policy == CheckpointPolicy::fixed && !(c.interval_s > 0)) reject(what, "checkpoint.interval", "must be > 0");
+    if (c.policy == CheckpointPolicy::young_daly && !(c.size_bytes > 0)) {
+      reject(what, "checkpoint.size", "must be > 0 for young-daly (the interval depends on the write time)");
+    }
+    if (!finite_nonnegative(c.warmup_s)) reject(what, "checkpoint.warmup", "must be >= 0");
+  }
+}
+
+}  // namespace dlsim::scheduler

@@ -1,0 +1,77 @@
+// What a multi-job cluster simulation is given: node pools and jobs. Plain, immutable data,
+// validated by validate(); the simulation (cluster_simulation.hpp) holds all mutable state.
+// Units: seconds, USD per node-hour, bytes, bytes/s.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "scheduler/billing.hpp"
+#include "scheduler/hazard.hpp"
+
+namespace dlsim::scheduler {
+
+enum class Capacity { on_demand, spot, reserved };
+std::string to_string(Capacity c);
+
+struct PoolSpec {
+  std::string name;
+  std::string instance;             // instance type name (for reports)
+  int gpus_per_node = 8;
+  int nodes = 1;                    // nodes held from the start (ready at time 0)
+  Capacity capacity = Capacity::on_demand;
+  double price_per_node_hour = 0;   // what this capacity costs (spot: the discounted price)
+  double provisioning_s = 300;      // mean delay from request to ready (exponential when random)
+  bool provisioning_random = false;
+  Hazard reclaim;                   // spot reclamation per node (none for on-demand)
+  double notice_s = 120;            // warning before a reclamation (AWS: 2 min; GCP: 30 s)
+  Hazard failure;                   // node failures (any capacity); no notice
+  bool replace_lost_nodes = true;   // request a new node when one is reclaimed or fails
+  int nodes_per_leaf = 16;          // topology-aware placement: nodes under one leaf switch
+  // Reactive auto-scaling (Kubernetes Cluster Autoscaler style), on when max_nodes > nodes:
+  // request nodes for queued jobs that do not fit (at most every scale_up_cooldown_s), release
+  // a node idle for idle_timeout_s while the pool is above min_nodes.
+  int min_nodes = 0;
+  int max_nodes = -1;               // < 0: the pool stays at `nodes`
+  double idle_timeout_s = 600;
+  double scale_up_cooldown_s = 60;
+  bool autoscaled() const { return max_nodes > nodes; }
+};
+
+enum class CheckpointPolicy { none, fixed, young_daly };
+std::string to_string(CheckpointPolicy p);
+
+struct CheckpointSpec {
+  CheckpointPolicy policy = CheckpointPolicy::none;
+  double interval_s = 3600;         // fixed: running time between checkpoints
+  double size_bytes = 0;            // model + optimizer state written
+  double write_bandwidth = 1e9;     // bytes/s to checkpoint storage
+  double read_bandwidth = 1e9;      // bytes/s when restoring
+  double warmup_s = 60;             // after restoring, before the first useful iteration
+  double storage_price_per_gb_month = 0.023;  // S3 standard, us-east-1 (AWS price list, 2024)
+  double write_s() const { return size_bytes / write_bandwidth; }
+  double read_s() const { return size_bytes / read_bandwidth; }
+};
+
+struct JobSpec {
+  std::string name;
+  double submit_s = 0;
+  int gpus = 1;                     // gang: all at once
+  std::string pool;                 // "" = any pool with room
+  std::int64_t iterations = 1;      // work, in iterations (> 0)
+  double iteration_s = 1;           // time of one iteration on `gpus` (> 0)
+  int priority = 0;                 // higher first (priority policy)
+  std::string queue;                // user / virtual cluster (fair share)
+  CheckpointSpec checkpoint;
+};
+
+struct ClusterSpec {
+  std::vector<PoolSpec> pools;
+  std::vector<JobSpec> jobs;
+  BillingRule billing;
+};
+
+// Throws std::invalid_argument naming the pool or job and the field.
+void validate(const ClusterSpec& spec);
+
+}  // namespace dlsim::scheduler
