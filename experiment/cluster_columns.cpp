@@ -63,6 +63,7 @@ const std::vector<Column<JobRow>>& job_columns() {
       {"preemptions", "", "capacity lost under it", kInteger, [](const R& r) { return double(r.job.preemptions); }},
       {"suspensions", "", "stopped by the scheduler", kInteger, [](const R& r) { return double(r.job.suspensions); }},
       {"checkpoints", "", "checkpoints written", kInteger, [](const R& r) { return double(r.job.checkpoints); }},
+      {"resizes", "", "elastic grow or shrink steps", kInteger, [](const R& r) { return double(r.job.resizes); }},
       {"useful_iterations", "", "iterations kept (its work, when done)", kInteger, [](const R& r) { return double(r.job.useful_iterations); }},
       {"computed_iterations", "", "iterations computed, lost ones included", kInteger,
        [](const R& r) { return double(r.job.computed_iterations); }},

@@ -140,6 +140,15 @@ scheduler::JobSpec read_job(MapReader& r, const std::set<std::string>& pools) {
   j.priority = static_cast<int>(r.integer("priority", -1'000'000, 1'000'000, 0));
   j.queue = r.optional_text("queue").value_or("");
   j.checkpoint = read_checkpoint(r);
+  if (r.has("elastic") && !r.node("elastic").IsNull()) {  // null: not elastic
+    MapReader e(r.node("elastic"), r.path_of("elastic"), r.source());
+    j.min_gpus = static_cast<int>(e.integer("min_gpus", 1, j.gpus));
+    j.max_gpus = static_cast<int>(e.integer("max_gpus", j.gpus, 1'000'000));
+    j.resize_pause_s = e.quantity("resize_pause", Dimension::duration, 0, 86400, 0.0);
+    e.finish();
+  } else {
+    r.allow({"elastic"});
+  }
   r.finish();
   return j;
 }
@@ -285,7 +294,7 @@ ClusterVariant read_variant(const YAML::Node& root, const Source& source, const 
   int largest = 0;
   for (const auto& p : v.spec.pools) largest = std::max(largest, p.gpus_per_node * std::max(p.nodes, p.max_nodes));
   for (std::size_t i = 0; i < v.spec.jobs.size() && jobs.IsSequence() && i < jobs.size(); ++i) {
-    if (v.spec.jobs[i].gpus > largest) {
+    if (v.spec.jobs[i].start_gpus() > largest) {
       const std::string path = "jobs[" + std::to_string(i) + "].gpus";
       throw ConfigError(source.locate(jobs[i]["gpus"], path), path,
                         std::to_string(v.spec.jobs[i].gpus) + " GPUs is more than any pool holds (" + std::to_string(largest) + ")");

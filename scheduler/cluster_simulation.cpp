@@ -39,6 +39,7 @@ struct Node {
 struct Allocation {
   int node = 0;
   int gpus = 0;
+  sim::Time since;                 // when the job took these GPUs
 };
 
 struct Job {
@@ -48,9 +49,10 @@ struct Job {
   std::int64_t saved = 0;          // iterations safe in the last checkpoint (or suspension)
   std::int64_t done_at_start = 0;  // iterations done when the current running spell began
   sim::Time run_start;             // when the current running spell began
-  sim::Time t_iter;                // one iteration
+  sim::Time t_iter;                // one iteration at the GPUs it holds
+  sim::Time base_iter;             // one iteration at spec->gpus
+  int gpus = 0;                    // GPUs held now
   sim::Time state_since;
-  sim::Time placed_at;
   double interval_s = kInf;        // running time between checkpoints
   int generation = 0;              // invalidates stale events of an earlier spell
   bool emergency = false;          // checkpointing because of a spot notice
@@ -67,6 +69,7 @@ class Simulation {
       Job job;
       job.spec = &j;
       job.t_iter = sim::Time::from_seconds(j.iteration_s);
+      job.base_iter = job.t_iter;
       if (job.t_iter.count_ns() <= 0) throw std::invalid_argument("job " + j.name + ": iteration time below 1 ns");
       job.result.name = j.name;
       job.result.gpus = j.gpus;
@@ -78,6 +81,7 @@ class Simulation {
     pool_results_.resize(spec.pools.size());
     last_scale_up_.assign(spec.pools.size(), -1.0);
     for (const PoolSpec& p : spec.pools) autoscaling_ = autoscaling_ || p.autoscaled();
+    for (const JobSpec& j : spec.jobs) elastic_ = elastic_ || j.elastic();
     for (std::size_t p = 0; p < spec.pools.size(); ++p) pool_results_[p].name = spec.pools[p].name;
     busy_series_ = recorder().series("busy_gpus");
     ready_series_ = recorder().series("ready_gpus");
@@ -290,7 +294,7 @@ class Simulation {
 
   bool fits_anywhere(const JobSpec& s) const {
     for (const PoolSpec& p : spec_.pools) {
-      if ((s.pool.empty() || s.pool == p.name) && s.gpus <= p.gpus_per_node * std::max(p.nodes, p.max_nodes)) return true;
+      if ((s.pool.empty() || s.pool == p.name) && s.start_gpus() <= p.gpus_per_node * std::max(p.nodes, p.max_nodes)) return true;
     }
     return false;
   }
@@ -299,6 +303,12 @@ class Simulation {
   std::int64_t progress(const Job& j) const {
     if (j.state != JobState::running) return j.done_at_start;
     return j.done_at_start + (engine_.now() - j.run_start).count_ns() / j.t_iter.count_ns();
+  }
+
+  // One iteration at g GPUs (linear scaling from the job's reference size).
+  sim::Time iteration_at(const Job& j, int g) const {
+    if (g == j.spec->gpus) return j.base_iter;
+    return sim::Time::ns(std::max<std::int64_t>(1, std::llround(static_cast<double>(j.base_iter.count_ns()) * j.spec->gpus / g)));
   }
 
   int held_gpus(const Job& j) const {
@@ -312,11 +322,13 @@ class Simulation {
     Job& j = jobs_[static_cast<std::size_t>(id)];
     set_state(j, JobState::restarting);
     j.alloc = alloc;
-    j.placed_at = engine_.now();
+    for (Allocation& a : j.alloc) a.since = engine_.now();
     if (j.result.first_start_s < 0) j.result.first_start_s = engine_.now().seconds();
     for (const Allocation& a : alloc) take(a.node, a.gpus, id);
+    j.gpus = held_gpus(j);
+    j.t_iter = iteration_at(j, j.gpus);
     active_.push_back(id);
-    queue_gpus_[static_cast<std::size_t>(queue_of(j.spec->queue))] += j.spec->gpus;
+    queue_gpus_[static_cast<std::size_t>(queue_of(j.spec->queue))] += j.gpus;
     j.interval_s = checkpoint_interval(j);
     j.result.checkpoint_interval_s = j.interval_s;
     std::vector<std::pair<int, int>> leaves;
@@ -352,6 +364,7 @@ class Simulation {
     set_state(j, JobState::running);
     j.done_at_start = j.saved;
     resume(id);
+    if (j.spec->elastic()) request_pass();  // it may grow now
   }
 
   // Schedules the end of the current running spell: completion, the next checkpoint, or a
@@ -373,7 +386,7 @@ class Simulation {
     JobView v = view_of(id);
     const double review = policy_->next_review_gpu_s(v);
     if (review < kInf) {
-      const double after_s = (review - v.attained_gpu_s) / j.spec->gpus;
+      const double after_s = (review - v.attained_gpu_s) / j.gpus;
       if (sim::Time::from_seconds(after_s) < finish) {
         engine_.schedule_in(sim::Time::from_seconds(after_s) + sim::Time::ns(1), [this, id, gen] {
           if (jobs_[static_cast<std::size_t>(id)].generation == gen) request_pass();
@@ -386,7 +399,7 @@ class Simulation {
   void pause_running(Job& j) {
     const std::int64_t now_done = progress(j);
     j.result.computed_iterations += now_done - j.done_at_start;
-    j.attained_gpu_s += (engine_.now() - j.run_start).seconds() * j.spec->gpus;
+    j.attained_gpu_s += (engine_.now() - j.run_start).seconds() * j.gpus;
     j.done_at_start = now_done;
   }
 
@@ -434,13 +447,13 @@ class Simulation {
     Job& j = jobs_[static_cast<std::size_t>(id)];
     if (j.state == JobState::running) pause_running(j);
     if (by_scheduler) {
-      if (j.state == JobState::running || j.state == JobState::checkpointing) j.saved = j.done_at_start;
+      if (j.state == JobState::running || j.state == JobState::checkpointing || j.state == JobState::resizing) j.saved = j.done_at_start;
       ++j.result.suspensions;
     } else {
       ++j.result.preemptions;
     }
     const std::int64_t lost = j.done_at_start - j.saved;
-    j.result.lost_gpu_s += static_cast<double>(lost) * j.t_iter.seconds() * j.spec->gpus;
+    j.result.lost_gpu_s += static_cast<double>(lost) * j.base_iter.seconds() * j.spec->gpus;
     j.done_at_start = j.saved;
     set_state(j, JobState::preempted);
     ++j.generation;
@@ -462,12 +475,23 @@ class Simulation {
 
   void release(int id) {
     Job& j = jobs_[static_cast<std::size_t>(id)];
-    const double held_s = (engine_.now() - j.placed_at).seconds();
-    for (const Allocation& a : j.alloc) {
+    queue_gpus_[static_cast<std::size_t>(queue_of(j.spec->queue))] -= j.gpus;
+    while (!j.alloc.empty()) give_back(id, j.alloc.size() - 1, j.alloc.back().gpus);
+    j.gpus = 0;
+    active_.erase(std::find(active_.begin(), active_.end(), id));
+    record_gpus();
+  }
+
+  // Returns `gpus` of allocation `k` of job `id` to its node (the whole allocation when all).
+  void give_back(int id, std::size_t k, int gpus) {
+    Job& j = jobs_[static_cast<std::size_t>(id)];
+    Allocation& a = j.alloc[k];
+    {
+      const double held_s = (engine_.now() - a.since).seconds();
       Node& n = nodes_[static_cast<std::size_t>(a.node)];
       const PoolSpec& ps = spec_.pools[static_cast<std::size_t>(n.pool)];
-      n.free += a.gpus;
-      n.jobs.erase(std::find(n.jobs.begin(), n.jobs.end(), id));
+      n.free += gpus;
+      if (gpus == a.gpus) n.jobs.erase(std::find(n.jobs.begin(), n.jobs.end(), id));
       if (n.free == ps.gpus_per_node) {
         n.busy_s += (engine_.now() - n.busy_since).seconds();
         if (n.state == NodeState::busy) {
@@ -475,14 +499,12 @@ class Simulation {
           note_idle(a.node);
         }
       }
-      busy_gpus_ -= a.gpus;
-      j.result.gpu_hours += a.gpus * held_s / 3600.0;
-      j.result.cost_usd += ps.price_per_node_hour * held_s / 3600.0 * a.gpus / ps.gpus_per_node;
+      busy_gpus_ -= gpus;
+      j.result.gpu_hours += gpus * held_s / 3600.0;
+      j.result.cost_usd += ps.price_per_node_hour * held_s / 3600.0 * gpus / ps.gpus_per_node;
     }
-    j.alloc.clear();
-    active_.erase(std::find(active_.begin(), active_.end(), id));
-    queue_gpus_[static_cast<std::size_t>(queue_of(j.spec->queue))] -= j.spec->gpus;
-    record_gpus();
+    a.gpus -= gpus;
+    if (a.gpus == 0) j.alloc.erase(j.alloc.begin() + static_cast<long>(k));
   }
 
   void record_gpus() {
@@ -510,9 +532,74 @@ class Simulation {
     });
   }
 
+  // Elastic jobs: shrink to their minimum while others wait, grow into free GPUs when nobody does.
+  void adjust_elastic() {
+    const bool waiting = std::any_of(queued_.begin(), queued_.end(),
+                                     [this](int id) { return jobs_[static_cast<std::size_t>(id)].state == JobState::queued; });
+    if (waiting) {
+      int freed = 0;
+      for (int id : std::vector<int>(active_)) {
+        Job& j = jobs_[static_cast<std::size_t>(id)];
+        if (j.spec->elastic() && j.state == JobState::running && j.gpus > j.spec->min_gpus) {
+          freed += j.gpus - j.spec->min_gpus;
+          resize(id, j.spec->min_gpus, {});
+        }
+      }
+      if (freed > 0) request_pass();
+      return;
+    }
+    for (int id : std::vector<int>(active_)) {
+      Job& j = jobs_[static_cast<std::size_t>(id)];
+      const int free_now = ready_gpus_ - busy_gpus_;
+      if (free_now <= 0) break;
+      if (!j.spec->elastic() || j.state != JobState::running || j.gpus >= j.spec->max_gpus) continue;
+      const int extra = std::min(free_now, j.spec->max_gpus - j.gpus);
+      auto alloc = find_nodes(extra, j.spec->pool);
+      if (alloc.empty()) continue;
+      resize(id, j.gpus + extra, alloc);
+    }
+  }
+
+  // Changes a running job's GPUs: pause, take or give back GPUs, reconfigure, run on.
+  void resize(int id, int to, const std::vector<Allocation>& extra) {
+    Job& j = jobs_[static_cast<std::size_t>(id)];
+    pause_running(j);
+    set_state(j, JobState::resizing);
+    ++j.result.resizes;
+    queue_gpus_[static_cast<std::size_t>(queue_of(j.spec->queue))] -= j.gpus;
+    if (to > j.gpus) {
+      for (Allocation a : extra) {
+        a.since = engine_.now();
+        take(a.node, a.gpus, id);
+        j.alloc.push_back(a);
+      }
+    } else {
+      int surplus = j.gpus - to;
+      while (surplus > 0) {
+        const std::size_t k = j.alloc.size() - 1;
+        const int g = std::min(surplus, j.alloc[k].gpus);
+        give_back(id, k, g);
+        surplus -= g;
+      }
+      record_gpus();
+    }
+    j.gpus = held_gpus(j);
+    queue_gpus_[static_cast<std::size_t>(queue_of(j.spec->queue))] += j.gpus;
+    ++j.generation;
+    const int gen = j.generation;
+    engine_.schedule_in(sim::Time::from_seconds(j.spec->resize_pause_s), [this, id, gen] {
+      Job& job = jobs_[static_cast<std::size_t>(id)];
+      if (job.generation != gen || job.state != JobState::resizing) return;
+      set_state(job, JobState::running);
+      job.t_iter = iteration_at(job, job.gpus);
+      resume(id);
+      request_pass();
+    });
+  }
+
   int smallest_queued() const {
     int smallest = std::numeric_limits<int>::max();
-    for (int id : queued_) smallest = std::min(smallest, jobs_[static_cast<std::size_t>(id)].spec->gpus);
+    for (int id : queued_) smallest = std::min(smallest, jobs_[static_cast<std::size_t>(id)].spec->start_gpus());
     return smallest;
   }
 
@@ -520,15 +607,15 @@ class Simulation {
     const Job& j = jobs_[static_cast<std::size_t>(id)];
     JobView v;
     v.id = id;
-    v.gpus = j.spec->gpus;
+    v.gpus = j.state == JobState::queued ? j.spec->start_gpus() : j.gpus;
     v.submit_s = j.spec->submit_s;
-    v.total_s = static_cast<double>(j.spec->iterations) * j.t_iter.seconds();
+    v.total_s = static_cast<double>(j.spec->iterations) * j.base_iter.seconds();
     const std::int64_t done = j.state == JobState::running ? progress(j) : (j.state == JobState::queued ? j.saved : j.done_at_start);
-    v.remaining_s = static_cast<double>(j.spec->iterations - done) * j.t_iter.seconds();
-    v.attained_gpu_s = j.attained_gpu_s + (j.state == JobState::running ? (engine_.now() - j.run_start).seconds() * j.spec->gpus : 0.0);
+    v.remaining_s = static_cast<double>(j.spec->iterations - done) * j.base_iter.seconds();
+    v.attained_gpu_s = j.attained_gpu_s + (j.state == JobState::running ? (engine_.now() - j.run_start).seconds() * j.gpus : 0.0);
     v.priority = j.spec->priority;
     v.queue = queue_of(j.spec->queue);
-    v.running = j.state == JobState::running || j.state == JobState::checkpointing || j.state == JobState::restarting;
+    v.running = j.state != JobState::queued;
     return v;
   }
 
@@ -547,10 +634,16 @@ class Simulation {
     queued_.erase(std::remove_if(queued_.begin(), queued_.end(),
                                  [this](int id) { return jobs_[static_cast<std::size_t>(id)].state != JobState::queued; }),
                   queued_.end());
-    if (queued_.empty()) return;
+    if (queued_.empty()) {
+      if (elastic_) adjust_elastic();
+      return;
+    }
     // Nothing can start and nothing may be preempted: no need to ask (unless the pools may grow).
     const int free_now = ready_gpus_ - busy_gpus_;
-    if (!policy_->preemptive() && !autoscaling_ && free_now < smallest_queued()) return;
+    if (!policy_->preemptive() && !autoscaling_ && free_now < smallest_queued()) {
+      if (elastic_) adjust_elastic();  // elastic jobs may make room
+      return;
+    }
     int asked = 0;
     for (int id : queued_) {
       view.queued.push_back(view_of(id));
@@ -564,48 +657,53 @@ class Simulation {
     const Decisions d = policy_->decide(view);
     for (int id : d.preempt) {
       const Job& j = jobs_[static_cast<std::size_t>(id)];
-      if (j.state == JobState::running || j.state == JobState::checkpointing || j.state == JobState::restarting) preempt_job(id, true);
+      if (j.state == JobState::running || j.state == JobState::checkpointing || j.state == JobState::restarting ||
+          j.state == JobState::resizing) {
+        preempt_job(id, true);
+      }
     }
     for (int id : d.start) {
       if (ready_gpus_ - busy_gpus_ <= 0) break;
       if (jobs_[static_cast<std::size_t>(id)].state != JobState::queued) continue;
-      const auto alloc = find_nodes(*jobs_[static_cast<std::size_t>(id)].spec);
+      const JobSpec& js = *jobs_[static_cast<std::size_t>(id)].spec;
+      const auto alloc = find_nodes(js.start_gpus(), js.pool);
       if (alloc.empty()) {
         if (!d.backfill) break;
         continue;
       }
       place(id, alloc);
     }
+    if (elastic_) adjust_elastic();
     if (autoscaling_) {
       int unplaced = 0;
       for (int id : queued_) {
-        if (jobs_[static_cast<std::size_t>(id)].state == JobState::queued) unplaced += jobs_[static_cast<std::size_t>(id)].spec->gpus;
+        if (jobs_[static_cast<std::size_t>(id)].state == JobState::queued) unplaced += jobs_[static_cast<std::size_t>(id)].spec->start_gpus();
       }
       scale_up(unplaced);
     }
   }
 
   // Nodes for a gang of `gpus`, by the placement rule; empty when it does not fit now.
-  std::vector<Allocation> find_nodes(const JobSpec& s) {
+  std::vector<Allocation> find_nodes(int gpus, const std::string& pool) {
     candidates_.clear();
     int free_total = 0;
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
       const Node& n = nodes_[i];
       if ((n.state != NodeState::ready && n.state != NodeState::busy) || n.free == 0) continue;
-      if (!s.pool.empty() && spec_.pools[static_cast<std::size_t>(n.pool)].name != s.pool) continue;
+      if (!pool.empty() && spec_.pools[static_cast<std::size_t>(n.pool)].name != pool) continue;
       candidates_.push_back(static_cast<int>(i));
       free_total += n.free;
     }
-    if (free_total < s.gpus) return {};
+    if (free_total < gpus) return {};
     std::vector<Allocation> out;
     const auto free_of = [this](int i) { return nodes_[static_cast<std::size_t>(i)].free; };
     if (options_.placement != Placement::spread) {
       // One node if any can hold the whole gang: the fullest that can (best fit).
       int best = -1;
       for (int i : candidates_) {
-        if (free_of(i) >= s.gpus && (best < 0 || free_of(i) < free_of(best))) best = i;
+        if (free_of(i) >= gpus && (best < 0 || free_of(i) < free_of(best))) best = i;
       }
-      if (best >= 0) return {{best, s.gpus}};
+      if (best >= 0) return {{best, gpus}};
     }
     if (options_.placement == Placement::topology_aware) {
       // The leaf (of one pool) with the most free GPUs that holds the gang, emptiest nodes first.
@@ -618,7 +716,7 @@ class Simulation {
       }
       int chosen = -1;
       for (std::size_t l = 0; l < leaves.size(); ++l) {
-        if (leaves[l].second >= s.gpus && (chosen < 0 || leaves[l].second < leaves[static_cast<std::size_t>(chosen)].second)) chosen = static_cast<int>(l);
+        if (leaves[l].second >= gpus && (chosen < 0 || leaves[l].second < leaves[static_cast<std::size_t>(chosen)].second)) chosen = static_cast<int>(l);
       }
       if (chosen >= 0) {
         const auto key = leaves[static_cast<std::size_t>(chosen)].first;
@@ -632,7 +730,7 @@ class Simulation {
     if (options_.placement == Placement::spread) {
       // One GPU at a time to the node with the most free GPUs left.
       std::vector<int> give(nodes_.size(), 0);
-      for (int k = 0; k < s.gpus; ++k) {
+      for (int k = 0; k < gpus; ++k) {
         int best = -1;
         for (int i : candidates_) {
           const int left = free_of(i) - give[static_cast<std::size_t>(i)];
@@ -647,7 +745,7 @@ class Simulation {
     }
     // Packed across nodes: emptiest nodes first (whole nodes), in node order on ties.
     std::stable_sort(candidates_.begin(), candidates_.end(), [&](int a, int b) { return free_of(a) > free_of(b); });
-    int need = s.gpus;
+    int need = gpus;
     for (int i : candidates_) {
       const int g = std::min(need, free_of(i));
       out.push_back({i, g});
@@ -747,6 +845,7 @@ class Simulation {
   } first_checkpoint_s_;
   int ready_gpus_ = 0, busy_gpus_ = 0;
   bool autoscaling_ = false;
+  bool elastic_ = false;
   std::vector<double> last_scale_up_;  // per pool, -1 before the first
   int finished_ = 0;
   bool pass_pending_ = false;

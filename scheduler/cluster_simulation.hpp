@@ -47,6 +47,7 @@ struct JobResult {
   int preemptions = 0;                 // capacity lost (reclaim, failure)
   int suspensions = 0;                 // preempted by the scheduler
   int checkpoints = 0;
+  int resizes = 0;                     // elastic grow or shrink steps
   std::int64_t useful_iterations = 0;  // equals the job's work when done
   std::int64_t computed_iterations = 0;  // including those lost
   double lost_gpu_s = 0;               // GPU-seconds of computed iterations lost

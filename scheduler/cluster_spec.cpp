@@ -69,6 +69,10 @@ void validate(const ClusterSpec& spec) {
       reject(what, "checkpoint.size", "must be > 0 for young-daly (the interval depends on the write time)");
     }
     if (!finite_nonnegative(c.warmup_s)) reject(what, "checkpoint.warmup", "must be >= 0");
+    if (j.elastic() && !(j.min_gpus >= 1 && j.min_gpus <= j.gpus && j.gpus <= j.max_gpus)) {
+      reject(what, "elastic", "needs 1 <= min_gpus <= gpus <= max_gpus");
+    }
+    if (!finite_nonnegative(j.resize_pause_s)) reject(what, "resize_pause", "must be >= 0");
   }
 }
 

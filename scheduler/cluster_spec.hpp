@@ -63,6 +63,15 @@ struct JobSpec {
   int priority = 0;                 // higher first (priority policy)
   std::string queue;                // user / virtual cluster (fair share)
   CheckpointSpec checkpoint;
+  // Elastic jobs (max_gpus > 0) start with at least min_gpus, grow up to max_gpus while GPUs are
+  // free and nobody waits, and shrink back to min_gpus for waiting jobs; each resize pauses the
+  // job for resize_pause_s (e.g. Elastic Horovod's re-rendezvous). iteration_s is the time at
+  // `gpus`; at g GPUs an iteration takes iteration_s x gpus / g (linear scaling, an assumption).
+  int min_gpus = 0;
+  int max_gpus = 0;
+  double resize_pause_s = 0;
+  bool elastic() const { return max_gpus > 0; }
+  int start_gpus() const { return elastic() ? min_gpus : gpus; }
 };
 
 struct ClusterSpec {

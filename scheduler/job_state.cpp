@@ -8,6 +8,7 @@ std::string to_string(JobState s) {
     case JobState::restarting: return "restarting";
     case JobState::running: return "running";
     case JobState::checkpointing: return "checkpointing";
+    case JobState::resizing: return "resizing";
     case JobState::preempted: return "preempted";
     case JobState::done: return "done";
     case JobState::failed: return "failed";
@@ -20,7 +21,8 @@ bool allowed(JobState from, JobState to) {
   switch (from) {
     case S::queued: return to == S::restarting || to == S::failed;
     case S::restarting: return to == S::running || to == S::preempted || to == S::failed;
-    case S::running: return to == S::checkpointing || to == S::done || to == S::preempted || to == S::failed;
+    case S::running: return to == S::checkpointing || to == S::resizing || to == S::done || to == S::preempted || to == S::failed;
+    case S::resizing: return to == S::running || to == S::preempted || to == S::failed;
     case S::checkpointing: return to == S::running || to == S::preempted || to == S::failed;
     case S::preempted: return to == S::queued || to == S::failed;
     case S::done:

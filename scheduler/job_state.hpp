@@ -6,11 +6,11 @@
 namespace dlsim::scheduler {
 
 // queued -> restarting (placed; loading its checkpoint or starting) -> running
-// running -> checkpointing -> running; running -> done
-// running | checkpointing | restarting -> preempted (capacity lost or taken by the scheduler)
+// running -> checkpointing -> running; running -> done; running -> resizing -> running (elastic)
+// running | checkpointing | restarting | resizing -> preempted (capacity lost or taken by the scheduler)
 // preempted -> queued
 // any live state -> failed (cannot run: asks more GPUs than any pool holds)
-enum class JobState { queued, restarting, running, checkpointing, preempted, done, failed };
+enum class JobState { queued, restarting, running, checkpointing, resizing, preempted, done, failed };
 std::string to_string(JobState s);
 bool allowed(JobState from, JobState to);
 

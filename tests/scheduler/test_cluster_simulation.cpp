@@ -45,8 +45,9 @@ TEST(JobStateMachine, OnlyTheDocumentedTransitionsAreAllowed) {
       {S::restarting, S::preempted},   {S::restarting, S::failed},       {S::running, S::checkpointing},
       {S::running, S::done},           {S::running, S::preempted},       {S::running, S::failed},
       {S::checkpointing, S::running},  {S::checkpointing, S::preempted}, {S::checkpointing, S::failed},
-      {S::preempted, S::queued},       {S::preempted, S::failed}};
-  const S all[] = {S::queued, S::restarting, S::running, S::checkpointing, S::preempted, S::done, S::failed};
+      {S::preempted, S::queued},       {S::preempted, S::failed},        {S::running, S::resizing},
+      {S::resizing, S::running},       {S::resizing, S::preempted},      {S::resizing, S::failed}};
+  const S all[] = {S::queued, S::restarting, S::running, S::checkpointing, S::resizing, S::preempted, S::done, S::failed};
   for (S a : all) {
     for (S b : all) EXPECT_EQ(allowed(a, b), edges.count({a, b}) == 1) << to_string(a) << " -> " << to_string(b);
   }
@@ -272,6 +273,41 @@ TEST(ClusterSimulation, AutoscalerAddsNodesForQueuedJobsAndReleasesIdleOnes) {
   spec.pools[0].max_nodes = -1;
   const ClusterResult fixed = simulate_cluster(spec, with_policy("fifo"));
   EXPECT_EQ(fixed.jobs[0].state, JobState::failed);
+}
+
+}  // namespace
+}  // namespace dlsim::scheduler
+
+namespace dlsim::scheduler {
+namespace {
+
+TEST(ClusterSimulation, ElasticJobGrowsIntoFreeGpusAndShrinksForAWaitingJob) {
+  ClusterSpec spec;
+  spec.pools = {pool("a", 2, 8)};
+  JobSpec elastic = job("elastic", 0, 8, 1000, 1.0);  // 1 s per iteration at 8 GPUs
+  elastic.min_gpus = 4;
+  elastic.max_gpus = 16;
+  elastic.resize_pause_s = 10;
+  spec.jobs = {elastic};
+  // Alone: starts on 4 GPUs, grows to 16 at once (one 10 s pause), then 1000 x 0.5 s.
+  const ClusterResult alone = simulate_cluster(spec, with_policy("fifo"));
+  EXPECT_EQ(alone.jobs[0].resizes, 1);
+  EXPECT_DOUBLE_EQ(alone.jobs[0].finish_s, 510);
+  EXPECT_EQ(alone.jobs[0].useful_iterations, 1000);
+  // A rigid 8-GPU job arrives at 100 s: the elastic job shrinks to 4 for it, then takes the 4
+  // GPUs left; when the rigid job ends it grows back to 16.
+  spec.jobs.push_back(job("rigid", 100, 8, 200, 1.0));
+  const ClusterResult shared = simulate_cluster(spec, with_policy("fifo"));
+  const JobResult& e = shared.jobs[0];
+  const JobResult& r = shared.jobs[1];
+  EXPECT_DOUBLE_EQ(r.first_start_s, 100);
+  EXPECT_DOUBLE_EQ(r.finish_s, 300);
+  EXPECT_EQ(e.state, JobState::done);
+  EXPECT_EQ(e.useful_iterations, 1000);
+  EXPECT_GE(e.resizes, 4);  // grow, shrink, grow into the rest, grow back
+  EXPECT_GT(e.finish_s, alone.jobs[0].finish_s);
+  // Never more GPUs than the cluster: elastic GPU-hours + rigid ones fit in 16 GPUs x makespan.
+  EXPECT_LE(e.gpu_hours + r.gpu_hours, 16 * shared.makespan_s / 3600.0 + 1e-9);
 }
 
 }  // namespace
