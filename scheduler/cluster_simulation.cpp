@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
+#include <tuple>
 #include <stdexcept>
 
 #include "scheduler/checkpoint_math.hpp"
@@ -82,6 +84,7 @@ class Simulation {
     last_scale_up_.assign(spec.pools.size(), -1.0);
     for (const PoolSpec& p : spec.pools) autoscaling_ = autoscaling_ || p.autoscaled();
     for (const JobSpec& j : spec.jobs) elastic_ = elastic_ || j.elastic();
+    keyed_ = policy_->has_queue_key() && !policy_->preemptive();
     for (std::size_t p = 0; p < spec.pools.size(); ++p) pool_results_[p].name = spec.pools[p].name;
     busy_series_ = recorder().series("busy_gpus");
     ready_series_ = recorder().series("ready_gpus");
@@ -288,8 +291,17 @@ class Simulation {
       if (all_jobs_finished()) engine_.stop();
       return;
     }
-    queued_.push_back(id);
+    enqueue(id);
     request_pass();
+  }
+
+  // Into the queue: the arrival-order list, and the keyed order when the policy has one.
+  void enqueue(int id) {
+    queued_.push_back(id);
+    if (keyed_) {
+      const JobView v = view_of(id);
+      keyed_queue_.insert({policy_->queue_key(v), v.submit_s, id});
+    }
   }
 
   bool fits_anywhere(const JobSpec& s) const {
@@ -459,7 +471,7 @@ class Simulation {
     ++j.generation;
     release(id);
     set_state(j, JobState::queued);
-    queued_.push_back(id);
+    enqueue(id);
   }
 
   void take(int node, int gpus, int job) {
@@ -623,7 +635,46 @@ class Simulation {
     return static_cast<int>(std::find(queue_names_.begin(), queue_names_.end(), name) - queue_names_.begin());
   }
 
+  // Keyed non-preemptive policies: start queued jobs in key order (see SchedulingPolicy::has_queue_key).
+  void keyed_pass() {
+    const bool backfill = policy_->backfills();
+    for (auto it = keyed_queue_.begin(); it != keyed_queue_.end();) {
+      const int free_now = ready_gpus_ - busy_gpus_;
+      if (free_now <= 0) break;
+      const int id = std::get<2>(*it);
+      const JobSpec& js = *jobs_[static_cast<std::size_t>(id)].spec;
+      std::vector<Allocation> alloc;
+      if (js.start_gpus() <= free_now) alloc = find_nodes(js.start_gpus(), js.pool);
+      if (alloc.empty()) {
+        if (!backfill) break;
+        ++it;
+        continue;
+      }
+      it = keyed_queue_.erase(it);
+      place(id, alloc);
+    }
+    // The arrival-order list only serves the auto-scaler and elastic jobs here: compact it now
+    // and then rather than on every pass.
+    if (queued_.size() > 2 * keyed_queue_.size() + 64) drop_left_queue();
+    if (elastic_) adjust_elastic();
+    if (autoscaling_) {
+      int unplaced = 0;
+      for (const auto& k : keyed_queue_) unplaced += jobs_[static_cast<std::size_t>(std::get<2>(k))].spec->start_gpus();
+      scale_up(unplaced);
+    }
+  }
+
+  void drop_left_queue() {
+    queued_.erase(std::remove_if(queued_.begin(), queued_.end(),
+                                 [this](int id) { return jobs_[static_cast<std::size_t>(id)].state != JobState::queued; }),
+                  queued_.end());
+  }
+
   void schedule_pass() {
+    if (keyed_) {
+      keyed_pass();
+      return;
+    }
     ClusterView view;
     view.now_s = engine_.now().seconds();
     view.total_gpus = ready_gpus_;
@@ -846,6 +897,8 @@ class Simulation {
   int ready_gpus_ = 0, busy_gpus_ = 0;
   bool autoscaling_ = false;
   bool elastic_ = false;
+  bool keyed_ = false;                 // the policy orders its queue by a key (keyed_queue_)
+  std::set<std::tuple<double, double, int>> keyed_queue_;  // (key, submit, job id)
   std::vector<double> last_scale_up_;  // per pool, -1 before the first
   int finished_ = 0;
   bool pass_pending_ = false;

@@ -8,6 +8,7 @@
 namespace dlsim::scheduler {
 
 double SchedulingPolicy::next_review_gpu_s(const JobView&) const { return std::numeric_limits<double>::infinity(); }
+double SchedulingPolicy::queue_key(const JobView& job) const { return job.submit_s; }
 
 namespace {
 
@@ -55,6 +56,9 @@ class Fifo : public SchedulingPolicy {
   explicit Fifo(bool backfill) : backfill_(backfill) {}
   std::string name() const override { return "fifo"; }
   Decisions decide(const ClusterView& v) const override { return ordered(v, backfill_, by_arrival); }
+  bool has_queue_key() const override { return true; }
+  double queue_key(const JobView& j) const override { return j.submit_s; }
+  bool backfills() const override { return backfill_; }
  private:
   bool backfill_;
 };
@@ -63,6 +67,9 @@ class ShortestJobFirst : public SchedulingPolicy {
  public:
   explicit ShortestJobFirst(bool backfill) : backfill_(backfill) {}
   std::string name() const override { return "sjf"; }
+  bool has_queue_key() const override { return true; }
+  double queue_key(const JobView& j) const override { return j.total_s; }
+  bool backfills() const override { return backfill_; }
   Decisions decide(const ClusterView& v) const override {
     return ordered(v, backfill_, [](const JobView& a, const JobView& b) {
       return a.total_s < b.total_s || (a.total_s == b.total_s && by_arrival(a, b));

@@ -45,6 +45,13 @@ class SchedulingPolicy {
   // Whether decide() may preempt: only then does the view list the running jobs, and only when
   // the queued jobs ask for more GPUs than are free (else nothing needs preempting).
   virtual bool preemptive() const { return false; }
+  // A non-preemptive policy whose order of queued jobs is a fixed key per job (smaller first,
+  // ties by arrival) may say so: the simulation then keeps its queue sorted by that key as jobs
+  // come and go and starts them in that order itself, instead of handing the policy the whole
+  // queue on every pass (decide() is not called). Preemptive policies must not.
+  virtual bool has_queue_key() const { return false; }
+  virtual double queue_key(const JobView& job) const;
+  virtual bool backfills() const { return false; }
   // LAS-style policies change their mind as service accrues: the attained GPU-seconds at
   // which a running job should be reviewed next (infinity: never).
   virtual double next_review_gpu_s(const JobView& job) const;
