@@ -122,9 +122,10 @@ TEST(ClusterScenario, SyntheticTraceIsTheSameForTheSameSeed) {
 }
 
 TEST(ClusterScenario, PhillyTraceFromTheSharedFolder) {
+  // ../shared beside the checkout, or the shared folder of this machine.
   const char* source = std::getenv("DLSIM_SOURCE_DIR");
-  const std::filesystem::path traces = std::filesystem::path(source ? source : ".") / ".." / "shared" / "data" / "traces";
-  const auto file = traces / "philly_pollux" / "philly.csv";
+  auto file = std::filesystem::path(source ? source : ".") / ".." / "shared" / "data" / "traces" / "philly_pollux" / "philly.csv";
+  if (!std::filesystem::exists(file)) file = "/work/shared/data/traces/philly_pollux/philly.csv";
   if (!std::filesystem::exists(file)) GTEST_SKIP() << "no Philly trace at " << file << " (../shared/data/traces absent)";
   const std::string text = "pools:\n  - {name: a, instance: aws/p3.16xlarge, nodes: 16}\n"
                            "trace: {format: philly, path: '" + file.string() + "', jobs: 200}\n";
