@@ -59,15 +59,7 @@ constexpr double kAddFlops = 1;
 constexpr double kDropoutFlops = 2;    // random draw compared with p, then scale-or-zero
 constexpr double kMaskElements = 0.5;  // a one-byte mask per element, in two-byte element units
 
-using Layers = std::vector<Layer>;
-
-Layer& push(Layers& out, std::string name, LayerKind kind, double params, double flops,
-            double input_elements, double output_elements) {
-  out.push_back(Layer{std::move(name), kind, params, flops, output_elements, input_elements});
-  return out.back();
-}
-
-// Tensor-parallel annotations (the reference is used at once, before the next push).
+// push() and the tensor-parallel annotations (zoo_layout.hpp).
 using namespace zoo_layout;
 
 // Dense layer (bias optional) applied to each of `tokens` positions.

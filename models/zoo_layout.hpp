@@ -1,9 +1,23 @@
-// Private to the zoo builders (zoo_*.cpp): marking a layer's parallel layout and its saved
-// activations (model_graph.hpp) as it is pushed. Each returns the layer for chaining.
+// Private to the zoo builders (zoo_*.cpp): appending a layer, and marking its parallel layout
+// and its saved activations (model_graph.hpp) as it is pushed. Each returns the layer for chaining.
 #pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "models/model_graph.hpp"
 
 namespace dlsim::models::zoo_layout {
+
+using Layers = std::vector<Layer>;
+
+// Appends a layer with its per-sample costs; returns it for the annotations below (use the
+// reference at once, before the next push).
+inline Layer& push(Layers& out, std::string name, LayerKind kind, double params, double flops, double input_elements,
+                   double output_elements) {
+  out.push_back(Layer{std::move(name), kind, params, flops, output_elements, input_elements});
+  return out.back();
+}
 
 // Tensor-parallel: 1/t of the work and parameters on each rank.
 inline Layer& split(Layer& l) {

@@ -44,15 +44,7 @@ struct EncoderConfig {
   int vocab = 30522, max_positions = 512, type_vocab = 2;  // BERT only
 };
 
-using Layers = std::vector<Layer>;
-
-Layer& push(Layers& out, std::string name, LayerKind kind, double params, double flops,
-            double input_elements, double output_elements) {
-  out.push_back(Layer{std::move(name), kind, params, flops, output_elements, input_elements});
-  return out.back();
-}
-
-// Tensor-parallel annotations (the reference is used at once, before the next push).
+// push() and the tensor-parallel annotations (zoo_layout.hpp).
 using namespace zoo_layout;
 
 // Dense layer with bias applied to each of `tokens` positions.
