@@ -35,6 +35,10 @@ const std::vector<Column<ClusterRow>>& cluster_columns() {
       {"nodes_failed", "", "nodes failed", kInteger, [](const R& r) { return double(r.nodes_failed); }},
       {"lost_gpu_hours", "GPU-h", "computed work thrown away by preemptions (since the last checkpoint)", kReal,
        [](const R& r) { return r.lost_gpu_hours; }},
+      {"comm_gpu_hours", "GPU-h", "GPU-hours jobs spent in exposed inter-node communication (fabric sharing included)", kReal,
+       [](const R& r) { return r.comm_gpu_hours; }},
+      {"jobs_cost", "USD", "node time attributed to jobs by their GPU share, plus checkpoint storage", kReal,
+       [](const R& r) { return r.jobs_cost; }},
       {"total_cost", "USD", "compute (billed node time) + checkpoint storage", kReal, [](const R& r) { return r.total_cost; }},
       {"compute_cost", "USD", "billed node time, per second with a minimum per node", kReal, [](const R& r) { return r.compute_cost; }},
       {"idle_cost", "USD", "share of compute_cost for node time without jobs (idle, provisioning)", kReal,
@@ -72,6 +76,8 @@ const std::vector<Column<JobRow>>& job_columns() {
       {"checkpoint_time", "s", "time writing checkpoints", kReal, [](const R& r) { return r.job.checkpoint_s; }},
       {"checkpoint_interval", "s", "running time between checkpoints (inf: none)", kReal,
        [](const R& r) { return r.job.checkpoint_interval_s; }},
+      {"network_time", "s", "running time in exposed inter-node communication (slowed by jobs sharing its links)", kReal,
+       [](const R& r) { return r.job.network_s; }},
       {"cost", "USD", "its share of node time (GPU fraction) + checkpoint storage", kReal, [](const R& r) { return r.job.cost_usd; }},
   };
   return columns;

@@ -25,6 +25,8 @@ void run_cluster(const Scenario& scenario, Results& results) {
       row.preemptions += j.preemptions;
       row.suspensions += j.suspensions;
       row.checkpoints += j.checkpoints;
+      row.comm_gpu_hours += j.network_s * j.gpus / 3600.0;
+      row.jobs_cost += j.cost_usd;
       job_rows.push_back({static_cast<int>(v), j});
     }
     for (const auto& p : r.pools) {

@@ -1,11 +1,13 @@
 // Reading cluster scenarios (see cluster_yaml.hpp).
 #include "experiment/cluster_yaml.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <set>
 
 #include "experiment/catalog_yaml.hpp"
+#include "experiment/cluster_job_yaml.hpp"
 #include "experiment/nearest_name.hpp"
 #include "experiment/overrides.hpp"
 #include "models/catalog.hpp"
@@ -84,6 +86,8 @@ scheduler::PoolSpec read_pool(MapReader& r, const models::Catalog& catalog) {
   p.failure = read_hazard(r, "failure");
   p.replace_lost_nodes = r.boolean("replace_lost_nodes", true);
   p.nodes_per_leaf = static_cast<int>(r.integer("nodes_per_leaf", 1, 100'000, 16));
+  p.nic_bandwidth = r.quantity("nic_bandwidth", Dimension::bandwidth, 1, 1e15, t->network_bandwidth);
+  p.oversubscription = r.number("oversubscription", 1, 1000, 1.0);
   if (r.has("autoscale")) {
     MapReader a(r.node("autoscale"), r.path_of("autoscale"), r.source());
     p.min_nodes = static_cast<int>(a.integer("min", 0, 100'000, 0));
@@ -126,7 +130,10 @@ scheduler::CheckpointSpec read_checkpoint(MapReader& parent) {
   return c;
 }
 
-scheduler::JobSpec read_job(MapReader& r, const std::set<std::string>& pools) {
+scheduler::JobSpec read_job(MapReader& r, const std::vector<scheduler::PoolSpec>& pool_specs, const models::Catalog& catalog,
+                            ModelJobRates& rates) {
+  std::set<std::string> pools;
+  for (const auto& p : pool_specs) pools.insert(p.name);
   scheduler::JobSpec j;
   j.name = r.text("name");
   j.submit_s = r.quantity("submit", Dimension::duration, 0, 100 * kYear, 0.0);
@@ -135,8 +142,8 @@ scheduler::JobSpec read_job(MapReader& r, const std::set<std::string>& pools) {
   if (!j.pool.empty() && !pools.count(j.pool)) {
     r.fail("pool", "no pool is named '" + j.pool + "'" + did_you_mean(j.pool, std::vector<std::string>(pools.begin(), pools.end())));
   }
-  j.iterations = r.integer("iterations", 1, 1'000'000'000'000);
-  j.iteration_s = r.quantity("iteration_time", Dimension::duration, 1e-6, 86400);
+  const auto own = std::find_if(pool_specs.begin(), pool_specs.end(), [&](const auto& p) { return p.name == j.pool; });
+  read_job_rate_and_work(r, j, own != pool_specs.end() ? *own : pool_specs.front(), catalog, rates);
   j.priority = static_cast<int>(r.integer("priority", -1'000'000, 1'000'000, 0));
   j.queue = r.optional_text("queue").value_or("");
   j.checkpoint = read_checkpoint(r);
@@ -172,7 +179,8 @@ void add_trace_jobs(const scheduler::Trace& trace, std::int64_t limit, const sch
   }
 }
 
-void read_trace(MapReader& r, const std::string& base_dir, std::uint64_t seed, std::vector<scheduler::JobSpec>& out) {
+void read_trace(MapReader& r, const std::string& base_dir, std::uint64_t seed, std::vector<scheduler::JobSpec>& out,
+                const scheduler::PoolSpec& pool, const models::Catalog& catalog, ModelJobRates& rates) {
   const std::string format = r.choice("format", {"philly", "tiresias", "gavel", "pai", "helios", "dlsim", "synthetic"});
   const std::int64_t limit = r.integer("jobs", 1, 100'000'000, 0);
   scheduler::Trace trace;
@@ -225,8 +233,12 @@ void read_trace(MapReader& r, const std::string& base_dir, std::uint64_t seed, s
     r.fail(format == "synthetic" ? "format" : (format == "pai" ? "job_table" : "path"), e.what());
   }
   const scheduler::CheckpointSpec checkpoint = read_checkpoint(r);
+  const std::vector<TraceModel> mix = read_trace_models(r);
   r.finish();
-  add_trace_jobs(trace, limit, checkpoint, out);
+  std::vector<scheduler::JobSpec> jobs;
+  add_trace_jobs(trace, limit, checkpoint, jobs);
+  assign_trace_models(jobs, mix, pool, catalog, rates, seed, r);
+  out.insert(out.end(), jobs.begin(), jobs.end());
 }
 
 scheduler::SimulationOptions read_scheduler(MapReader& r, std::uint64_t seed) {
@@ -256,7 +268,7 @@ scheduler::SimulationOptions read_scheduler(MapReader& r, std::uint64_t seed) {
 }
 
 ClusterVariant read_variant(const YAML::Node& root, const Source& source, const std::string& base_dir, std::uint64_t seed,
-                            const models::Catalog& catalog) {
+                            const models::Catalog& catalog, ModelJobRates& rates) {
   ClusterVariant v;
   const YAML::Node pools = child(root, "pools");
   if (!pools.IsSequence() || pools.size() == 0) {
@@ -281,12 +293,12 @@ ClusterVariant read_variant(const YAML::Node& root, const Source& source, const 
     if (!jobs.IsSequence()) throw ConfigError(source.locate(jobs, "jobs"), "jobs", "expected a list of jobs");
     for (std::size_t i = 0; i < jobs.size(); ++i) {
       MapReader r(jobs[i], "jobs[" + std::to_string(i) + "]", source);
-      v.spec.jobs.push_back(read_job(r, names));
+      v.spec.jobs.push_back(read_job(r, v.spec.pools, catalog, rates));
     }
   }
   if (trace.IsDefined() && !trace.IsNull()) {
     MapReader r(trace, "trace", source);
-    read_trace(r, base_dir, seed, v.spec.jobs);
+    read_trace(r, base_dir, seed, v.spec.jobs, v.spec.pools.front(), catalog, rates);
   }
   MapReader s(child(root, "scheduler"), "scheduler", source, true);
   v.options = read_scheduler(s, seed);
@@ -319,6 +331,7 @@ ClusterScenario read_cluster_scenario(const YAML::Node& root, const std::functio
                                                                              : std::filesystem::path(base_dir) / file;
     load_catalog_file(p.string(), source, "catalog", root["catalog"], catalog);
   }
+  ModelJobRates rates(catalog);  // shared by the variants: each configuration is replayed once
   ClusterScenario out;
   // sweep: {"key.path": [values]}: every combination, in the order written, the last key fastest.
   std::vector<std::pair<std::string, std::vector<std::pair<YAML::Node, std::string>>>> axes;
@@ -398,7 +411,7 @@ ClusterScenario read_cluster_scenario(const YAML::Node& root, const std::functio
         variant_source.overrides.push_back(overrides[o]);
         if (picked[k].name.empty() || from_sweep) label += (label.empty() ? "" : ", ") + overrides[o].path + "=" + overrides[o].value;
       }
-      ClusterVariant v = read_variant(variant_root, variant_source, base_dir, seed, catalog);
+      ClusterVariant v = read_variant(variant_root, variant_source, base_dir, seed, catalog, rates);
       v.label = label.empty() ? "base" : label;
       out.variants.push_back(std::move(v));
     }

@@ -70,6 +70,8 @@ struct ClusterRow {
   int preemptions = 0, suspensions = 0, checkpoints = 0;
   int nodes_requested = 0, nodes_reclaimed = 0, nodes_failed = 0;
   double lost_gpu_hours = 0;
+  double comm_gpu_hours = 0;   // GPU-hours of running jobs spent in exposed inter-node communication
+  double jobs_cost = 0;        // node time attributed to jobs (GPU share) + their checkpoint storage
   double total_cost = 0, compute_cost = 0, idle_cost = 0, storage_cost = 0;
   double cost_vs_first = 0, makespan_vs_first = 0;  // ratios to the first variant
   std::int64_t events = 0;

@@ -35,14 +35,16 @@ void print_collective_table(std::ostream& out, const Results& results) {
 // Cluster scenarios: one line per variant.
 void print_cluster_table(std::ostream& out, const Results& results) {
   const std::vector<std::string> header{"variant", "policy", "done", "makespan", "mean JCT", "p99 JCT", "queueing",
-                                        "GPU util", "preempt", "lost GPU-h", "cost USD", "idle USD", "cost/first", "time/first"};
+                                        "GPU util", "preempt", "lost GPU-h", "comm GPU-h", "cost USD", "idle USD", "job USD",
+                                        "cost/first", "time/first"};
   std::vector<std::vector<std::string>> cells;
   for (const ClusterRow& r : results.cluster_rows) {
     const auto duration = [](double s) { return std::isnan(s) ? std::string("-") : format_duration(s); };
     cells.push_back({r.variant, r.policy, std::to_string(r.done) + "/" + std::to_string(r.jobs), duration(r.makespan_s),
                      duration(r.mean_jct_s), duration(r.p99_jct_s), duration(r.mean_queueing_s),
                      number(100.0 * r.gpu_utilization, "%.1f%%"), std::to_string(r.preemptions),
-                     number(r.lost_gpu_hours, "%.1f"), number(r.total_cost, "%.0f"), number(r.idle_cost, "%.0f"),
+                     number(r.lost_gpu_hours, "%.1f"), number(r.comm_gpu_hours, "%.1f"), number(r.total_cost, "%.0f"),
+                     number(r.idle_cost, "%.0f"), number(r.jobs_cost, "%.0f"),
                      number(r.cost_vs_first, "%.3f"), number(r.makespan_vs_first, "%.3f")});
   }
   std::vector<std::size_t> width(header.size());

@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
 #include <tuple>
 #include <stdexcept>
 
 #include "scheduler/checkpoint_math.hpp"
+#include "scheduler/fabric_share.hpp"
 #include "sim/engine.hpp"
 #include "sim/random_streams.hpp"
 
@@ -36,6 +38,7 @@ struct Node {
   double busy_s = 0;
   std::vector<int> jobs;           // jobs holding GPUs here
   int generation = 0;              // invalidates stale reclaim/failure events
+  int nic_link = -1;               // its NIC on the shared fabric (-1: not modelled)
 };
 
 struct Allocation {
@@ -50,8 +53,9 @@ struct Job {
   std::vector<Allocation> alloc;
   std::int64_t saved = 0;          // iterations safe in the last checkpoint (or suspension)
   std::int64_t done_at_start = 0;  // iterations done when the current running spell began
-  sim::Time run_start;             // when the current running spell began
-  sim::Time t_iter;                // one iteration at the GPUs it holds
+  sim::Time run_start;             // origin of the iterations of the current spell (see resume)
+  sim::Time spell_start;           // when the current running spell began
+  sim::Time t_iter;                // one iteration at the GPUs it holds, fabric sharing included
   sim::Time base_iter;             // one iteration at spec->gpus
   int gpus = 0;                    // GPUs held now
   sim::Time state_since;
@@ -114,6 +118,7 @@ class Simulation {
     n.leaf = pool_node_count(pool) / std::max(1, ps.nodes_per_leaf);
     n.free = ps.gpus_per_node;
     n.requested = engine_.now();
+    if (ps.nic_bandwidth > 0) n.nic_link = fabric_.add_link(ps.nic_bandwidth);
     nodes_.push_back(n);
     ++pool_results_[static_cast<std::size_t>(pool)].nodes_requested;
     const int id = static_cast<int>(nodes_.size()) - 1;
@@ -339,6 +344,7 @@ class Simulation {
     for (const Allocation& a : alloc) take(a.node, a.gpus, id);
     j.gpus = held_gpus(j);
     j.t_iter = iteration_at(j, j.gpus);
+    update_fabric(id);
     active_.push_back(id);
     queue_gpus_[static_cast<std::size_t>(queue_of(j.spec->queue))] += j.gpus;
     j.interval_s = checkpoint_interval(j);
@@ -380,19 +386,21 @@ class Simulation {
   }
 
   // Schedules the end of the current running spell: completion, the next checkpoint, or a
-  // policy review, whichever comes first.
-  void resume(int id) {
+  // policy review, whichever comes first. `into`: how far into its current iteration the job
+  // already is (carried over when only its speed changed; shorter than one iteration).
+  void resume(int id, sim::Time into = {}) {
     Job& j = jobs_[static_cast<std::size_t>(id)];
-    j.run_start = engine_.now();
+    j.spell_start = engine_.now();
+    j.run_start = engine_.now() - into;
     ++j.generation;
     const int gen = j.generation;
     const std::int64_t left = j.spec->iterations - j.done_at_start;
-    const sim::Time finish = sim::Time::ns(left * j.t_iter.count_ns());
+    const sim::Time finish = sim::Time::ns(left * j.t_iter.count_ns()) - into;
     engine_.schedule_in(finish, [this, id, gen] { complete(id, gen); });
     if (j.interval_s < kInf) {
       // At the first iteration boundary after the interval (checkpoints happen between steps).
       const std::int64_t steps = static_cast<std::int64_t>(std::ceil(j.interval_s / j.t_iter.seconds()));
-      const sim::Time every = sim::Time::ns(std::max<std::int64_t>(1, steps) * j.t_iter.count_ns());
+      const sim::Time every = sim::Time::ns(std::max<std::int64_t>(1, steps) * j.t_iter.count_ns()) - into;
       if (every < finish) engine_.schedule_in(every, [this, id, gen] { if (jobs_[static_cast<std::size_t>(id)].generation == gen) begin_checkpoint(id, false); });
     }
     JobView v = view_of(id);
@@ -407,12 +415,86 @@ class Simulation {
     }
   }
 
-  // Closes the running spell: counts iterations and service.
-  void pause_running(Job& j) {
+  // Closes the running spell: counts whole iterations and service. Returns how far into the
+  // iteration under way the job was (lost when it stops; carried when only its speed changes).
+  sim::Time pause_running(Job& j) {
     const std::int64_t now_done = progress(j);
+    const sim::Time spell = engine_.now() - j.spell_start;
     j.result.computed_iterations += now_done - j.done_at_start;
-    j.attained_gpu_s += (engine_.now() - j.run_start).seconds() * j.gpus;
+    j.attained_gpu_s += spell.seconds() * j.gpus;
+    const sim::Time own = iteration_at(j, j.gpus);
+    if (j.t_iter > own) j.result.network_s += spell.seconds() * (1.0 - own.seconds() / j.t_iter.seconds());
+    const sim::Time into = sim::Time::ns((engine_.now() - j.run_start).count_ns() - (now_done - j.done_at_start) * j.t_iter.count_ns());
     j.done_at_start = now_done;
+    return into;
+  }
+
+  // ---- the shared fabric -------------------------------------------------------------------
+  // The leaf uplink of (pool, leaf), made on first use.
+  int uplink(int pool, int leaf) {
+    const auto key = std::make_pair(pool, leaf);
+    auto it = uplinks_.find(key);
+    if (it != uplinks_.end()) return it->second;
+    const PoolSpec& ps = spec_.pools[static_cast<std::size_t>(pool)];
+    const int link = fabric_.add_link(ps.nodes_per_leaf * ps.nic_bandwidth / ps.oversubscription);
+    uplinks_.emplace(key, link);
+    return link;
+  }
+
+  // A job's traffic per iteration on the links it uses now: every node's NIC carries one ring
+  // share, and so does every spanned leaf's uplink when it spans more than one leaf (see
+  // fabric_share.hpp). None when it sits in one node or its nodes have no modelled NIC.
+  std::vector<LinkLoad> loads_of(const Job& j) {
+    std::vector<LinkLoad> loads;
+    const int k = static_cast<int>(j.alloc.size());
+    if (k <= 1 || j.spec->gradient_bytes <= 0) return loads;
+    const double bytes = ring_bytes_per_node(j.spec->gradient_bytes, k);
+    std::vector<std::pair<int, int>> leaves;
+    for (const Allocation& a : j.alloc) {
+      const Node& n = nodes_[static_cast<std::size_t>(a.node)];
+      if (n.nic_link < 0) return {};
+      loads.push_back({n.nic_link, bytes});
+      if (std::find(leaves.begin(), leaves.end(), std::make_pair(n.pool, n.leaf)) == leaves.end()) leaves.emplace_back(n.pool, n.leaf);
+    }
+    if (leaves.size() > 1) {
+      for (const auto& [pool, leaf] : leaves) loads.push_back({uplink(pool, leaf), bytes});
+    }
+    return loads;
+  }
+
+  // After a job's GPUs changed (placed, resized, released): its traffic on the fabric, and new
+  // iteration times for every job that shares links with it, before or after.
+  void update_fabric(int id) {
+    Job& j = jobs_[static_cast<std::size_t>(id)];
+    if (j.spec->gradient_bytes <= 0) return;
+    std::vector<int> links = fabric_.links_of(id);
+    std::vector<LinkLoad> loads = j.gpus > 0 ? loads_of(j) : std::vector<LinkLoad>{};
+    if (links.empty() && loads.empty()) return;
+    const bool on_fabric = !loads.empty();
+    for (const LinkLoad& l : loads) links.push_back(l.link);
+    const double own_s = iteration_at(j, std::max(1, j.gpus)).seconds();
+    fabric_.set_job(id, own_s, j.spec->overlap_s * own_s / j.base_iter.seconds(), std::move(loads));
+    for (int k : fabric_.settle(links)) retime(k, sim::Time::from_seconds(fabric_.iteration_s(k)));
+    if (!on_fabric && j.gpus > 0) retime(id, iteration_at(j, j.gpus));
+  }
+
+  // A job's iteration time changes (its fabric share did): a running job keeps the iterations it
+  // has done and how far it is into the current one, and goes on at the new speed.
+  void retime(int id, sim::Time t_iter) {
+    Job& j = jobs_[static_cast<std::size_t>(id)];
+    t_iter = std::max(t_iter, sim::Time::ns(1));
+    if (t_iter == j.t_iter) return;
+    // Done at this very instant (its completion event has not run yet): nothing to change.
+    if (j.state == JobState::running && progress(j) >= j.spec->iterations) return;
+    if (j.state != JobState::running) {
+      j.t_iter = t_iter;
+      return;
+    }
+    const sim::Time into = pause_running(j);
+    const sim::Time carried = sim::Time::ns(static_cast<std::int64_t>(
+        static_cast<double>(into.count_ns()) / static_cast<double>(j.t_iter.count_ns()) * static_cast<double>(t_iter.count_ns())));
+    j.t_iter = t_iter;
+    resume(id, std::min(carried, t_iter - sim::Time::ns(1)));
   }
 
   void begin_checkpoint(int id, bool emergency) {
@@ -490,6 +572,7 @@ class Simulation {
     queue_gpus_[static_cast<std::size_t>(queue_of(j.spec->queue))] -= j.gpus;
     while (!j.alloc.empty()) give_back(id, j.alloc.size() - 1, j.alloc.back().gpus);
     j.gpus = 0;
+    update_fabric(id);
     active_.erase(std::find(active_.begin(), active_.end(), id));
     record_gpus();
   }
@@ -596,6 +679,8 @@ class Simulation {
       record_gpus();
     }
     j.gpus = held_gpus(j);
+    j.t_iter = iteration_at(j, j.gpus);
+    update_fabric(id);
     queue_gpus_[static_cast<std::size_t>(queue_of(j.spec->queue))] += j.gpus;
     ++j.generation;
     const int gen = j.generation;
@@ -603,7 +688,6 @@ class Simulation {
       Job& job = jobs_[static_cast<std::size_t>(id)];
       if (job.generation != gen || job.state != JobState::resizing) return;
       set_state(job, JobState::running);
-      job.t_iter = iteration_at(job, job.gpus);
       resume(id);
       request_pass();
     });
@@ -624,7 +708,7 @@ class Simulation {
     v.total_s = static_cast<double>(j.spec->iterations) * j.base_iter.seconds();
     const std::int64_t done = j.state == JobState::running ? progress(j) : (j.state == JobState::queued ? j.saved : j.done_at_start);
     v.remaining_s = static_cast<double>(j.spec->iterations - done) * j.base_iter.seconds();
-    v.attained_gpu_s = j.attained_gpu_s + (j.state == JobState::running ? (engine_.now() - j.run_start).seconds() * j.gpus : 0.0);
+    v.attained_gpu_s = j.attained_gpu_s + (j.state == JobState::running ? (engine_.now() - j.spell_start).seconds() * j.gpus : 0.0);
     v.priority = j.spec->priority;
     v.queue = queue_of(j.spec->queue);
     v.running = j.state != JobState::queued;
@@ -757,20 +841,31 @@ class Simulation {
       if (best >= 0) return {{best, gpus}};
     }
     if (options_.placement == Placement::topology_aware) {
-      // The leaf (of one pool) with the most free GPUs that holds the gang, emptiest nodes first.
-      std::vector<std::pair<std::pair<int, int>, int>> leaves;  // ((pool, leaf), free)
-      for (int i : candidates_) {
+      // As few nodes as the gang needs (every extra node is one more NIC in its all-reduce ring,
+      // shared with whoever else is there), then one leaf if a leaf has such nodes: of those
+      // leaves, the one with the fewest free GPUs on them (best fit). Otherwise packed below.
+      std::stable_sort(candidates_.begin(), candidates_.end(), [&](int a, int b) { return free_of(a) > free_of(b); });
+      int fewest = 0;
+      for (int left = gpus; left > 0; ++fewest) left -= free_of(candidates_[static_cast<std::size_t>(fewest)]);
+      std::map<std::pair<int, int>, std::pair<int, int>> leaves;  // (pool, leaf) -> (nodes taken, their free GPUs)
+      for (int i : candidates_) {  // emptiest first, so each leaf's first `fewest` are its best
         const Node& n = nodes_[static_cast<std::size_t>(i)];
-        auto it = std::find_if(leaves.begin(), leaves.end(), [&](const auto& l) { return l.first == std::make_pair(n.pool, n.leaf); });
-        if (it == leaves.end()) leaves.push_back({{n.pool, n.leaf}, n.free});
-        else it->second += n.free;
+        auto& [taken, free] = leaves[{n.pool, n.leaf}];
+        if (taken < fewest) {
+          ++taken;
+          free += n.free;
+        }
       }
-      int chosen = -1;
-      for (std::size_t l = 0; l < leaves.size(); ++l) {
-        if (leaves[l].second >= gpus && (chosen < 0 || leaves[l].second < leaves[static_cast<std::size_t>(chosen)].second)) chosen = static_cast<int>(l);
+      const std::pair<int, int>* chosen = nullptr;
+      int chosen_free = 0;
+      for (const auto& [key, use] : leaves) {
+        if (use.second >= gpus && (chosen == nullptr || use.second < chosen_free)) {
+          chosen = &key;
+          chosen_free = use.second;
+        }
       }
-      if (chosen >= 0) {
-        const auto key = leaves[static_cast<std::size_t>(chosen)].first;
+      if (chosen != nullptr) {
+        const auto key = *chosen;
         candidates_.erase(std::remove_if(candidates_.begin(), candidates_.end(), [&](int i) {
                             const Node& n = nodes_[static_cast<std::size_t>(i)];
                             return std::make_pair(n.pool, n.leaf) != key;
@@ -885,6 +980,8 @@ class Simulation {
   std::vector<Job> jobs_;
   std::vector<int> queued_;
   std::vector<int> candidates_;
+  FabricShare fabric_;
+  std::map<std::pair<int, int>, int> uplinks_;  // (pool, leaf) -> its uplink on fabric_
   std::vector<std::string> queue_names_;
   std::vector<PoolResult> pool_results_;
   struct FirstCheckpoint {

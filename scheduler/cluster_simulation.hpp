@@ -55,6 +55,8 @@ struct JobResult {
   double checkpoint_interval_s = 0;    // running time between checkpoints in its last placement (inf: none)
   int max_leaves = 0;                  // most leaf switches one placement of it spanned
   double checkpoint_s = 0;             // time writing checkpoints
+  double network_s = 0;                // running time spent in exposed inter-node communication
+                                       // (the job's gradient all-reduce, slowed by jobs sharing its links)
   double cost_usd = 0;                 // its share of node time (GPU fraction) + checkpoint storage
 };
 

@@ -44,6 +44,8 @@ void validate(const ClusterSpec& spec) {
     if (!finite_nonnegative(p.provisioning_s)) reject(what, "provisioning", "must be >= 0");
     if (!finite_nonnegative(p.notice_s)) reject(what, "notice", "must be >= 0");
     if (p.nodes_per_leaf < 1) reject(what, "nodes_per_leaf", "must be >= 1");
+    if (!finite_nonnegative(p.nic_bandwidth)) reject(what, "nic_bandwidth", "must be >= 0");
+    if (!(p.oversubscription >= 1) || !std::isfinite(p.oversubscription)) reject(what, "oversubscription", "must be >= 1");
     if (p.max_nodes >= 0 && (p.min_nodes < 0 || p.min_nodes > p.nodes || p.max_nodes < p.nodes)) {
       reject(what, "autoscale", "needs min_nodes <= nodes <= max_nodes");
     }
@@ -59,6 +61,8 @@ void validate(const ClusterSpec& spec) {
     if (j.gpus < 1) reject(what, "gpus", "must be >= 1");
     if (j.iterations < 1) reject(what, "iterations", "must be >= 1");
     if (!(j.iteration_s > 0) || !std::isfinite(j.iteration_s)) reject(what, "iteration_time", "must be > 0");
+    if (!finite_nonnegative(j.gradient_bytes)) reject(what, "gradient_bytes", "must be >= 0");
+    if (!finite_nonnegative(j.overlap_s) || j.overlap_s > j.iteration_s) reject(what, "overlap", "must be between 0 and the iteration time");
     if (!j.pool.empty() && !names.count(j.pool)) reject(what, "pool", "names no pool ('" + j.pool + "')");
     const CheckpointSpec& c = j.checkpoint;
     if (!finite_nonnegative(c.size_bytes) || !(c.write_bandwidth > 0) || !(c.read_bandwidth > 0)) {

@@ -28,6 +28,11 @@ struct PoolSpec {
   Hazard failure;                   // node failures (any capacity); no notice
   bool replace_lost_nodes = true;   // request a new node when one is reclaimed or fails
   int nodes_per_leaf = 16;          // topology-aware placement: nodes under one leaf switch
+  // The fabric jobs share (fabric_share.hpp): each node's NIC, bytes/s per direction (0: not
+  // modelled, jobs spanning nodes do not slow each other), and the leaf switches' uplinks, of
+  // nodes_per_leaf x nic_bandwidth / oversubscription each.
+  double nic_bandwidth = 0;
+  double oversubscription = 1;
   // Reactive auto-scaling (Kubernetes Cluster Autoscaler style), on when max_nodes > nodes:
   // request nodes for queued jobs that do not fit (at most every scale_up_cooldown_s), release
   // a node idle for idle_timeout_s while the pool is above min_nodes.
@@ -59,7 +64,12 @@ struct JobSpec {
   int gpus = 1;                     // gang: all at once
   std::string pool;                 // "" = any pool with room
   std::int64_t iterations = 1;      // work, in iterations (> 0)
-  double iteration_s = 1;           // time of one iteration on `gpus` (> 0)
+  double iteration_s = 1;           // time of one iteration on `gpus` (> 0), inter-node communication aside
+  // Inter-node communication per iteration: a data-parallel all-reduce of gradient_bytes over
+  // the job's nodes (fabric_share.hpp), which may hide under overlap_s of the iteration
+  // (backward). 0: none modelled; the iteration always takes iteration_s.
+  double gradient_bytes = 0;
+  double overlap_s = 0;
   int priority = 0;                 // higher first (priority policy)
   std::string queue;                // user / virtual cluster (fair share)
   CheckpointSpec checkpoint;

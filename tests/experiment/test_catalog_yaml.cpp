@@ -10,6 +10,7 @@
 #include "experiment/config_error.hpp"
 #include "experiment/load.hpp"
 #include "models/catalog.hpp"
+#include "scenario_text.hpp"
 
 namespace dlsim::experiment {
 namespace {
@@ -37,16 +38,7 @@ std::string scenario_using(const std::string& catalog_path, const std::string& i
          "  iterations: 10\n";
 }
 
-// The ConfigError loading `text` throws; fails the test when none is thrown.
-ConfigError error_loading(const std::string& text) {
-  try {
-    load_scenario_text(text, "scenario.yaml");
-  } catch (const ConfigError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "accepted:\n" << text;
-  return ConfigError({}, "<none>", "<none>");
-}
+using test::error_loading;
 
 constexpr const char* kFastA100 = R"(devices:
   - name: A100-80GB-fast

@@ -27,15 +27,7 @@ const std::string kBase =
     "  - {name: big, gpus: 16, iterations: 1000, iteration_time: 1s}\n"
     "  - {name: small, submit: 10s, gpus: 1, iterations: 100, iteration_time: 1s}\n";
 
-ConfigError error_of(const std::string& text) {
-  try {
-    load_scenario_text(text, "c.yaml");
-  } catch (const ConfigError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "accepted:\n" << text;
-  return ConfigError({"", 0, 0}, "", "");
-}
+ConfigError error_of(const std::string& text) { return test::error_loading(text, "c.yaml"); }
 
 TEST(ClusterScenario, JobsRunAndFillTheTables) {
   const Scenario s = load_scenario_text(kBase, "c.yaml");

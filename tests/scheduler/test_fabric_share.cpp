@@ -1,0 +1,156 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "scheduler/cluster_simulation.hpp"
+#include "scheduler/fabric_share.hpp"
+
+namespace dlsim::scheduler {
+namespace {
+
+const double kGolden = (1 + std::sqrt(5.0)) / 2;
+
+TEST(FabricShare, RingAllReduceSendsTwiceTheShareOfTheOtherNodes) {
+  EXPECT_EQ(ring_bytes_per_node(1e9, 1), 0.0);
+  EXPECT_DOUBLE_EQ(ring_bytes_per_node(1e9, 2), 1e9);      // 2 x 1/2
+  EXPECT_DOUBLE_EQ(ring_bytes_per_node(1e9, 4), 1.5e9);    // 2 x 3/4
+  // Alone on 2 nodes with 1 GB/s NICs: 1 s of all-reduce, 0.2 s of it hidden under backward.
+  EXPECT_DOUBLE_EQ(uncontended_iteration_s(1.0, 0.2, 1e9, 2, 1e9), 1.8);
+  EXPECT_DOUBLE_EQ(uncontended_iteration_s(1.0, 0.2, 1e9, 1, 1e9), 1.0);  // one node: no NIC traffic
+  EXPECT_DOUBLE_EQ(uncontended_iteration_s(1.0, 0.5, 0.2e9, 2, 1e9), 1.0);  // fully hidden
+}
+
+TEST(FabricShare, TwoJobsThatOnlyCommunicateHalveEachOther) {
+  FabricShare f;
+  const int link = f.add_link(1e9);
+  f.set_job(0, 1e-12, 0, {{link, 1e9}});
+  f.set_job(1, 1e-12, 0, {{link, 1e9}});
+  const std::vector<int> settled = f.settle({link});
+  EXPECT_EQ(settled, (std::vector<int>{0, 1}));
+  // Each always on the link: max-min fair share C/2, so 1 GB takes 2 s.
+  EXPECT_NEAR(f.iteration_s(0), 2.0, 1e-6);
+  EXPECT_NEAR(f.iteration_s(1), 2.0, 1e-6);
+}
+
+TEST(FabricShare, JobsThatComputeHalfTheTimeMeetAtTheGoldenRatio) {
+  // base 1 s, 1 s of communication alone. Together: y = bw/C = 1 - 1/T and T = 1 + 1/y, so
+  // y^2 + y - 1 = 0, y = 1/phi, T = 1 + phi = 2.618 s (between 2 s interleaved and 3 s in lockstep).
+  FabricShare f;
+  const int link = f.add_link(1e9);
+  f.set_job(3, 1.0, 0, {{link, 1e9}});
+  f.set_job(7, 1.0, 0, {{link, 1e9}});
+  f.settle({link});
+  EXPECT_NEAR(f.iteration_s(3), 1 + kGolden, 1e-6);
+  EXPECT_NEAR(f.iteration_s(7), 1 + kGolden, 1e-6);
+}
+
+TEST(FabricShare, ALightNeighbourCostsLittleAndAHeavyOneMuch) {
+  // A: base 1 s, 1 s of communication; B: base 99 s, 1 s of communication. Fixed point:
+  // T_A = 1 + 1/(1 - 1/T_B), T_B = 99 + 1/(1 - 1/T_A): T_A = 2.0100 s (1% slower than alone),
+  // T_B = 100.990 s (its 1 s of communication nearly doubles: A uses half the link on average).
+  FabricShare f;
+  const int link = f.add_link(1e9);
+  f.set_job(0, 1.0, 0, {{link, 1e9}});
+  f.set_job(1, 99.0, 0, {{link, 1e9}});
+  f.settle({link});
+  EXPECT_NEAR(f.iteration_s(0), 2.010001, 1e-5);
+  EXPECT_NEAR(f.iteration_s(1), 100.990098, 1e-5);
+}
+
+TEST(FabricShare, TheSlowestLinkPacesAJobAndOnlyItsComponentIsSettled) {
+  FabricShare f;
+  const int slow = f.add_link(1e9), fast = f.add_link(2e9), other = f.add_link(1e9);
+  f.set_job(0, 1.0, 0.25, {{slow, 1e9}, {fast, 1e9}});  // 1 s on the slow link, 0.25 s hidden
+  f.set_job(1, 1.0, 0, {{other, 1e9}});
+  EXPECT_EQ(f.settle({fast}), (std::vector<int>{0}));
+  EXPECT_DOUBLE_EQ(f.iteration_s(0), 1.75);
+  EXPECT_DOUBLE_EQ(f.iteration_s(1), 1.0);  // not settled yet: its base
+  f.settle({other});
+  EXPECT_DOUBLE_EQ(f.iteration_s(1), 2.0);
+  // Removing a job's traffic frees its links.
+  f.set_job(0, 1.0, 0.25, {});
+  EXPECT_TRUE(f.links_of(0).empty());
+  EXPECT_TRUE(f.settle({slow, fast}).empty());
+  EXPECT_THROW(f.add_link(0), std::invalid_argument);
+  EXPECT_THROW(f.set_job(2, 0.0, 0, {}), std::invalid_argument);
+}
+
+// ---- in the cluster simulation ----------------------------------------------------------
+
+ClusterSpec two_nodes_sharing_nics(Placement placement, SimulationOptions& options) {
+  PoolSpec p;
+  p.name = "a";
+  p.nodes = 2;
+  p.gpus_per_node = 8;
+  p.price_per_node_hour = 10;
+  p.provisioning_s = 0;
+  p.nic_bandwidth = 1e9;
+  ClusterSpec spec;
+  spec.pools = {p};
+  for (int i = 0; i < 2; ++i) {
+    JobSpec j;
+    j.name = "j" + std::to_string(i);
+    j.gpus = 8;
+    j.iterations = 100;
+    j.iteration_s = 1.0;
+    j.gradient_bytes = 1e9;  // across 2 nodes: 1 GB per node per iteration, 1 s at 1 GB/s
+    j.checkpoint.warmup_s = 0;
+    spec.jobs.push_back(j);
+  }
+  options.placement = placement;
+  return spec;
+}
+
+TEST(FabricInCluster, JobsSpreadOverTheSameNicsSlowEachOtherPackedOnesDoNot) {
+  SimulationOptions options;
+  const ClusterSpec packed_spec = two_nodes_sharing_nics(Placement::packed, options);
+  const ClusterResult packed = simulate_cluster(packed_spec, options);
+  for (const JobResult& j : packed.jobs) {
+    EXPECT_DOUBLE_EQ(j.finish_s, 100.0);  // one node each: no NIC traffic
+    EXPECT_EQ(j.network_s, 0.0);
+  }
+  const ClusterSpec spread_spec = two_nodes_sharing_nics(Placement::spread, options);
+  const ClusterResult spread = simulate_cluster(spread_spec, options);
+  // 4 + 4 GPUs each, on both nodes: the golden-ratio case above, 100 x 2.618 s.
+  for (const JobResult& j : spread.jobs) {
+    EXPECT_NEAR(j.finish_s, 100 * (1 + kGolden), 1e-5);
+    EXPECT_NEAR(j.network_s, 100 * kGolden, 1e-5);
+    EXPECT_EQ(j.useful_iterations, 100);
+    EXPECT_EQ(j.computed_iterations, 100);
+  }
+  EXPECT_GT(spread.total_cost_usd, packed.total_cost_usd);
+}
+
+TEST(FabricInCluster, AJobSlowsWhenANeighbourArrivesAndSpeedsUpWhenItLeavesWithoutLosingWork) {
+  SimulationOptions options;
+  ClusterSpec spec = two_nodes_sharing_nics(Placement::spread, options);
+  spec.jobs[1].submit_s = 50.5;
+  const ClusterResult r = simulate_cluster(spec, options);
+  // j0 alone at 2 s per iteration: 25.25 iterations by 50.5 s. Then both at 1 + phi: j0's 74.75
+  // left take 195.698 s (done at 246.198 s), by when j1 has done 74.75; its 25.25 left alone at 2 s
+  // take 50.5 s more.
+  EXPECT_NEAR(r.jobs[0].finish_s, 50.5 + 74.75 * (1 + kGolden), 1e-5);
+  EXPECT_NEAR(r.jobs[1].finish_s, 50.5 + 74.75 * (1 + kGolden) + 50.5, 1e-5);
+  for (const JobResult& j : r.jobs) {
+    EXPECT_EQ(j.useful_iterations, 100);
+    EXPECT_EQ(j.computed_iterations, 100);  // a change of speed loses nothing
+  }
+}
+
+TEST(FabricInCluster, SpanningLeavesLoadsTheOversubscribedUplinks) {
+  SimulationOptions options;
+  ClusterSpec spec = two_nodes_sharing_nics(Placement::packed, options);
+  spec.jobs.resize(1);
+  spec.jobs[0].gpus = 16;
+  spec.pools[0].oversubscription = 2;
+  // Both nodes under one leaf: only the NICs, 1 s of all-reduce per iteration.
+  spec.pools[0].nodes_per_leaf = 2;
+  EXPECT_DOUBLE_EQ(simulate_cluster(spec, options).jobs[0].finish_s, 200.0);
+  // One node per leaf: each uplink has 1 x 1 GB/s / 2 = 0.5 GB/s, so 2 s of all-reduce.
+  spec.pools[0].nodes_per_leaf = 1;
+  EXPECT_DOUBLE_EQ(simulate_cluster(spec, options).jobs[0].finish_s, 300.0);
+}
+
+}  // namespace
+}  // namespace dlsim::scheduler
