@@ -69,7 +69,7 @@ void BM_Fifo_100k_jobs_10k_gpus(benchmark::State& state) { replay(state, "fifo")
 void BM_Las_100k_jobs_10k_gpus(benchmark::State& state) { replay(state, "las"); }
 // Argument: offered load in percent.
 BENCHMARK(BM_Fifo_100k_jobs_10k_gpus)->Arg(90)->Arg(200)->Unit(benchmark::kSecond)->Iterations(1);
-BENCHMARK(BM_Las_100k_jobs_10k_gpus)->Arg(90)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(BM_Las_100k_jobs_10k_gpus)->Arg(90)->Arg(200)->Unit(benchmark::kSecond)->Iterations(1);
 
 }  // namespace
 

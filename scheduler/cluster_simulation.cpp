@@ -11,6 +11,7 @@
 
 #include "scheduler/checkpoint_math.hpp"
 #include "scheduler/fabric_share.hpp"
+#include "scheduler/rank_walk.hpp"
 #include "sim/engine.hpp"
 #include "sim/random_streams.hpp"
 
@@ -63,6 +64,9 @@ struct Job {
   int generation = 0;              // invalidates stale events of an earlier spell
   bool emergency = false;          // checkpointing because of a spot notice
   double attained_gpu_s = 0;       // closed spells
+  int rank_position = -1;          // in rank_walk_ (ranked policies), -1: in neither set
+  bool rank_running = false;       // in its running set (else queued)
+  int rank_gpus = 0;               // the GPUs it counts there
   JobResult result;
 };
 
@@ -89,6 +93,16 @@ class Simulation {
     for (const PoolSpec& p : spec.pools) autoscaling_ = autoscaling_ || p.autoscaled();
     for (const JobSpec& j : spec.jobs) elastic_ = elastic_ || j.elastic();
     keyed_ = policy_->has_queue_key() && !policy_->preemptive();
+    if (options.rank_index && policy_->preemptive() && policy_->rank_levels() > 0) {
+      // Rank positions: level x jobs + arrival order (submit time, then index), as by_arrival.
+      by_arrival_.resize(jobs_.size());
+      for (std::size_t i = 0; i < jobs_.size(); ++i) by_arrival_[i] = static_cast<int>(i);
+      std::stable_sort(by_arrival_.begin(), by_arrival_.end(),
+                       [&spec](int a, int b) { return spec.jobs[static_cast<std::size_t>(a)].submit_s < spec.jobs[static_cast<std::size_t>(b)].submit_s; });
+      arrival_rank_.resize(jobs_.size());
+      for (std::size_t r = 0; r < by_arrival_.size(); ++r) arrival_rank_[static_cast<std::size_t>(by_arrival_[r])] = static_cast<int>(r);
+      rank_walk_ = std::make_unique<RankWalk>(policy_->rank_levels() * static_cast<int>(jobs_.size()));
+    }
     for (std::size_t p = 0; p < spec.pools.size(); ++p) pool_results_[p].name = spec.pools[p].name;
     busy_series_ = recorder().series("busy_gpus");
     ready_series_ = recorder().series("ready_gpus");
@@ -303,6 +317,7 @@ class Simulation {
   // Into the queue: the arrival-order list, and the keyed order when the policy has one.
   void enqueue(int id) {
     queued_.push_back(id);
+    rank_update(id);
     if (keyed_) {
       const JobView v = view_of(id);
       keyed_queue_.insert({policy_->queue_key(v), v.submit_s, id});
@@ -346,6 +361,7 @@ class Simulation {
     j.t_iter = iteration_at(j, j.gpus);
     update_fabric(id);
     active_.push_back(id);
+    rank_update(id);
     queue_gpus_[static_cast<std::size_t>(queue_of(j.spec->queue))] += j.gpus;
     j.interval_s = checkpoint_interval(j);
     j.result.checkpoint_interval_s = j.interval_s;
@@ -409,7 +425,9 @@ class Simulation {
       const double after_s = (review - v.attained_gpu_s) / j.gpus;
       if (sim::Time::from_seconds(after_s) < finish) {
         engine_.schedule_in(sim::Time::from_seconds(after_s) + sim::Time::ns(1), [this, id, gen] {
-          if (jobs_[static_cast<std::size_t>(id)].generation == gen) request_pass();
+          if (jobs_[static_cast<std::size_t>(id)].generation != gen) return;
+          rank_update(id);  // its level may have changed
+          request_pass();
         });
       }
     }
@@ -574,6 +592,7 @@ class Simulation {
     j.gpus = 0;
     update_fabric(id);
     active_.erase(std::find(active_.begin(), active_.end(), id));
+    rank_update(id);
     record_gpus();
   }
 
@@ -681,6 +700,7 @@ class Simulation {
     j.gpus = held_gpus(j);
     j.t_iter = iteration_at(j, j.gpus);
     update_fabric(id);
+    rank_update(id);
     queue_gpus_[static_cast<std::size_t>(queue_of(j.spec->queue))] += j.gpus;
     ++j.generation;
     const int gen = j.generation;
@@ -748,6 +768,58 @@ class Simulation {
     }
   }
 
+  // ---- ranked preemptive policies (see SchedulingPolicy::rank_levels) --------------------
+  int rank_position_of(int id) const {
+    return policy_->rank_level(view_of(id)) * static_cast<int>(jobs_.size()) + arrival_rank_[static_cast<std::size_t>(id)];
+  }
+  int job_at(int position) const { return by_arrival_[static_cast<std::size_t>(position) % by_arrival_.size()]; }
+
+  // Puts a job where it belongs in rank_walk_: queued, placed (any state holding GPUs), or out.
+  void rank_update(int id) {
+    if (!rank_walk_) return;
+    Job& j = jobs_[static_cast<std::size_t>(id)];
+    if (j.rank_position >= 0) {
+      if (j.rank_running) rank_walk_->remove_running(j.rank_position, j.rank_gpus);
+      else rank_walk_->remove_queued(j.rank_position);
+      j.rank_position = -1;
+    }
+    const bool placed = j.state == JobState::restarting || j.state == JobState::running || j.state == JobState::checkpointing ||
+                        j.state == JobState::resizing;
+    if (j.state != JobState::queued && !placed) return;
+    j.rank_position = rank_position_of(id);
+    j.rank_running = placed;
+    j.rank_gpus = j.gpus;
+    if (placed) rank_walk_->add_running(j.rank_position, j.gpus);
+    else rank_walk_->add_queued(j.rank_position);
+  }
+
+  // The decision ranked() would take on the full view (policy.cpp), from the index.
+  void ranked_pass() {
+    const RankWalk::Decision d = rank_walk_->walk(ready_gpus_, [this](int position) {
+      return jobs_[static_cast<std::size_t>(job_at(position))].spec->start_gpus();
+    });
+    if (d.preempt_from >= 0) {
+      for (int position : rank_walk_->running_from(d.preempt_from)) preempt_job(job_at(position), true);
+    }
+    for (int position : d.start) {
+      if (ready_gpus_ - busy_gpus_ <= 0) break;
+      const int id = job_at(position);
+      const JobSpec& js = *jobs_[static_cast<std::size_t>(id)].spec;
+      const auto alloc = find_nodes(js.start_gpus(), js.pool);
+      if (alloc.empty()) break;
+      place(id, alloc);
+    }
+    if (queued_.size() > 2 * rank_walk_->queued_size() + 64) drop_left_queue();
+    if (elastic_) adjust_elastic();
+    if (autoscaling_) {
+      int unplaced = 0;
+      for (int id : queued_) {
+        if (jobs_[static_cast<std::size_t>(id)].state == JobState::queued) unplaced += jobs_[static_cast<std::size_t>(id)].spec->start_gpus();
+      }
+      scale_up(unplaced);
+    }
+  }
+
   void drop_left_queue() {
     queued_.erase(std::remove_if(queued_.begin(), queued_.end(),
                                  [this](int id) { return jobs_[static_cast<std::size_t>(id)].state != JobState::queued; }),
@@ -757,6 +829,10 @@ class Simulation {
   void schedule_pass() {
     if (keyed_) {
       keyed_pass();
+      return;
+    }
+    if (rank_walk_) {
+      ranked_pass();
       return;
     }
     ClusterView view;
@@ -996,6 +1072,9 @@ class Simulation {
   bool elastic_ = false;
   bool keyed_ = false;                 // the policy orders its queue by a key (keyed_queue_)
   std::set<std::tuple<double, double, int>> keyed_queue_;  // (key, submit, job id)
+  std::unique_ptr<RankWalk> rank_walk_;  // ranked preemptive policies: the jobs by rank position
+  std::vector<int> by_arrival_;        // job ids in arrival order (submit time, then index)
+  std::vector<int> arrival_rank_;      // job id -> its index in by_arrival_
   std::vector<double> last_scale_up_;  // per pool, -1 before the first
   int finished_ = 0;
   bool pass_pending_ = false;

@@ -9,6 +9,7 @@ namespace dlsim::scheduler {
 
 double SchedulingPolicy::next_review_gpu_s(const JobView&) const { return std::numeric_limits<double>::infinity(); }
 double SchedulingPolicy::queue_key(const JobView& job) const { return job.submit_s; }
+int SchedulingPolicy::rank_level(const JobView&) const { return 0; }
 
 namespace {
 
@@ -108,6 +109,9 @@ class LeastAttainedService : public SchedulingPolicy {
       return qa < qb || (qa == qb && by_arrival(a, b));
     });
   }
+  int rank_levels() const override { return backfill_ ? 0 : static_cast<int>(thresholds_.size()) + 1; }
+  int rank_level(const JobView& j) const override { return level(j.attained_gpu_s); }
+  bool backfills() const override { return backfill_; }
   double next_review_gpu_s(const JobView& j) const override {
     const auto it = std::upper_bound(thresholds_.begin(), thresholds_.end(), j.attained_gpu_s);
     return it == thresholds_.end() ? std::numeric_limits<double>::infinity() : *it;

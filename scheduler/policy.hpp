@@ -52,6 +52,13 @@ class SchedulingPolicy {
   virtual bool has_queue_key() const { return false; }
   virtual double queue_key(const JobView& job) const;
   virtual bool backfills() const { return false; }
+  // A preemptive policy that does not backfill and ranks jobs by a level from a small set
+  // (smaller first), then by arrival, may say so (rank_levels() > 0, and rank_level() of a job
+  // in [0, rank_levels())): the simulation then keeps that ranking itself (rank_walk.hpp) and
+  // takes exactly the decisions decide() would, without handing it every job on every pass
+  // (decide() is not called). A job's level may change only at its next_review_gpu_s().
+  virtual int rank_levels() const { return 0; }
+  virtual int rank_level(const JobView& job) const;
   // LAS-style policies change their mind as service accrues: the attained GPU-seconds at
   // which a running job should be reviewed next (infinity: never).
   virtual double next_review_gpu_s(const JobView& job) const;

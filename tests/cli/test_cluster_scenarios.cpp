@@ -36,5 +36,17 @@ TEST(ClusterScenarios, PoliciesOnATraceAndABadSetNamesTheKey) {
   EXPECT_NE(bad.err.find("topology-aware"), std::string::npos) << bad.err;
 }
 
+TEST(ClusterScenarios, TopologyPlacementComparesThreePlacementsOfModelJobs) {
+  const auto dir = fresh_folder("topology");
+  const CommandResult r = run_dlsim(dir, "run '" + scenario_path("topology-placement.yaml") + "' --set trace.jobs=120");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* row : {"placement=spread", "placement=packed", "placement=topology-aware", "comm GPU-h", "job USD"}) {
+    EXPECT_NE(r.out.find(row), std::string::npos) << row << " missing:\n" << r.out;
+  }
+  EXPECT_NE(r.out.find("120/120"), std::string::npos) << r.out;
+  const std::string jobs = slurp(dir / "results/topology-placement-jobs.csv");
+  EXPECT_NE(jobs.substr(0, jobs.find('\n')).find(",network_time,"), std::string::npos) << jobs.substr(0, 300);
+}
+
 }  // namespace
 }  // namespace dlsim::cli_test
