@@ -22,12 +22,27 @@ std::string file_of(MapReader& r, const std::string& key, const std::string& bas
   return full;
 }
 
+// What `read` gives for `path`, read on the first call only; a malformed file fails at `key`.
+template <class Value>
+const Value& read_once(std::map<std::string, Value>& cache, const std::string& path, Value (*read)(const std::string&), MapReader& r,
+                       const std::string& key) {
+  auto it = cache.find(path);
+  if (it == cache.end()) {
+    try {
+      it = cache.emplace(path, read(path)).first;
+    } catch (const std::runtime_error& e) {
+      r.fail(key, e.what());
+    }
+  }
+  return it->second;
+}
+
 std::string utc_text(double unix_s) {
   const auto t = std::chrono::sys_seconds(std::chrono::seconds(static_cast<long long>(std::floor(unix_s))));
   const auto day = std::chrono::floor<std::chrono::days>(t);
   const std::chrono::year_month_day ymd(day);
   const std::chrono::hh_mm_ss hms(t - day);
-  char buf[32];
+  char buf[96];
   std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02lld:%02lld:%02lldZ", int(ymd.year()), unsigned(ymd.month()),
                 unsigned(ymd.day()), static_cast<long long>(hms.hours().count()),
                 static_cast<long long>(hms.minutes().count()), static_cast<long long>(hms.seconds().count()));
@@ -68,20 +83,13 @@ void read_pool_market(MapReader& pool, scheduler::PoolSpec& p, const std::string
   }
   MapReader r(pool.node("spot_trace"), pool.path_of("spot_trace"), pool.source());
   const std::string path = file_of(r, "file", base_dir, "spot price history");
-  auto cached = files.prices.find(path);
-  if (cached == files.prices.end()) {
-    try {
-      cached = files.prices.emplace(path, scheduler::read_aws_spot_prices(path)).first;
-    } catch (const std::runtime_error& e) {
-      r.fail("file", e.what());
-    }
-  }
+  const auto& all = read_once(files.prices, path, scheduler::read_aws_spot_prices, r, "file");
   // The AWS name of the pool's instance ("aws/p3.8xlarge" -> "p3.8xlarge") unless given.
   const std::string own = instance.substr(instance.find('/') == std::string::npos ? 0 : instance.find('/') + 1);
   const std::string type = r.optional_text("instance").value_or(own);
   const std::string zone = r.optional_text("zone").value_or(p.zone);
   if (zone.empty()) r.fail_missing("zone", "the availability zone of the prices (e.g. us-east-1c), or the pool's zone");
-  p.market.prices = find_series(r, cached->second, type, zone);
+  p.market.prices = find_series(r, all, type, zone);
   p.market.max_price_per_hour = r.quantity("max_price", Dimension::price_rate, 0, 1e5, on_demand_price);
   // start: a duration into the history, or a UTC time ("2020-01-22T00:00:00Z").
   const YAML::Node start = r.node("start");
@@ -105,20 +113,13 @@ std::optional<scheduler::Hazard> read_fitted_hazard(MapReader& pool, const std::
   if (!node.IsMap() || !node["fit"].IsDefined()) return std::nullopt;
   MapReader r(node, pool.path_of(key), pool.source());
   const std::string path = file_of(r, "fit", base_dir, "preemption probe log");
-  auto cached = files.lifetimes.find(path);
-  if (cached == files.lifetimes.end()) {
-    try {
-      cached = files.lifetimes.emplace(path, scheduler::read_instance_lifetimes(path)).first;
-    } catch (const std::runtime_error& e) {
-      r.fail("fit", e.what());
-    }
-  }
+  const auto& lifetimes = read_once(files.lifetimes, path, scheduler::read_instance_lifetimes, r, "fit");
   // Optional filters: the log probes several instance kinds and zones at once.
   const auto zone = r.optional_text("zone");
   const auto gpu = r.optional_text("gpu");
   const std::int64_t gpus = r.integer("gpus", 0, 1024, 0);
   std::vector<scheduler::InstanceLifetime> chosen;
-  for (const auto& life : cached->second) {
+  for (const auto& life : lifetimes) {
     if ((!zone || life.zone == *zone) && (!gpu || life.gpu_type == *gpu) && (gpus == 0 || life.gpus == gpus)) chosen.push_back(life);
   }
   r.finish();
