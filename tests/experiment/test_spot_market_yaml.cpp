@@ -153,7 +153,7 @@ TEST(SpotMarketYaml, ErrorsNameTheKeyAndWhy) {
     EXPECT_EQ(e.key_path(), "pools[0].price");
   }
   {
-    const ConfigError e = error_of(pools("", ", spot_trace: {file: prices.csv}"), dir);
+    const ConfigError e = error_of(pools(", price: 2 USD/h", ", spot_trace: {file: prices.csv}"), dir);
     EXPECT_EQ(e.key_path(), "pools[1].spot_trace");
     EXPECT_NE(e.message().find("only spot capacity"), std::string::npos) << e.what();
   }
