@@ -1,4 +1,4 @@
-// The result columns of cluster scenarios: one row per variant, and one per job.
+// The result columns of cluster scenarios: one row per variant, one per job, one per pool.
 #include "experiment/columns.hpp"
 
 namespace dlsim::experiment {
@@ -44,6 +44,19 @@ const std::vector<Column<ClusterRow>>& cluster_columns() {
       {"idle_cost", "USD", "share of compute_cost for node time without jobs (idle, provisioning)", kReal,
        [](const R& r) { return r.idle_cost; }},
       {"storage_cost", "USD", "checkpoint storage", kReal, [](const R& r) { return r.storage_cost; }},
+      {"on_demand_cost", "USD", "node time at on-demand prices (reserved nodes beyond the commitment included)", kReal,
+       [](const R& r) { return r.costs.on_demand; }},
+      {"spot_cost", "USD", "spot node time (at the price history's prices with a spot_trace)", kReal,
+       [](const R& r) { return r.costs.spot; }},
+      {"reserved_cost", "USD", "reserved commitments: committed nodes x the whole run (whole hours) x price", kReal,
+       [](const R& r) { return r.costs.reserved; }},
+      {"provisioning_cost", "USD", "share of idle_cost for nodes requested and not ready yet", kReal,
+       [](const R& r) { return r.costs.provisioning; }},
+      {"egress_cost", "USD", "checkpoint writes and reads across zones or regions", kReal, [](const R& r) { return r.costs.egress; }},
+      {"fallback_nodes", "", "nodes fallback pools gave in place of pools that could not", kInteger,
+       [](const R& r) { return double(r.fallback_nodes); }},
+      {"unavailable_time", "s", "spot markets: pool-seconds with the price above the maximum", kReal,
+       [](const R& r) { return r.unavailable_s; }},
       {"cost_vs_first", "1", "total_cost / that of the first variant", kReal, [](const R& r) { return r.cost_vs_first; }},
       {"makespan_vs_first", "1", "makespan / that of the first variant", kReal, [](const R& r) { return r.makespan_vs_first; }},
       {"events", "", "engine events executed", kInteger, [](const R& r) { return double(r.events); }},
@@ -78,7 +91,39 @@ const std::vector<Column<JobRow>>& job_columns() {
        [](const R& r) { return r.job.checkpoint_interval_s; }},
       {"network_time", "s", "running time in exposed inter-node communication (slowed by jobs sharing its links)", kReal,
        [](const R& r) { return r.job.network_s; }},
-      {"cost", "USD", "its share of node time (GPU fraction) + checkpoint storage", kReal, [](const R& r) { return r.job.cost_usd; }},
+      {"cost", "USD", "its share of node time (GPU fraction) + checkpoint storage + egress", kReal, [](const R& r) { return r.job.cost_usd; }},
+      {"on_demand_cost", "USD", "of cost: on-demand node time", kReal, [](const R& r) { return r.job.costs.on_demand; }},
+      {"spot_cost", "USD", "of cost: spot node time", kReal, [](const R& r) { return r.job.costs.spot; }},
+      {"reserved_cost", "USD", "of cost: committed reserved node time at the reserved price", kReal,
+       [](const R& r) { return r.job.costs.reserved; }},
+      {"storage_cost", "USD", "of cost: checkpoint storage", kReal, [](const R& r) { return r.job.costs.storage; }},
+      {"egress_cost", "USD", "of cost: checkpoint transfer across zones or regions", kReal, [](const R& r) { return r.job.costs.egress; }},
+  };
+  return columns;
+}
+
+const std::vector<Column<PoolRow>>& pool_columns() {
+  using R = PoolRow;
+  static const std::vector<Column<R>> columns{
+      {"variant", "", "index of the variant (row of the results table)", kInteger, [](const R& r) { return double(r.variant); }},
+      {"pool", "", "pool name", kText, nullptr, [](const R& r) { return r.pool.name; }},
+      {"capacity", "", "on-demand, spot or reserved", kText, nullptr, [](const R& r) { return r.capacity; }},
+      {"nodes_requested", "", "nodes requested, initial ones included", kInteger, [](const R& r) { return double(r.pool.nodes_requested); }},
+      {"reclaimed", "", "spot nodes reclaimed", kInteger, [](const R& r) { return double(r.pool.reclaimed); }},
+      {"failed", "", "nodes failed", kInteger, [](const R& r) { return double(r.pool.failed); }},
+      {"fallback_nodes", "", "nodes it gave in place of a pool that could not", kInteger, [](const R& r) { return double(r.pool.fallback_nodes); }},
+      {"unavailable_time", "s", "spot market: time the price was above the maximum", kReal, [](const R& r) { return r.pool.unavailable_s; }},
+      {"node_hours", "h", "node time held", kReal, [](const R& r) { return r.pool.node_hours; }},
+      {"busy_node_hours", "h", "node time with at least one job", kReal, [](const R& r) { return r.pool.busy_node_hours; }},
+      {"cost", "USD", "billed node time (reserved: the commitment and on-demand nodes beyond it)", kReal,
+       [](const R& r) { return r.pool.cost_usd; }},
+      {"on_demand_cost", "USD", "of cost: at on-demand prices", kReal, [](const R& r) { return r.pool.costs.on_demand; }},
+      {"spot_cost", "USD", "of cost: spot", kReal, [](const R& r) { return r.pool.costs.spot; }},
+      {"reserved_cost", "USD", "of cost: the commitment", kReal, [](const R& r) { return r.pool.costs.reserved; }},
+      {"idle_cost", "USD", "of cost: node time without jobs (provisioning included)", kReal, [](const R& r) { return r.pool.costs.idle; }},
+      {"provisioning_cost", "USD", "of idle_cost: nodes not ready yet", kReal, [](const R& r) { return r.pool.costs.provisioning; }},
+      {"egress_cost", "USD", "checkpoint transfer of its nodes across zones or regions (not in cost)", kReal,
+       [](const R& r) { return r.pool.costs.egress; }},
   };
   return columns;
 }

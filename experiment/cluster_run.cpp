@@ -10,6 +10,7 @@ namespace dlsim::experiment {
 void run_cluster(const Scenario& scenario, Results& results) {
   const ClusterScenario& cs = *scenario.cluster_sim;
   std::vector<JobRow> job_rows;
+  std::vector<PoolRow> pool_rows;
   for (std::size_t v = 0; v < cs.variants.size(); ++v) {
     const ClusterVariant& variant = cs.variants[v];
     const scheduler::ClusterResult r = scheduler::simulate_cluster(variant.spec, variant.options);
@@ -29,11 +30,15 @@ void run_cluster(const Scenario& scenario, Results& results) {
       row.jobs_cost += j.cost_usd;
       job_rows.push_back({static_cast<int>(v), j});
     }
-    for (const auto& p : r.pools) {
-      row.nodes_requested += p.nodes_requested;
-      row.nodes_reclaimed += p.reclaimed;
-      row.nodes_failed += p.failed;
+    for (std::size_t p = 0; p < r.pools.size(); ++p) {
+      row.nodes_requested += r.pools[p].nodes_requested;
+      row.nodes_reclaimed += r.pools[p].reclaimed;
+      row.nodes_failed += r.pools[p].failed;
+      row.fallback_nodes += r.pools[p].fallback_nodes;
+      row.unavailable_s += r.pools[p].unavailable_s;
+      pool_rows.push_back({static_cast<int>(v), scheduler::to_string(variant.spec.pools[p].capacity), r.pools[p]});
     }
+    row.costs = r.costs;
     row.makespan_s = r.makespan_s;
     row.mean_jct_s = r.mean_jct_s;
     row.median_jct_s = r.median_jct_s;
@@ -67,6 +72,7 @@ void run_cluster(const Scenario& scenario, Results& results) {
   results.table = make_table(cluster_columns(), results.cluster_rows);
   results.jobs_table = make_table(job_columns(), job_rows);
   results.extra_tables.emplace(results.extra_tables.begin(), "jobs", results.jobs_table);
+  results.extra_tables.emplace(results.extra_tables.begin() + 1, "pools", make_table(pool_columns(), pool_rows));
 }
 
 }  // namespace dlsim::experiment

@@ -8,6 +8,7 @@
 
 #include "experiment/catalog_yaml.hpp"
 #include "experiment/cluster_job_yaml.hpp"
+#include "experiment/market_yaml.hpp"
 #include "experiment/nearest_name.hpp"
 #include "experiment/overrides.hpp"
 #include "models/catalog.hpp"
@@ -47,7 +48,7 @@ scheduler::Hazard read_hazard(MapReader& parent, const std::string& key) {
   return h;
 }
 
-scheduler::PoolSpec read_pool(MapReader& r, const models::Catalog& catalog) {
+scheduler::PoolSpec read_pool(MapReader& r, const models::Catalog& catalog, const std::string& base_dir, TraceFiles& files) {
   scheduler::PoolSpec p;
   p.name = r.text("name");
   p.instance = r.text("instance");
@@ -63,7 +64,7 @@ scheduler::PoolSpec read_pool(MapReader& r, const models::Catalog& catalog) {
                : capacity == "reserved" ? scheduler::Capacity::reserved
                                         : scheduler::Capacity::on_demand;
   // Price: given, or the catalog's on-demand price less a discount (spot and reserved need one).
-  const bool discounted = p.capacity != scheduler::Capacity::on_demand;
+  const bool discounted = p.capacity != scheduler::Capacity::on_demand && !r.has("spot_trace");
   if (r.has("price") && r.has("discount")) r.fail("discount", "give price or discount, not both");
   if (r.has("price")) {
     p.price_per_node_hour = r.quantity("price", Dimension::price_rate, 0, 1e5);
@@ -78,12 +79,15 @@ scheduler::PoolSpec read_pool(MapReader& r, const models::Catalog& catalog) {
   }
   p.provisioning_s = r.quantity("provisioning", Dimension::duration, 0, 86400, 300.0);
   p.provisioning_random = r.boolean("provisioning_random", false);
-  p.reclaim = read_hazard(r, "reclaim");
+  const auto fitted = read_fitted_hazard(r, "reclaim", base_dir, files);
+  p.reclaim = fitted ? *fitted : read_hazard(r, "reclaim");
   if (p.reclaim.kind != scheduler::Hazard::Kind::none && p.capacity != scheduler::Capacity::spot) {
     r.fail("reclaim", "only spot capacity is reclaimed; use failure for node failures");
   }
   p.notice_s = r.quantity("notice", Dimension::duration, 0, 3600, 120.0);
   p.failure = read_hazard(r, "failure");
+  if (p.capacity == scheduler::Capacity::reserved) p.on_demand_price_per_node_hour = t->price_per_hour;  // beyond the commitment
+  read_pool_market(r, p, p.instance, t->price_per_hour, base_dir, files);
   p.replace_lost_nodes = r.boolean("replace_lost_nodes", true);
   p.nodes_per_leaf = static_cast<int>(r.integer("nodes_per_leaf", 1, 100'000, 16));
   p.nic_bandwidth = r.quantity("nic_bandwidth", Dimension::bandwidth, 1, 1e15, t->network_bandwidth);
@@ -126,6 +130,8 @@ scheduler::CheckpointSpec read_checkpoint(MapReader& parent) {
   c.write_bandwidth = r.quantity("write_bandwidth", Dimension::bandwidth, 1, 1e13, 1e9);
   c.read_bandwidth = r.quantity("read_bandwidth", Dimension::bandwidth, 1, 1e13, c.write_bandwidth);
   c.warmup_s = r.quantity("warmup", Dimension::duration, 0, 86400, 0.0);
+  c.storage_region = r.optional_text("storage_region").value_or("");
+  c.storage_zone = r.optional_text("storage_zone").value_or("");
   r.finish();
   return c;
 }
@@ -268,7 +274,7 @@ scheduler::SimulationOptions read_scheduler(MapReader& r, std::uint64_t seed) {
 }
 
 ClusterVariant read_variant(const YAML::Node& root, const Source& source, const std::string& base_dir, std::uint64_t seed,
-                            const models::Catalog& catalog, ModelJobRates& rates) {
+                            const models::Catalog& catalog, ModelJobRates& rates, TraceFiles& files) {
   ClusterVariant v;
   const YAML::Node pools = child(root, "pools");
   if (!pools.IsSequence() || pools.size() == 0) {
@@ -278,12 +284,15 @@ ClusterVariant read_variant(const YAML::Node& root, const Source& source, const 
   std::set<std::string> names;
   for (std::size_t i = 0; i < pools.size(); ++i) {
     MapReader r(pools[i], "pools[" + std::to_string(i) + "]", source);
-    v.spec.pools.push_back(read_pool(r, catalog));
+    v.spec.pools.push_back(read_pool(r, catalog, base_dir, files));
     if (!names.insert(v.spec.pools.back().name).second) {
       throw ConfigError(source.locate(pools[i]["name"], "pools[" + std::to_string(i) + "].name"),
                         "pools[" + std::to_string(i) + "].name", "pool name '" + v.spec.pools.back().name + "' appears twice");
     }
   }
+  check_fallbacks(pools, source, v.spec.pools);
+  MapReader billing(child(root, "billing"), "billing", source, true);
+  read_billing(billing, v.spec);
   const YAML::Node jobs = child(root, "jobs");
   const YAML::Node trace = child(root, "trace");
   if ((!jobs.IsDefined() || jobs.IsNull()) && (!trace.IsDefined() || trace.IsNull())) {
@@ -312,6 +321,7 @@ ClusterVariant read_variant(const YAML::Node& root, const Source& source, const 
                         std::to_string(v.spec.jobs[i].gpus) + " GPUs is more than any pool holds (" + std::to_string(largest) + ")");
     }
   }
+  default_storage_regions(v.spec);
   try {
     scheduler::validate(v.spec);
   } catch (const std::invalid_argument& e) {
@@ -333,6 +343,7 @@ ClusterScenario read_cluster_scenario(const YAML::Node& root, const std::functio
   }
   ModelJobRates rates(catalog);  // shared by the variants: each configuration is replayed once
   ClusterScenario out;
+  TraceFiles files;  // spot price histories and probe logs, read once for all variants
   // sweep: {"key.path": [values]}: every combination, in the order written, the last key fastest.
   std::vector<std::pair<std::string, std::vector<std::pair<YAML::Node, std::string>>>> axes;
   const YAML::Node sweep = child(root, "sweep");
@@ -411,7 +422,7 @@ ClusterScenario read_cluster_scenario(const YAML::Node& root, const std::functio
         variant_source.overrides.push_back(overrides[o]);
         if (picked[k].name.empty() || from_sweep) label += (label.empty() ? "" : ", ") + overrides[o].path + "=" + overrides[o].value;
       }
-      ClusterVariant v = read_variant(variant_root, variant_source, base_dir, seed, catalog, rates);
+      ClusterVariant v = read_variant(variant_root, variant_source, base_dir, seed, catalog, rates, files);
       v.label = label.empty() ? "base" : label;
       out.variants.push_back(std::move(v));
     }

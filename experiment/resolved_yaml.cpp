@@ -107,9 +107,29 @@ void emit_cluster_scenario(YAML::Emitter& out, const ClusterScenario& cs) {
       out << YAML::Key << "reclaim_mean_s" << YAML::Value << p.reclaim.mean();
       out << YAML::Key << "notice_s" << YAML::Value << p.notice_s;
       out << YAML::Key << "failure_mean_s" << YAML::Value << p.failure.mean();
+      out << YAML::Key << "region" << YAML::Value << p.region << YAML::Key << "zone" << YAML::Value << p.zone;
+      out << YAML::Key << "fallback" << YAML::Value << p.fallback;
+      if (p.capacity == scheduler::Capacity::reserved) {
+        out << YAML::Key << "on_demand_usd_per_node_hour" << YAML::Value << p.on_demand_price_per_node_hour;
+      }
+      if (p.market.enabled()) {
+        out << YAML::Key << "spot_trace" << YAML::Value << YAML::BeginMap;
+        out << YAML::Key << "instance" << YAML::Value << p.market.prices.instance;
+        out << YAML::Key << "zone" << YAML::Value << p.market.prices.zone;
+        out << YAML::Key << "max_price_usd_per_hour" << YAML::Value << p.market.max_price_per_hour;
+        out << YAML::Key << "start_unix_s" << YAML::Value << p.market.prices.start_unix_s + p.market.start_s;
+        out << YAML::Key << "points" << YAML::Value << p.market.prices.points.size();
+        out << YAML::EndMap;
+      }
       out << YAML::EndMap;
     }
     out << YAML::EndSeq;
+    out << YAML::Key << "billing" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "granularity_s" << YAML::Value << v.spec.billing.granularity_s;
+    out << YAML::Key << "minimum_s" << YAML::Value << v.spec.billing.minimum_s;
+    out << YAML::Key << "inter_zone_usd_per_gb" << YAML::Value << v.spec.egress.inter_zone_usd_per_gb;
+    out << YAML::Key << "inter_region_usd_per_gb" << YAML::Value << v.spec.egress.inter_region_usd_per_gb;
+    out << YAML::EndMap;
     out << YAML::EndMap;
   }
   out << YAML::EndSeq;

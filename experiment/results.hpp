@@ -73,8 +73,18 @@ struct ClusterRow {
   double comm_gpu_hours = 0;   // GPU-hours of running jobs spent in exposed inter-node communication
   double jobs_cost = 0;        // node time attributed to jobs (GPU share) + their checkpoint storage
   double total_cost = 0, compute_cost = 0, idle_cost = 0, storage_cost = 0;
+  scheduler::CostBreakdown costs;  // total_cost by category (on-demand, spot, reserved, ..., egress)
+  int fallback_nodes = 0;          // nodes fallback pools gave in place of others
+  double unavailable_s = 0;        // spot markets: pool-seconds with the price above the maximum
   double cost_vs_first = 0, makespan_vs_first = 0;  // ratios to the first variant
   std::int64_t events = 0;
+};
+
+// One pool of one variant (the pools table).
+struct PoolRow {
+  int variant = 0;
+  std::string capacity;
+  scheduler::PoolResult pool;
 };
 
 // One job of one variant (the jobs table).

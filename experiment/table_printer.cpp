@@ -65,6 +65,7 @@ void print_cluster_table(std::ostream& out, const Results& results) {
 void print_table(std::ostream& out, const Results& results) {
   if (!results.cluster_rows.empty()) {
     print_cluster_table(out, results);
+    print_cost_breakdown(out, results);
     return;
   }
   if (!results.collective_rows.empty()) {

@@ -10,6 +10,7 @@ namespace dlsim::experiment {
 
 void print_table(std::ostream& out, const Results& results);
 void print_cluster_table(std::ostream& out, const Results& results);
+void print_cost_breakdown(std::ostream& out, const Results& results);  // cost_printer.cpp
 void write_csv(const std::string& path, const Results& results);
 void write_table_csv(const std::string& path, const Table& table);
 void write_hdf5(const std::string& path, const Results& results);

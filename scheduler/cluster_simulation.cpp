@@ -12,6 +12,7 @@
 #include "scheduler/checkpoint_math.hpp"
 #include "scheduler/fabric_share.hpp"
 #include "scheduler/rank_walk.hpp"
+#include "scheduler/pool_billing.hpp"
 #include "sim/engine.hpp"
 #include "sim/random_streams.hpp"
 
@@ -40,6 +41,7 @@ struct Node {
   std::vector<int> jobs;           // jobs holding GPUs here
   int generation = 0;              // invalidates stale reclaim/failure events
   int nic_link = -1;               // its NIC on the shared fabric (-1: not modelled)
+  bool committed = false;          // reserved: covered by the pool's commitment
 };
 
 struct Allocation {
@@ -92,6 +94,7 @@ class Simulation {
     last_scale_up_.assign(spec.pools.size(), -1.0);
     for (const PoolSpec& p : spec.pools) autoscaling_ = autoscaling_ || p.autoscaled();
     for (const JobSpec& j : spec.jobs) elastic_ = elastic_ || j.elastic();
+    for (const JobSpec& j : spec.jobs) pinned_jobs_ = pinned_jobs_ || !j.pool.empty();
     keyed_ = policy_->has_queue_key() && !policy_->preemptive();
     if (options.rank_index && policy_->preemptive() && policy_->rank_levels() > 0) {
       // Rank positions: level x jobs + arrival order (submit time, then index), as by_arrival.
@@ -104,6 +107,7 @@ class Simulation {
       rank_walk_ = std::make_unique<RankWalk>(policy_->rank_levels() * static_cast<int>(jobs_.size()));
     }
     for (std::size_t p = 0; p < spec.pools.size(); ++p) pool_results_[p].name = spec.pools[p].name;
+    init_markets();
     busy_series_ = recorder().series("busy_gpus");
     ready_series_ = recorder().series("ready_gpus");
     cost_series_ = recorder().series("cost_usd");
@@ -111,7 +115,11 @@ class Simulation {
 
   ClusterResult run() {
     for (std::size_t p = 0; p < spec_.pools.size(); ++p) {
-      for (int i = 0; i < spec_.pools[p].nodes; ++i) add_node(static_cast<int>(p), true);
+      for (int i = 0; i < spec_.pools[p].nodes; ++i) {
+        if (market_open_[p]) add_node(static_cast<int>(p), true);
+        else request_node(static_cast<int>(p));  // closed at time 0: fallback, or wait
+      }
+      if (spec_.pools[p].market.enabled()) arm_market(static_cast<int>(p));
     }
     for (std::size_t j = 0; j < jobs_.size(); ++j) {
       engine_.schedule_at(sim::Time::from_seconds(spec_.jobs[j].submit_s), [this, j] { arrive(static_cast<int>(j)); });
@@ -133,6 +141,10 @@ class Simulation {
     n.free = ps.gpus_per_node;
     n.requested = engine_.now();
     if (ps.nic_bandwidth > 0) n.nic_link = fabric_.add_link(ps.nic_bandwidth);
+    if (ps.capacity == Capacity::reserved && committed_live_[static_cast<std::size_t>(pool)] < ps.nodes) {
+      n.committed = true;  // takes a free place in the commitment
+      ++committed_live_[static_cast<std::size_t>(pool)];
+    }
     nodes_.push_back(n);
     ++pool_results_[static_cast<std::size_t>(pool)].nodes_requested;
     const int id = static_cast<int>(nodes_.size()) - 1;
@@ -159,23 +171,60 @@ class Simulation {
   }
 
   // Auto-scaling up: enough new nodes for the queued jobs that did not fit, within the bounds.
+  // Each auto-scaled pool in order, then its fallbacks for what it cannot give (market closed,
+  // at max_nodes); nodes already coming count against the need.
   void scale_up(int unplaced_gpus) {
-    for (std::size_t p = 0; p < spec_.pools.size() && unplaced_gpus > 0; ++p) {
-      const PoolSpec& ps = spec_.pools[p];
-      if (!ps.autoscaled()) continue;
-      if (last_scale_up_[p] >= 0 && engine_.now().seconds() < last_scale_up_[p] + ps.scale_up_cooldown_s) continue;
-      int coming = 0;
-      for (const Node& node : nodes_) {
-        if (node.pool == static_cast<int>(p) && node.state == NodeState::provisioning) coming += ps.gpus_per_node;
+    std::vector<char> visited(spec_.pools.size(), 0);
+    for (std::size_t first = 0; first < spec_.pools.size() && unplaced_gpus > 0; ++first) {
+      if (!spec_.pools[first].autoscaled()) continue;
+      for (int p = static_cast<int>(first); p >= 0 && unplaced_gpus > 0; p = fallback_[static_cast<std::size_t>(p)]) {
+        if (visited[static_cast<std::size_t>(p)]) break;
+        visited[static_cast<std::size_t>(p)] = 1;
+        const int added = scale_pool(p, unplaced_gpus);
+        if (p != static_cast<int>(first)) pool_results_[static_cast<std::size_t>(p)].fallback_nodes += added;
       }
-      const int missing = unplaced_gpus - coming;
-      if (missing <= 0) continue;
-      const int room = ps.max_nodes - live_nodes(static_cast<int>(p));
-      const int add = std::min(room, (missing + ps.gpus_per_node - 1) / ps.gpus_per_node);
-      for (int i = 0; i < add; ++i) add_node(static_cast<int>(p), false);
-      if (add > 0) last_scale_up_[p] = engine_.now().seconds();
-      unplaced_gpus -= add * ps.gpus_per_node;
     }
+  }
+
+  // Scale-up of one pool for `unplaced_gpus` (reduced by what it has coming and adds); returns
+  // the nodes added.
+  int scale_pool(int pool, int& unplaced_gpus) {
+    const std::size_t p = static_cast<std::size_t>(pool);
+    const PoolSpec& ps = spec_.pools[p];
+    if (!ps.autoscaled() || !market_open_[p]) return 0;
+    int coming = 0;
+    for (const Node& node : nodes_) {
+      if (node.pool == pool && node.state == NodeState::provisioning) coming += ps.gpus_per_node;
+    }
+    if (last_scale_up_[p] >= 0 && engine_.now().seconds() < last_scale_up_[p] + ps.scale_up_cooldown_s) {
+      unplaced_gpus -= coming;
+      return 0;
+    }
+    const int missing = std::min(unplaced_gpus, demand_for(pool, unplaced_gpus)) - coming;
+    unplaced_gpus -= coming;
+    if (missing <= 0) return 0;
+    const int room = ps.max_nodes - live_nodes(pool);
+    const int add = std::max(0, std::min(room, (missing + ps.gpus_per_node - 1) / ps.gpus_per_node));
+    for (int i = 0; i < add; ++i) add_node(pool, false);
+    if (add > 0) last_scale_up_[p] = engine_.now().seconds();
+    unplaced_gpus -= add * ps.gpus_per_node;
+    return add;
+  }
+
+  // GPUs asked by the queued jobs that `pool` may serve (all of them when no job names a pool).
+  int demand_for(int pool, int unplaced_gpus) const {
+    if (!pinned_jobs_) return unplaced_gpus;
+    int demand = 0;
+    const auto add = [&](int id) {
+      const Job& j = jobs_[static_cast<std::size_t>(id)];
+      if (j.state == JobState::queued && (j.spec->pool.empty() || serves(pool, j.spec->pool))) demand += j.spec->start_gpus();
+    };
+    if (keyed_) {
+      for (const auto& k : keyed_queue_) add(std::get<2>(k));
+    } else {
+      for (int id : queued_) add(id);
+    }
+    return demand;
   }
 
   // Auto-scaling down: a node idle since `since` is released if still idle and above the minimum.
@@ -212,6 +261,10 @@ class Simulation {
     const PoolSpec& ps = spec_.pools[static_cast<std::size_t>(n.pool)];
     ready_gpus_ += ps.gpus_per_node;
     record_gpus();
+    if (!market_open_[static_cast<std::size_t>(n.pool)]) {
+      node_lost(id, n.generation, true);  // the price passed the maximum while it booted
+      return;
+    }
     arm_hazards(id);
     note_idle(id);
     request_pass();
@@ -271,7 +324,7 @@ class Simulation {
     ++n.generation;
     close_node(n);
     for (int j : std::vector<int>(n.jobs)) preempt_job(j, false);
-    if (spec_.pools[static_cast<std::size_t>(n.pool)].replace_lost_nodes && !all_jobs_finished()) add_node(n.pool, false);
+    if (spec_.pools[static_cast<std::size_t>(n.pool)].replace_lost_nodes && !all_jobs_finished()) request_node(n.pool);
     request_pass();
   }
 
@@ -283,11 +336,141 @@ class Simulation {
     if (n.free < ps.gpus_per_node) n.busy_s += (engine_.now() - n.busy_since).seconds();
     pr.node_hours += held / 3600.0;
     pr.busy_node_hours += n.busy_s / 3600.0;
-    const double cost = held > 0 ? billed_cost(ps.price_per_node_hour, 1, held, spec_.billing) : 0.0;
+    const double cost = node_bill(ps, n.committed, n.requested.seconds(), held, spec_.billing);
+    const double provisioning_s = ((n.state == NodeState::provisioning ? engine_.now() : n.ready_at) - n.requested).seconds();
     pr.cost_usd += cost;
     billed_ += cost;
     busy_billed_ += held > 0 ? cost * std::min(1.0, n.busy_s / held) : 0.0;
+    node_category(pr.costs, ps, n.committed) += cost;
+    if (held > 0) {
+      pr.costs.idle += cost * (1.0 - std::min(1.0, n.busy_s / held));
+      pr.costs.provisioning += cost * std::min(1.0, provisioning_s / held);
+    }
+    if (n.committed) {
+      // Covered by the commitment (billed in finish()): count what its time was worth.
+      --committed_live_[static_cast<std::size_t>(n.pool)];
+      committed_busy_usd_[static_cast<std::size_t>(n.pool)] += node_value(ps, true, 0, n.busy_s);
+      committed_provisioning_usd_[static_cast<std::size_t>(n.pool)] += node_value(ps, true, 0, provisioning_s);
+    }
     recorder().record(cost_series_, engine_.now(), billed_);
+  }
+
+  // ---- spot markets, fallbacks, commitments, egress ----------------------------------------
+  void init_markets() {
+    const std::size_t n = spec_.pools.size();
+    fallback_.assign(n, -1);
+    served_names_.assign(n, {});
+    market_open_.assign(n, 1);
+    closed_since_.assign(n, 0.0);
+    waiting_.assign(n, 0);
+    committed_live_.assign(n, 0);
+    committed_busy_usd_.assign(n, 0.0);
+    committed_provisioning_usd_.assign(n, 0.0);
+    for (std::size_t p = 0; p < n; ++p) {
+      for (std::size_t q = 0; q < n; ++q) {
+        if (!spec_.pools[p].fallback.empty() && spec_.pools[q].name == spec_.pools[p].fallback) fallback_[p] = static_cast<int>(q);
+      }
+      if (spec_.pools[p].market.enabled()) market_open_[p] = spec_.pools[p].market.open_at(0) ? 1 : 0;
+    }
+    // A pool serves jobs that name it, or a pool whose fallbacks lead to it.
+    for (std::size_t p = 0; p < n; ++p) {
+      for (int q = static_cast<int>(p); q >= 0; q = fallback_[static_cast<std::size_t>(q)]) {
+        served_names_[static_cast<std::size_t>(q)].push_back(spec_.pools[p].name);
+      }
+    }
+  }
+
+  bool serves(int pool, const std::string& name) const {
+    const auto& names = served_names_[static_cast<std::size_t>(pool)];
+    return std::find(names.begin(), names.end(), name) != names.end();
+  }
+
+  // The next crossing of a market's maximum price, as an engine event.
+  void arm_market(int pool) {
+    const double at = spec_.pools[static_cast<std::size_t>(pool)].market.next_crossing(engine_.now().seconds());
+    if (!(at < options_.horizon_s)) return;
+    engine_.schedule_at(sim::Time::from_seconds(at), [this, pool] { market_crossing(pool); });
+  }
+
+  // The price crossed the pool's maximum. Up: as under AWS's old bidding model, every node of
+  // the pool gets the notice and is reclaimed after it; no node can be had while it stays up.
+  // Down: the replacement requests that waited are served.
+  void market_crossing(int pool) {
+    const std::size_t p = static_cast<std::size_t>(pool);
+    const PoolSpec& ps = spec_.pools[p];
+    const bool open = ps.market.open_at(engine_.now().seconds());
+    if (open != static_cast<bool>(market_open_[p])) {
+      market_open_[p] = open ? 1 : 0;
+      if (!open) {
+        closed_since_[p] = engine_.now().seconds();
+        for (std::size_t id = 0; id < nodes_.size(); ++id) {
+          const Node& n = nodes_[id];
+          if (n.pool != pool || (n.state != NodeState::ready && n.state != NodeState::busy)) continue;
+          const int node = static_cast<int>(id), gen = n.generation;
+          spot_notice(node, gen);
+          engine_.schedule_in(sim::Time::from_seconds(ps.notice_s), [this, node, gen] { node_lost(node, gen, true); });
+        }
+      } else {
+        pool_results_[p].unavailable_s += engine_.now().seconds() - closed_since_[p];
+        const int waiting = waiting_[p];
+        waiting_[p] = 0;
+        if (!all_jobs_finished()) {
+          for (int i = 0; i < waiting; ++i) add_node(pool, false);
+        }
+        request_pass();
+      }
+    }
+    arm_market(pool);
+  }
+
+  // A replacement node for `pool`: from it while its market is open, else from its fallbacks
+  // (an auto-scaled fallback within its max_nodes), else it waits for the market to reopen.
+  void request_node(int pool) {
+    for (int p = pool; p >= 0; p = fallback_[static_cast<std::size_t>(p)]) {
+      const PoolSpec& ps = spec_.pools[static_cast<std::size_t>(p)];
+      if (!market_open_[static_cast<std::size_t>(p)]) continue;
+      if (p != pool && ps.autoscaled() && live_nodes(p) >= ps.max_nodes) continue;
+      if (p != pool) ++pool_results_[static_cast<std::size_t>(p)].fallback_nodes;
+      add_node(p, false);
+      return;
+    }
+    ++waiting_[static_cast<std::size_t>(pool)];
+  }
+
+  // Checkpoint bytes moved between the job's nodes and its storage (a write, or a read when
+  // restoring), each node its GPUs' share; egress is charged to the job and the node's pool.
+  void charge_checkpoint_transfer(Job& j, bool write) {
+    const CheckpointSpec& c = j.spec->checkpoint;
+    if (!(c.size_bytes > 0) || j.alloc.empty()) return;
+    const int gpus = held_gpus(j);
+    for (const Allocation& a : j.alloc) {
+      const int pool = nodes_[static_cast<std::size_t>(a.node)].pool;
+      const Location node = spec_.pools[static_cast<std::size_t>(pool)].location();
+      const double bytes = c.size_bytes * a.gpus / gpus;
+      const double usd = write ? egress_cost(bytes, node, c.storage(), spec_.egress)
+                               : egress_cost(bytes, c.storage(), node, spec_.egress);
+      j.result.costs.egress += usd;
+      j.result.cost_usd += usd;
+      pool_results_[static_cast<std::size_t>(pool)].costs.egress += usd;
+    }
+  }
+
+  // At the end of the run: reserved commitments over the whole run, markets still closed.
+  void settle_pools() {
+    const double end_s = engine_.now().seconds();
+    for (std::size_t p = 0; p < spec_.pools.size(); ++p) {
+      const PoolSpec& ps = spec_.pools[p];
+      PoolResult& pr = pool_results_[p];
+      if (!market_open_[p]) pr.unavailable_s += end_s - closed_since_[p];
+      if (ps.capacity != Capacity::reserved || ps.nodes == 0) continue;
+      const double commitment = committed_cost(ps.price_per_node_hour, ps.nodes, end_s);
+      pr.cost_usd += commitment;
+      pr.costs.reserved += commitment;
+      pr.costs.idle += commitment - std::min(commitment, committed_busy_usd_[p]);
+      pr.costs.provisioning += std::min(commitment, committed_provisioning_usd_[p]);
+      billed_ += commitment;
+      busy_billed_ += std::min(commitment, committed_busy_usd_[p]);
+    }
   }
 
   // ---- jobs --------------------------------------------------------------------------------
@@ -325,8 +508,9 @@ class Simulation {
   }
 
   bool fits_anywhere(const JobSpec& s) const {
-    for (const PoolSpec& p : spec_.pools) {
-      if ((s.pool.empty() || s.pool == p.name) && s.start_gpus() <= p.gpus_per_node * std::max(p.nodes, p.max_nodes)) return true;
+    for (std::size_t i = 0; i < spec_.pools.size(); ++i) {
+      const PoolSpec& p = spec_.pools[i];
+      if ((s.pool.empty() || serves(static_cast<int>(i), s.pool)) && s.start_gpus() <= p.gpus_per_node * std::max(p.nodes, p.max_nodes)) return true;
     }
     return false;
   }
@@ -373,6 +557,7 @@ class Simulation {
     j.result.max_leaves = std::max(j.result.max_leaves, static_cast<int>(leaves.size()));
     const CheckpointSpec& c = j.spec->checkpoint;
     const double restore = (j.saved > 0 ? c.read_s() : 0.0) + c.warmup_s;
+    if (j.saved > 0) charge_checkpoint_transfer(j, false);
     ++j.generation;
     const int gen = j.generation;
     engine_.schedule_in(sim::Time::from_seconds(restore), [this, id, gen] { start_running(id, gen); });
@@ -520,6 +705,7 @@ class Simulation {
     if (j.state != JobState::running) return;
     pause_running(j);
     set_state(j, JobState::checkpointing);
+    charge_checkpoint_transfer(j, true);
     j.emergency = emergency;
     ++j.generation;
     const int gen = j.generation;
@@ -559,6 +745,7 @@ class Simulation {
     Job& j = jobs_[static_cast<std::size_t>(id)];
     if (j.state == JobState::running) pause_running(j);
     if (by_scheduler) {
+      if (j.state == JobState::running || j.state == JobState::resizing) charge_checkpoint_transfer(j, true);
       if (j.state == JobState::running || j.state == JobState::checkpointing || j.state == JobState::resizing) j.saved = j.done_at_start;
       ++j.result.suspensions;
     } else {
@@ -615,7 +802,9 @@ class Simulation {
       }
       busy_gpus_ -= gpus;
       j.result.gpu_hours += gpus * held_s / 3600.0;
-      j.result.cost_usd += ps.price_per_node_hour * held_s / 3600.0 * gpus / ps.gpus_per_node;
+      const double share = node_value(ps, n.committed, a.since.seconds(), engine_.now().seconds()) * gpus / ps.gpus_per_node;
+      j.result.cost_usd += share;
+      node_category(j.result.costs, ps, n.committed) += share;
     }
     a.gpus -= gpus;
     if (a.gpus == 0) j.alloc.erase(j.alloc.begin() + static_cast<long>(k));
@@ -901,7 +1090,7 @@ class Simulation {
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
       const Node& n = nodes_[i];
       if ((n.state != NodeState::ready && n.state != NodeState::busy) || n.free == 0) continue;
-      if (!pool.empty() && spec_.pools[static_cast<std::size_t>(n.pool)].name != pool) continue;
+      if (!pool.empty() && !serves(n.pool, pool)) continue;
       candidates_.push_back(static_cast<int>(i));
       free_total += n.free;
     }
@@ -1013,6 +1202,7 @@ class Simulation {
           const double months = (jr.finish_s - first_checkpoint_s_[static_cast<int>(id)]) / (30.0 * 86400.0);
           const double s = c.size_bytes / 1e9 * c.storage_price_per_gb_month * months;
           jr.cost_usd += s;
+          jr.costs.storage += s;
           storage += s;
         }
       }
@@ -1036,11 +1226,14 @@ class Simulation {
     }
     for (const JobResult& jr : r.jobs) busy_gpu_hours += jr.gpu_hours;
     r.gpu_utilization = gpu_hours > 0 ? busy_gpu_hours / gpu_hours : 0;
+    settle_pools();
     r.pools = pool_results_;
-    r.compute_cost_usd = billed_;
-    r.idle_cost_usd = billed_ - busy_billed_;
+    for (const PoolResult& pr : r.pools) r.costs += pr.costs;
+    r.costs.storage = storage;
+    r.compute_cost_usd = r.costs.node_time();
+    r.idle_cost_usd = r.costs.idle;
     r.storage_cost_usd = storage;
-    r.total_cost_usd = billed_ + storage;
+    r.total_cost_usd = r.costs.total();
     r.events = static_cast<std::int64_t>(engine_.events_executed());
     return std::move(result_);
   }
@@ -1070,6 +1263,7 @@ class Simulation {
   int ready_gpus_ = 0, busy_gpus_ = 0;
   bool autoscaling_ = false;
   bool elastic_ = false;
+  bool pinned_jobs_ = false;           // some job names a pool
   bool keyed_ = false;                 // the policy orders its queue by a key (keyed_queue_)
   std::set<std::tuple<double, double, int>> keyed_queue_;  // (key, submit, job id)
   std::unique_ptr<RankWalk> rank_walk_;  // ranked preemptive policies: the jobs by rank position
@@ -1079,6 +1273,13 @@ class Simulation {
   int finished_ = 0;
   bool pass_pending_ = false;
   double billed_ = 0, busy_billed_ = 0;
+  std::vector<int> fallback_;                      // per pool: its fallback's index, -1 for none
+  std::vector<std::vector<std::string>> served_names_;  // per pool: job pool names it serves
+  std::vector<char> market_open_;                  // per pool: nodes can be had (1 without a market)
+  std::vector<double> closed_since_;               // per pool: when its market last closed
+  std::vector<int> waiting_;                       // per pool: replacements waiting for its market
+  std::vector<int> committed_live_;                // per pool: live nodes under the commitment
+  std::vector<double> committed_busy_usd_, committed_provisioning_usd_;  // their time's worth
   sim::SeriesId busy_series_{}, ready_series_{}, cost_series_{};
   ClusterResult result_;
 };

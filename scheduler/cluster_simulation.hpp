@@ -37,6 +37,21 @@ struct SimulationOptions {
   bool rank_index = true;
 };
 
+// Costs by category (USD). Node time: on_demand + spot + reserved (a reserved pool's commitment
+// over the whole run; its nodes beyond the commitment are on-demand); idle and provisioning are
+// parts of it. Then checkpoint storage and data transfer (egress). Jobs carry their GPUs' share
+// of node time (no idle part); pools their node time and the egress of their nodes.
+struct CostBreakdown {
+  double on_demand = 0, spot = 0, reserved = 0;
+  double idle = 0;          // of node time: nodes without jobs (provisioning included)
+  double provisioning = 0;  // of idle: nodes requested and not ready yet
+  double storage = 0;       // checkpoint storage
+  double egress = 0;        // checkpoint writes and reads across zones or regions
+  double node_time() const { return on_demand + spot + reserved; }
+  double total() const { return node_time() + storage + egress; }
+  CostBreakdown& operator+=(const CostBreakdown& o);
+};
+
 struct JobResult {
   std::string name;
   int gpus = 0;
@@ -60,7 +75,8 @@ struct JobResult {
   double checkpoint_s = 0;             // time writing checkpoints
   double network_s = 0;                // running time spent in exposed inter-node communication
                                        // (the job's gradient all-reduce, slowed by jobs sharing its links)
-  double cost_usd = 0;                 // its share of node time (GPU fraction) + checkpoint storage
+  double cost_usd = 0;                 // its share of node time (GPU fraction) + checkpoint storage + egress
+  CostBreakdown costs;                 // cost_usd by category
 };
 
 struct PoolResult {
@@ -70,7 +86,10 @@ struct PoolResult {
   int failed = 0;
   double node_hours = 0;
   double busy_node_hours = 0;          // with at least one job
-  double cost_usd = 0;                 // billed (per-second with a minimum per node)
+  double cost_usd = 0;                 // billed (per-second with a minimum per node; reserved: the commitment)
+  CostBreakdown costs;                 // cost_usd by category, and the egress of its nodes
+  int fallback_nodes = 0;              // nodes it gave in place of a pool that could not
+  double unavailable_s = 0;            // spot market: time the price was above the maximum
 };
 
 struct ClusterResult {
@@ -81,10 +100,11 @@ struct ClusterResult {
   double mean_jct_s = 0, median_jct_s = 0, p99_jct_s = 0;
   double mean_queueing_s = 0;
   double gpu_utilization = 0;          // busy GPU-hours / GPU-hours held
-  double compute_cost_usd = 0;         // billed node time
+  double compute_cost_usd = 0;         // billed node time (reserved: the commitments)
   double idle_cost_usd = 0;            // of which nodes without jobs (and provisioning)
   double storage_cost_usd = 0;         // checkpoint storage
   double total_cost_usd = 0;
+  CostBreakdown costs;                 // by category: total_cost_usd == costs.total()
   double lost_gpu_hours = 0;
   std::int64_t events = 0;
   sim::Recorder recorder;              // series: busy_gpus, ready_gpus, nodes_<state>, cost_usd

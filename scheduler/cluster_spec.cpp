@@ -30,6 +30,30 @@ namespace {
   throw std::invalid_argument(what + ": " + field + " " + why);
 }
 bool finite_nonnegative(double v) { return std::isfinite(v) && v >= 0; }
+
+// Every fallback names another pool, and following fallbacks never comes back to a pool.
+void validate_fallbacks(const std::vector<PoolSpec>& pools) {
+  const auto index_of = [&](const std::string& name) {
+    for (std::size_t i = 0; i < pools.size(); ++i) {
+      if (pools[i].name == name) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  for (const PoolSpec& p : pools) {
+    if (p.fallback.empty()) continue;
+    const std::string what = "pool '" + p.name + "'";
+    if (p.fallback == p.name) reject(what, "fallback", "names the pool itself");
+    if (index_of(p.fallback) < 0) reject(what, "fallback", "names no pool ('" + p.fallback + "')");
+    std::string chain = p.name;
+    for (int q = index_of(p.fallback), steps = 0; q >= 0; q = index_of(pools[static_cast<std::size_t>(q)].fallback), ++steps) {
+      chain += " -> " + pools[static_cast<std::size_t>(q)].name;
+      if (pools[static_cast<std::size_t>(q)].name == p.name || steps > static_cast<int>(pools.size())) {
+        reject(what, "fallback", "makes a cycle (" + chain + ")");
+      }
+      if (pools[static_cast<std::size_t>(q)].fallback.empty()) break;
+    }
+  }
+}
 }  // namespace
 
 void validate(const ClusterSpec& spec) {
@@ -54,7 +78,16 @@ void validate(const ClusterSpec& spec) {
     }
     validate(p.reclaim);
     validate(p.failure);
+    if (p.market.enabled()) {
+      if (p.capacity != Capacity::spot) reject(what, "spot_trace", "needs spot capacity");
+      if (!(p.market.max_price_per_hour >= 0)) reject(what, "spot_trace.max_price", "must be >= 0");
+      if (!finite_nonnegative(p.market.start_s)) reject(what, "spot_trace.start", "must be >= 0");
+    }
+    if (std::isnan(p.on_demand_price_per_node_hour) || std::isinf(p.on_demand_price_per_node_hour)) {
+      reject(what, "on-demand price", "must be finite");
+    }
   }
+  validate_fallbacks(spec.pools);
   for (const JobSpec& j : spec.jobs) {
     const std::string what = "job '" + j.name + "'";
     if (!finite_nonnegative(j.submit_s)) reject(what, "submit", "must be >= 0");

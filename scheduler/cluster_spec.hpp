@@ -8,6 +8,7 @@
 
 #include "scheduler/billing.hpp"
 #include "scheduler/hazard.hpp"
+#include "scheduler/spot_market.hpp"
 
 namespace dlsim::scheduler {
 
@@ -41,6 +42,16 @@ struct PoolSpec {
   double idle_timeout_s = 600;
   double scale_up_cooldown_s = 60;
   bool autoscaled() const { return max_nodes > nodes; }
+  // Spot market and billing (spot_market.hpp, billing.hpp).
+  SpotMarket market;                // spot: replay a price history with a maximum price
+  std::string fallback;             // "" or the pool that gets this pool's node requests when it
+                                    // cannot give a node (market closed, or at max_nodes)
+  std::string region, zone;         // where the nodes are ("": the one default region / zone)
+  // Reserved: the starting `nodes` are a commitment billed over the whole run at
+  // price_per_node_hour; nodes beyond it (auto-scaled) are billed at this on-demand price
+  // (< 0: at price_per_node_hour).
+  double on_demand_price_per_node_hour = -1;
+  Location location() const { return {region, zone, false}; }
 };
 
 enum class CheckpointPolicy { none, fixed, young_daly };
@@ -54,6 +65,11 @@ struct CheckpointSpec {
   double read_bandwidth = 1e9;      // bytes/s when restoring
   double warmup_s = 60;             // after restoring, before the first useful iteration
   double storage_price_per_gb_month = 0.023;  // S3 standard, us-east-1 (AWS price list, 2024)
+  // Where the checkpoints are stored: a region (object storage, reached free from its zones) or,
+  // with storage_zone, a zonal file system. Writes and reads that cross zones or regions pay
+  // egress (billing.hpp).
+  std::string storage_region, storage_zone;
+  Location storage() const { return {storage_region, storage_zone, storage_zone.empty()}; }
   double write_s() const { return size_bytes / write_bandwidth; }
   double read_s() const { return size_bytes / read_bandwidth; }
 };
@@ -88,6 +104,7 @@ struct ClusterSpec {
   std::vector<PoolSpec> pools;
   std::vector<JobSpec> jobs;
   BillingRule billing;
+  EgressPrices egress;              // data transfer prices (checkpoint writes and reads)
 };
 
 // Throws std::invalid_argument naming the pool or job and the field.

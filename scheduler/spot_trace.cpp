@@ -106,6 +106,8 @@ SpotPriceSeries make_series(std::string instance, std::string zone, std::vector<
 
 }  // namespace
 
+std::optional<double> parse_utc_timestamp(std::string_view text) { return parse_iso_utc(text); }
+
 // ---- price series ----
 
 double SpotPriceSeries::price_at(double t_s) const {

@@ -18,7 +18,9 @@
 // Malformed rows throw std::runtime_error naming the file and line.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "scheduler/hazard.hpp"
@@ -43,6 +45,10 @@ struct SpotPriceSeries {
   // Throws std::out_of_range for t0_s < 0 and std::invalid_argument for t1_s < t0_s.
   double mean_price(double t0_s, double t1_s) const;
 };
+
+// "2019-12-20T06:39:10.000Z" (UTC, fraction optional) -> seconds since 1970-01-01; nullopt when
+// malformed or not a date.
+std::optional<double> parse_utc_timestamp(std::string_view text);
 
 // One series per (instance type, availability zone), sorted by (instance, zone); points sorted by
 // time. Two records of a series at the same instant keep the later row of the file.

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "dime_traces.hpp"
 #include "scheduler/spot_trace.hpp"
 
 namespace dlsim::scheduler {
@@ -17,23 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 constexpr double kHour = 3600;
-
-// The shared traces (never copied into the repository): $DLSIM_SOURCE_DIR/../shared/data/traces,
-// else /work/shared/data/traces. Empty when neither exists.
-std::string dime_dir() {
-  std::vector<std::string> roots;
-  if (const char* src = std::getenv("DLSIM_SOURCE_DIR")) roots.push_back(std::string(src) + "/../shared/data/traces");
-  roots.push_back("/work/shared/data/traces");
-  for (const auto& root : roots) {
-    const auto dir = root + "/spot_aws_gcp_training_on_a_dime";
-    if (fs::is_directory(dir)) return dir;
-  }
-  return "";
-}
-
-#define REQUIRE_TRACES(dir)                                                                    \
-  const std::string dir = dime_dir();                                                          \
-  if (dir.empty()) GTEST_SKIP() << "spot traces not found (../shared/data/traces): skipped"
 
 const SpotPriceSeries& find(const std::vector<SpotPriceSeries>& all, const std::string& instance,
                             const std::string& zone) {
