@@ -1,10 +1,11 @@
 // Cluster scenarios: many jobs on node pools over time (scheduler/cluster_simulation.hpp),
 // recognised by a top-level `pools:` list. Schema in scenarios/README.md ("Cluster scenarios"):
 //   pools: [{name, instance, nodes, capacity, price, discount, provisioning, reclaim, notice,
-//            failure, replace_lost_nodes, nodes_per_leaf}]
+//            failure, replace_lost_nodes, nodes_per_leaf,
+//            autoscale: {policy, min, max, idle, cooldown, target, low, interval, window}}]
 //   jobs: [{name, submit, gpus, pool, iterations, iteration_time, priority, queue, checkpoint}]
 //   trace: {format, path, jobs, checkpoint} or {format: synthetic, jobs, mean_interarrival, ...}
-//   scheduler: {policy, backfill, placement, las_thresholds}
+//   scheduler: {policy, backfill, placement, las_thresholds, queue_weights, horizon}
 //   sweep: {"key.path": [values], ...}   every combination is one variant (one row)
 #pragma once
 #include <functional>
