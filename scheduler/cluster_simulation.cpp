@@ -90,6 +90,7 @@ class Simulation {
       autoscaling_ = autoscaling_ || p.autoscaled();
     }
     pool_nodes_.assign(spec.pools.size(), {});
+    pool_live_.resize(spec.pools.size());
     for (const JobSpec& j : spec.jobs) elastic_ = elastic_ || j.elastic();
     keyed_ = policy_->has_queue_key() && !policy_->preemptive();
     for (std::size_t p = 0; p < spec.pools.size(); ++p) pool_results_[p].name = spec.pools[p].name;
@@ -128,6 +129,7 @@ class Simulation {
     nodes_.push_back(n);
     ++pool_results_[static_cast<std::size_t>(pool)].nodes_requested;
     count_node(pool, NodeState::provisioning, +1);
+    if (autoscaling_) pool_live_[static_cast<std::size_t>(pool)].push_back(id_of_last_node());
     const int id = static_cast<int>(nodes_.size()) - 1;
     if (initial) {
       node_ready(id);
@@ -157,7 +159,7 @@ class Simulation {
     }
   }
 
-  AutoscaleView scale_view(int pool, ScaleTrigger trigger, int unplaced_gpus, int idle_node) const {
+  AutoscaleView scale_view(int pool, ScaleTrigger trigger, int unplaced_gpus, int idle_node) {
     AutoscaleView v;
     v.now_s = engine_.now().seconds();
     v.trigger = trigger;
@@ -173,11 +175,14 @@ class Simulation {
     pv.nodes_busy = c[state_index(NodeState::busy)];
     pv.nodes_draining = c[state_index(NodeState::draining)];
     pv.last_scale_up_s = last_scale_up_[static_cast<std::size_t>(pool)];
-    for (std::size_t i = 0; i < nodes_.size(); ++i) {
-      const Node& n = nodes_[i];
-      if (n.pool != pool) continue;
+    // The pool's live nodes (those released or lost since the last view drop out here).
+    std::vector<int>& live = pool_live_[static_cast<std::size_t>(pool)];
+    live.erase(std::remove_if(live.begin(), live.end(), [this](int id) { return !is_live(nodes_[static_cast<std::size_t>(id)]); }),
+               live.end());
+    for (int id : live) {
+      const Node& n = nodes_[static_cast<std::size_t>(id)];
       if (n.state == NodeState::busy) pv.busy_gpus += pv.gpus_per_node - n.free;
-      if (n.state == NodeState::ready) pv.idle.push_back({static_cast<int>(i), n.idle_since.seconds()});
+      if (n.state == NodeState::ready) pv.idle.push_back({id, n.idle_since.seconds()});
     }
     std::stable_sort(pv.idle.begin(), pv.idle.end(), [](const IdleNode& a, const IdleNode& b) { return a.idle_since_s < b.idle_since_s; });
     return v;
@@ -244,6 +249,9 @@ class Simulation {
   static constexpr std::array<NodeState, 4> kCountedStates{NodeState::provisioning, NodeState::ready, NodeState::busy,
                                                            NodeState::draining};
   static constexpr std::size_t state_index(NodeState s) { return static_cast<std::size_t>(s); }
+
+  static bool is_live(const Node& n) { return state_index(n.state) < kCountedStates.size(); }
+  int id_of_last_node() const { return static_cast<int>(nodes_.size()) - 1; }
 
   void count_node(int pool, NodeState s, int change) {
     if (state_index(s) >= kCountedStates.size()) return;
@@ -995,6 +1003,7 @@ class Simulation {
   std::vector<Arrival> arrivals_;      // every arrival so far (kept when auto-scaling)
   std::vector<std::array<int, 4>> pool_nodes_;  // per pool: nodes by live state
   std::array<int, 4> nodes_in_{};      // all pools: nodes by live state
+  std::vector<std::vector<int>> pool_live_;  // auto-scaling: per pool, ids of live nodes (and some left since)
   std::array<sim::SeriesId, 4> node_series_{};
   std::vector<double> queue_weight_;   // fair-share weight per queue
   int finished_ = 0;
