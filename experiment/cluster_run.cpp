@@ -55,7 +55,7 @@ void run_cluster(const Scenario& scenario, Results& results) {
     for (const sim::TimeSeries& series : r.recorder.all_series()) {
       Table t;
       TableColumn time{"time", "s", "simulated time", TableColumn::Type::real, {}, {}};
-      TableColumn value{"value", series.name == "cost_usd" ? "USD" : "GPUs", series.name, TableColumn::Type::real, {}, {}};
+      TableColumn value{"value", series.name == "cost_usd" ? "USD" : (series.name.rfind("nodes_", 0) == 0 ? "nodes" : "GPUs"), series.name, TableColumn::Type::real, {}, {}};
       for (std::size_t i = 0; i < series.times.size(); ++i) {
         time.numbers.push_back(series.times[i].seconds());
         value.numbers.push_back(series.values[i]);

@@ -12,6 +12,7 @@
 #include "experiment/nearest_name.hpp"
 #include "experiment/overrides.hpp"
 #include "models/catalog.hpp"
+#include "scheduler/autoscaler.hpp"
 #include "scheduler/trace.hpp"
 
 namespace dlsim::experiment {
@@ -46,6 +47,29 @@ scheduler::Hazard read_hazard(MapReader& parent, const std::string& key) {
   }
   r.finish();
   return h;
+}
+
+// pools[i].autoscale: which auto-scaler (scheduler/autoscaler.hpp) and its own keys; a key of
+// another auto-scaler is an error naming the one that takes it.
+void read_autoscaler(MapReader& a, scheduler::PoolSpec& p) {
+  p.autoscaler = a.choice("policy", scheduler::autoscaler_names(), "reactive");
+  if (p.autoscaler == "utilization") {
+    p.target_utilization = a.number("target", 0, 1, 0.8);
+    if (!(p.target_utilization > 0)) a.fail("target", "must be in (0, 1]: the share of GPUs busy to aim for, e.g. 0.8");
+    p.low_utilization = a.number("low", 0, 1, p.target_utilization / 2);
+    if (p.low_utilization >= p.target_utilization) {
+      a.fail("low", "must be below the target (" + std::to_string(p.target_utilization) + ")");
+    }
+  }
+  if (p.autoscaler == "predictive") p.forecast_window_s = a.quantity("window", Dimension::duration, 1, 100 * kYear, 3600.0);
+  if (p.autoscaler != "reactive") p.scale_interval_s = a.quantity("interval", Dimension::duration, 1, 86400, 60.0);
+  const std::pair<const char*, const char*> owners[] = {
+      {"target", "utilization"}, {"low", "utilization"}, {"window", "predictive"}, {"interval", "utilization or predictive"}};
+  for (const auto& [key, owner] : owners) {
+    if (a.has(key) && std::string(owner).find(p.autoscaler) == std::string::npos) {
+      a.fail(key, std::string("applies only to policy ") + owner + " (this pool's policy is " + p.autoscaler + ")");
+    }
+  }
 }
 
 scheduler::PoolSpec read_pool(MapReader& r, const models::Catalog& catalog, const std::string& base_dir, TraceFiles& files) {
@@ -98,6 +122,7 @@ scheduler::PoolSpec read_pool(MapReader& r, const models::Catalog& catalog, cons
     p.max_nodes = static_cast<int>(a.integer("max", 0, 100'000));
     p.idle_timeout_s = a.quantity("idle", Dimension::duration, 0, 86400 * 30.0, 600.0);
     p.scale_up_cooldown_s = a.quantity("cooldown", Dimension::duration, 0, 86400.0, 60.0);
+    read_autoscaler(a, p);
     if (p.min_nodes > p.nodes) a.fail("min", "must not exceed the pool's starting nodes (" + std::to_string(p.nodes) + ")");
     if (p.max_nodes < p.nodes) a.fail("max", "must be at least the pool's starting nodes (" + std::to_string(p.nodes) + ")");
     a.finish();
@@ -247,11 +272,34 @@ void read_trace(MapReader& r, const std::string& base_dir, std::uint64_t seed, s
   out.insert(out.end(), jobs.begin(), jobs.end());
 }
 
-scheduler::SimulationOptions read_scheduler(MapReader& r, std::uint64_t seed) {
+// scheduler.queue_weights: {queue: weight}; every queue named must hold jobs.
+void read_queue_weights(MapReader& r, const std::vector<scheduler::JobSpec>& jobs, scheduler::SimulationOptions& o) {
+  const YAML::Node w = r.node("queue_weights");
+  if (!w.IsDefined() || w.IsNull()) return;
+  if (!w.IsMap()) r.fail("queue_weights", "expected a mapping from queue name to weight, e.g. {team-a: 2, team-b: 1}");
+  std::vector<std::string> queues;
+  for (const auto& j : jobs) {
+    if (std::find(queues.begin(), queues.end(), j.queue) == queues.end()) queues.push_back(j.queue);
+  }
+  MapReader weights(w, r.path_of("queue_weights"), r.source());
+  for (const auto& kv : w) {
+    const std::string name = kv.first.Scalar();
+    if (std::find(queues.begin(), queues.end(), name) == queues.end()) {
+      std::string known;
+      for (const auto& q : queues) known += (known.empty() ? "" : ", ") + (q.empty() ? std::string("''") : q);
+      weights.fail(name, "no job is in queue '" + name + "'" + did_you_mean(name, queues) + "; the jobs' queues: " + known);
+    }
+    o.queue_weights.emplace_back(name, weights.number(name, 1e-6, 1e6));
+  }
+  weights.finish();
+}
+
+scheduler::SimulationOptions read_scheduler(MapReader& r, std::uint64_t seed, const std::vector<scheduler::JobSpec>& jobs) {
   scheduler::SimulationOptions o;
   o.seed = seed;
   o.policy = r.choice("policy", scheduler::policy_names(), "fifo");
   o.backfill = r.boolean("backfill", false);
+  read_queue_weights(r, jobs, o);
   o.horizon_s = r.quantity("horizon", Dimension::duration, 1, 100 * kYear, 365.0 * 86400);
   const std::string placement = r.choice("placement", {"packed", "spread", "topology-aware"}, "packed");
   o.placement = placement == "spread" ? scheduler::Placement::spread
@@ -310,7 +358,7 @@ ClusterVariant read_variant(const YAML::Node& root, const Source& source, const 
     read_trace(r, base_dir, seed, v.spec.jobs, v.spec.pools.front(), catalog, rates);
   }
   MapReader s(child(root, "scheduler"), "scheduler", source, true);
-  v.options = read_scheduler(s, seed);
+  v.options = read_scheduler(s, seed, v.spec.jobs);
   // Jobs larger than every pool fail at arrival in the simulation; say so before running.
   int largest = 0;
   for (const auto& p : v.spec.pools) largest = std::max(largest, p.gpus_per_node * std::max(p.nodes, p.max_nodes));

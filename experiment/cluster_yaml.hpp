@@ -1,11 +1,14 @@
 // Cluster scenarios: many jobs on node pools over time (scheduler/cluster_simulation.hpp),
 // recognised by a top-level `pools:` list. Schema in scenarios/README.md ("Cluster scenarios"):
 //   pools: [{name, instance, nodes, capacity, price, discount, provisioning, reclaim, notice,
-//            failure, replace_lost_nodes, nodes_per_leaf, autoscale, spot_trace, fallback, region,
-//            zone}]   (reclaim may be {fit: probe log}; market_yaml.hpp)
-//   jobs: [{name, submit, gpus, pool, iterations, iteration_time, priority, queue, checkpoint}]
-//   trace: {format, path, jobs, checkpoint} or {format: synthetic, jobs, mean_interarrival, ...}
-//   scheduler: {policy, backfill, placement, las_thresholds}
+//            failure, replace_lost_nodes, nodes_per_leaf, nic_bandwidth, oversubscription,
+//            autoscale: {policy, min, max, idle, cooldown, target, low, interval, window},
+//            spot_trace, fallback, region, zone}]   (reclaim may be {fit: probe log}; market_yaml.hpp)
+//   jobs: [{name, submit, gpus, pool, work (iterations | duration | data | tokens), iteration_time
+//           (+ gradient_bytes, overlap) or model (+ batch_per_gpu, sequence_length, precision),
+//           priority, queue, checkpoint, elastic}]   (cluster_job_yaml.hpp)
+//   trace: {format, path, jobs, checkpoint, models} or {format: synthetic, jobs, mean_interarrival, ...}
+//   scheduler: {policy, backfill, placement, las_thresholds, queue_weights, horizon}
 //   billing: {granularity, minimum, inter_zone_usd_per_gb, inter_region_usd_per_gb}
 //   sweep: {"key.path": [values], ...}   every combination is one variant (one row)
 #pragma once

@@ -2,6 +2,7 @@
 #include "scheduler/cluster_simulation.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -9,6 +10,7 @@
 #include <tuple>
 #include <stdexcept>
 
+#include "scheduler/autoscaler.hpp"
 #include "scheduler/checkpoint_math.hpp"
 #include "scheduler/fabric_share.hpp"
 #include "scheduler/rank_walk.hpp"
@@ -90,9 +92,15 @@ class Simulation {
       if (std::find(queue_names_.begin(), queue_names_.end(), j.queue) == queue_names_.end()) queue_names_.push_back(j.queue);
     }
     queue_gpus_.assign(queue_names_.size(), 0.0);
+    queue_weight_ = queue_weights(options.queue_weights);
     pool_results_.resize(spec.pools.size());
     last_scale_up_.assign(spec.pools.size(), -1.0);
-    for (const PoolSpec& p : spec.pools) autoscaling_ = autoscaling_ || p.autoscaled();
+    for (const PoolSpec& p : spec.pools) {
+      autoscalers_.push_back(p.autoscaled() ? make_autoscaler(p) : nullptr);
+      autoscaling_ = autoscaling_ || p.autoscaled();
+    }
+    pool_nodes_.assign(spec.pools.size(), {});
+    pool_live_.resize(spec.pools.size());
     for (const JobSpec& j : spec.jobs) elastic_ = elastic_ || j.elastic();
     for (const JobSpec& j : spec.jobs) pinned_jobs_ = pinned_jobs_ || !j.pool.empty();
     keyed_ = policy_->has_queue_key() && !policy_->preemptive();
@@ -111,6 +119,7 @@ class Simulation {
     busy_series_ = recorder().series("busy_gpus");
     ready_series_ = recorder().series("ready_gpus");
     cost_series_ = recorder().series("cost_usd");
+    for (NodeState s : kCountedStates) node_series_[state_index(s)] = recorder().series("nodes_" + to_string(s));
   }
 
   ClusterResult run() {
@@ -125,6 +134,9 @@ class Simulation {
       engine_.schedule_at(sim::Time::from_seconds(spec_.jobs[j].submit_s), [this, j] { arrive(static_cast<int>(j)); });
     }
     if (options_.series_interval_s > 0) sample_tick();
+    for (std::size_t p = 0; p < autoscalers_.size(); ++p) {
+      if (autoscalers_[p] && autoscalers_[p]->interval_s() > 0 && !jobs_.empty()) scale_tick(static_cast<int>(p));
+    }
     if (!jobs_.empty()) engine_.run_until(sim::Time::from_seconds(options_.horizon_s));
     return finish();
   }
@@ -147,6 +159,8 @@ class Simulation {
     }
     nodes_.push_back(n);
     ++pool_results_[static_cast<std::size_t>(pool)].nodes_requested;
+    count_node(pool, NodeState::provisioning, +1);
+    if (autoscaling_) pool_live_[static_cast<std::size_t>(pool)].push_back(id_of_last_node());
     const int id = static_cast<int>(nodes_.size()) - 1;
     if (initial) {
       node_ready(id);
@@ -160,54 +174,95 @@ class Simulation {
 
   // Nodes of a pool that are provisioning or in service (not lost, not released).
   int live_nodes(int pool) const {
+    const auto& c = pool_nodes_[static_cast<std::size_t>(pool)];
     int n = 0;
-    for (const Node& node : nodes_) {
-      if (node.pool == pool && (node.state == NodeState::provisioning || node.state == NodeState::ready ||
-                                node.state == NodeState::busy || node.state == NodeState::draining)) {
-        ++n;
-      }
-    }
+    for (NodeState s : kCountedStates) n += c[state_index(s)];
     return n;
   }
 
-  // Auto-scaling up: enough new nodes for the queued jobs that did not fit, within the bounds.
-  // Each auto-scaled pool in order, then its fallbacks for what it cannot give (market closed,
-  // at max_nodes); nodes already coming count against the need.
-  void scale_up(int unplaced_gpus) {
-    std::vector<char> visited(spec_.pools.size(), 0);
-    for (std::size_t first = 0; first < spec_.pools.size() && unplaced_gpus > 0; ++first) {
-      if (!spec_.pools[first].autoscaled()) continue;
-      for (int p = static_cast<int>(first); p >= 0 && unplaced_gpus > 0; p = fallback_[static_cast<std::size_t>(p)]) {
-        if (visited[static_cast<std::size_t>(p)]) break;
-        visited[static_cast<std::size_t>(p)] = 1;
-        const int added = scale_pool(p, unplaced_gpus);
-        if (p != static_cast<int>(first)) pool_results_[static_cast<std::size_t>(p)].fallback_nodes += added;
-      }
+  // Auto-scaling: asks the auto-scaler of each auto-scaled pool in turn (or of `only_pool`),
+  // each seeing the queued GPUs it may serve less what the pools before it requested, and
+  // applies its decision.
+  void autoscale(ScaleTrigger trigger, int unplaced_gpus, int only_pool = -1, int idle_node = -1) {
+    for (std::size_t p = 0; p < spec_.pools.size(); ++p) {
+      if (!autoscalers_[p] || (only_pool >= 0 && static_cast<int>(p) != only_pool)) continue;
+      const int pool = static_cast<int>(p);
+      const int demand = std::max(0, std::min(unplaced_gpus, demand_for(pool, unplaced_gpus)));
+      const int coming = pool_nodes_[p][state_index(NodeState::provisioning)] * spec_.pools[p].gpus_per_node;
+      const ScaleDecision d = autoscalers_[p]->decide(scale_view(pool, trigger, demand, idle_node));
+      int requested = apply_scaling(pool, d) * spec_.pools[p].gpus_per_node;
+      // What the pool cannot give for the queued jobs (its market closed, or at max_nodes) goes
+      // down its fallback chain.
+      if (trigger == ScaleTrigger::pass && fallback_[p] >= 0) requested += overflow(pool, demand - coming - requested);
+      unplaced_gpus -= requested;
     }
   }
 
-  // Scale-up of one pool for `unplaced_gpus` (reduced by what it has coming and adds); returns
-  // the nodes added.
-  int scale_pool(int pool, int& unplaced_gpus) {
-    const std::size_t p = static_cast<std::size_t>(pool);
-    const PoolSpec& ps = spec_.pools[p];
-    if (!ps.autoscaled() || !market_open_[p]) return 0;
-    int coming = 0;
-    for (const Node& node : nodes_) {
-      if (node.pool == pool && node.state == NodeState::provisioning) coming += ps.gpus_per_node;
+  // Requests nodes for `gpus` GPUs from the fallbacks of `pool`, in chain order, each auto-scaled
+  // fallback within its max_nodes and only while its market is open; returns the GPUs requested.
+  int overflow(int pool, int gpus) {
+    int requested = 0;
+    for (int f = fallback_[static_cast<std::size_t>(pool)]; f >= 0 && f != pool && gpus > 0; f = fallback_[static_cast<std::size_t>(f)]) {
+      const PoolSpec& fs = spec_.pools[static_cast<std::size_t>(f)];
+      if (!fs.autoscaled() || !market_open_[static_cast<std::size_t>(f)]) continue;
+      const int coming = pool_nodes_[static_cast<std::size_t>(f)][state_index(NodeState::provisioning)] * fs.gpus_per_node;
+      const int need = gpus - coming;
+      gpus -= coming;
+      if (need <= 0) break;
+      const int n = std::min((need + fs.gpus_per_node - 1) / fs.gpus_per_node, std::max(0, fs.max_nodes - live_nodes(f)));
+      for (int i = 0; i < n; ++i) add_node(f, false);
+      pool_results_[static_cast<std::size_t>(f)].fallback_nodes += n;
+      if (n > 0) last_scale_up_[static_cast<std::size_t>(f)] = engine_.now().seconds();
+      gpus -= n * fs.gpus_per_node;
+      requested += n * fs.gpus_per_node;
     }
-    if (last_scale_up_[p] >= 0 && engine_.now().seconds() < last_scale_up_[p] + ps.scale_up_cooldown_s) {
-      unplaced_gpus -= coming;
-      return 0;
+    return requested;
+  }
+
+  AutoscaleView scale_view(int pool, ScaleTrigger trigger, int unplaced_gpus, int idle_node) {
+    AutoscaleView v;
+    v.now_s = engine_.now().seconds();
+    v.trigger = trigger;
+    v.idle_node = idle_node;
+    v.unplaced_gpus = unplaced_gpus;
+    v.arrivals = arrivals_;
+    PoolScaleView& pv = v.pool;
+    const auto& c = pool_nodes_[static_cast<std::size_t>(pool)];
+    pv.pool = pool;
+    pv.gpus_per_node = spec_.pools[static_cast<std::size_t>(pool)].gpus_per_node;
+    pv.nodes_provisioning = c[state_index(NodeState::provisioning)];
+    pv.nodes_ready = c[state_index(NodeState::ready)];
+    pv.nodes_busy = c[state_index(NodeState::busy)];
+    pv.nodes_draining = c[state_index(NodeState::draining)];
+    pv.last_scale_up_s = last_scale_up_[static_cast<std::size_t>(pool)];
+    // The pool's live nodes (those released or lost since the last view drop out here).
+    std::vector<int>& live = pool_live_[static_cast<std::size_t>(pool)];
+    live.erase(std::remove_if(live.begin(), live.end(), [this](int id) { return !is_live(nodes_[static_cast<std::size_t>(id)]); }),
+               live.end());
+    for (int id : live) {
+      const Node& n = nodes_[static_cast<std::size_t>(id)];
+      if (n.state == NodeState::busy) pv.busy_gpus += pv.gpus_per_node - n.free;
+      if (n.state == NodeState::ready) pv.idle.push_back({id, n.idle_since.seconds()});
     }
-    const int missing = std::min(unplaced_gpus, demand_for(pool, unplaced_gpus)) - coming;
-    unplaced_gpus -= coming;
-    if (missing <= 0) return 0;
-    const int room = ps.max_nodes - live_nodes(pool);
-    const int add = std::max(0, std::min(room, (missing + ps.gpus_per_node - 1) / ps.gpus_per_node));
+    std::stable_sort(pv.idle.begin(), pv.idle.end(), [](const IdleNode& a, const IdleNode& b) { return a.idle_since_s < b.idle_since_s; });
+    return v;
+  }
+
+  // Requests and releases within the pool's bounds (no requests while its spot market is
+  // closed); returns the nodes requested.
+  int apply_scaling(int pool, const ScaleDecision& d) {
+    const PoolSpec& ps = spec_.pools[static_cast<std::size_t>(pool)];
+    const int add = market_open_[static_cast<std::size_t>(pool)] ? std::min(d.add_nodes, std::max(0, ps.max_nodes - live_nodes(pool))) : 0;
     for (int i = 0; i < add; ++i) add_node(pool, false);
-    if (add > 0) last_scale_up_[p] = engine_.now().seconds();
-    unplaced_gpus -= add * ps.gpus_per_node;
+    if (add > 0) last_scale_up_[static_cast<std::size_t>(pool)] = engine_.now().seconds();
+    for (int id : d.release) {
+      Node& n = nodes_[static_cast<std::size_t>(id)];
+      if (n.pool != pool || n.state != NodeState::ready || live_nodes(pool) <= ps.min_nodes) continue;
+      remove_ready(n);
+      set_state(n, NodeState::terminated);
+      ++n.generation;
+      close_node(n);
+    }
     return add;
   }
 
@@ -227,16 +282,27 @@ class Simulation {
     return demand;
   }
 
-  // Auto-scaling down: a node idle since `since` is released if still idle and above the minimum.
+  // GPUs asked by the jobs in the queue.
+  int queued_gpus() const {
+    int g = 0;
+    for (int id : queued_) {
+      if (jobs_[static_cast<std::size_t>(id)].state == JobState::queued) g += jobs_[static_cast<std::size_t>(id)].spec->start_gpus();
+    }
+    return g;
+  }
+
+  void scale_tick(int pool) {
+    autoscale(ScaleTrigger::tick, queued_gpus(), pool);
+    if (all_jobs_finished()) return;
+    engine_.schedule_in(sim::Time::from_seconds(autoscalers_[static_cast<std::size_t>(pool)]->interval_s()),
+                        [this, pool] { scale_tick(pool); });
+  }
+
+  // A node idle since `since`: its idle timeout has passed; the auto-scaler decides whether it goes.
   void idle_check(int id, int gen, sim::Time since) {
     Node& n = nodes_[static_cast<std::size_t>(id)];
-    const PoolSpec& ps = spec_.pools[static_cast<std::size_t>(n.pool)];
     if (n.generation != gen || n.state != NodeState::ready || n.idle_since != since) return;
-    if (live_nodes(n.pool) <= ps.min_nodes) return;
-    remove_ready(n);
-    set_state(n, NodeState::terminated);
-    ++n.generation;
-    close_node(n);
+    autoscale(ScaleTrigger::idle_timeout, queued_gpus(), n.pool, id);
   }
 
   void note_idle(int id) {
@@ -251,7 +317,28 @@ class Simulation {
 
   void set_state(Node& n, NodeState to) {
     if (!allowed(n.state, to)) throw std::logic_error("node transition " + to_string(n.state) + " -> " + to_string(to));
+    count_node(n.pool, n.state, -1);
     n.state = to;
+    count_node(n.pool, to, +1);
+  }
+
+  // Nodes by state (provisioning, ready, busy, draining: the live ones), per pool and in series.
+  static constexpr std::array<NodeState, 4> kCountedStates{NodeState::provisioning, NodeState::ready, NodeState::busy,
+                                                           NodeState::draining};
+  static constexpr std::size_t state_index(NodeState s) { return static_cast<std::size_t>(s); }
+
+  static bool is_live(const Node& n) { return state_index(n.state) < kCountedStates.size(); }
+  int id_of_last_node() const { return static_cast<int>(nodes_.size()) - 1; }
+
+  void count_node(int pool, NodeState s, int change) {
+    if (state_index(s) >= kCountedStates.size()) return;
+    pool_nodes_[static_cast<std::size_t>(pool)][state_index(s)] += change;
+    nodes_in_[state_index(s)] += change;
+    if (options_.series_interval_s <= 0) record_nodes();  // else sampled by the tick
+  }
+
+  void record_nodes() {
+    for (NodeState s : kCountedStates) recorder().record(node_series_[state_index(s)], engine_.now(), nodes_in_[state_index(s)]);
   }
 
   void node_ready(int id) {
@@ -493,8 +580,16 @@ class Simulation {
       if (all_jobs_finished()) engine_.stop();
       return;
     }
+    if (autoscaling_) arrivals_.push_back({engine_.now().seconds(), j.spec->start_gpus(), pool_index(j.spec->pool)});
     enqueue(id);
     request_pass();
+  }
+
+  int pool_index(const std::string& name) const {
+    for (std::size_t p = 0; p < spec_.pools.size(); ++p) {
+      if (spec_.pools[p].name == name) return static_cast<int>(p);
+    }
+    return -1;
   }
 
   // Into the queue: the arrival-order list, and the keyed order when the policy has one.
@@ -819,6 +914,7 @@ class Simulation {
   void sample_tick() {
     recorder().record(busy_series_, engine_.now(), busy_gpus_);
     recorder().record(ready_series_, engine_.now(), ready_gpus_);
+    record_nodes();
     if (all_jobs_finished()) return;
     engine_.schedule_in(sim::Time::from_seconds(options_.series_interval_s), [this] { sample_tick(); });
   }
@@ -928,6 +1024,18 @@ class Simulation {
     return static_cast<int>(std::find(queue_names_.begin(), queue_names_.end(), name) - queue_names_.begin());
   }
 
+  // Fair-share weight per queue (in queue_names_ order): 1 unless the options say otherwise.
+  std::vector<double> queue_weights(const std::vector<std::pair<std::string, double>>& given) const {
+    std::vector<double> w(queue_names_.size(), 1.0);
+    for (const auto& [name, weight] : given) {
+      const auto q = static_cast<std::size_t>(queue_of(name));
+      if (q >= queue_names_.size()) throw std::invalid_argument("queue_weights: no job is in queue '" + name + "'");
+      if (!(weight > 0) || !std::isfinite(weight)) throw std::invalid_argument("queue_weights: weight of '" + name + "' must be > 0");
+      w[q] = weight;
+    }
+    return w;
+  }
+
   // Keyed non-preemptive policies: start queued jobs in key order (see SchedulingPolicy::has_queue_key).
   void keyed_pass() {
     const bool backfill = policy_->backfills();
@@ -953,7 +1061,7 @@ class Simulation {
     if (autoscaling_) {
       int unplaced = 0;
       for (const auto& k : keyed_queue_) unplaced += jobs_[static_cast<std::size_t>(std::get<2>(k))].spec->start_gpus();
-      scale_up(unplaced);
+      autoscale(ScaleTrigger::pass, unplaced);
     }
   }
 
@@ -1000,13 +1108,7 @@ class Simulation {
     }
     if (queued_.size() > 2 * rank_walk_->queued_size() + 64) drop_left_queue();
     if (elastic_) adjust_elastic();
-    if (autoscaling_) {
-      int unplaced = 0;
-      for (int id : queued_) {
-        if (jobs_[static_cast<std::size_t>(id)].state == JobState::queued) unplaced += jobs_[static_cast<std::size_t>(id)].spec->start_gpus();
-      }
-      scale_up(unplaced);
-    }
+    if (autoscaling_) autoscale(ScaleTrigger::pass, queued_gpus());
   }
 
   void drop_left_queue() {
@@ -1029,7 +1131,7 @@ class Simulation {
     view.total_gpus = ready_gpus_;
     view.free_gpus = ready_gpus_ - busy_gpus_;
     view.queue_gpus = queue_gpus_;
-    view.queue_weight.assign(queue_names_.size(), 1.0);
+    view.queue_weight = queue_weight_;
     // Keep the queue in order of (re)entry, dropping jobs that left it.
     queued_.erase(std::remove_if(queued_.begin(), queued_.end(),
                                  [this](int id) { return jobs_[static_cast<std::size_t>(id)].state != JobState::queued; }),
@@ -1079,7 +1181,7 @@ class Simulation {
       for (int id : queued_) {
         if (jobs_[static_cast<std::size_t>(id)].state == JobState::queued) unplaced += jobs_[static_cast<std::size_t>(id)].spec->start_gpus();
       }
-      scale_up(unplaced);
+      autoscale(ScaleTrigger::pass, unplaced);
     }
   }
 
@@ -1270,6 +1372,13 @@ class Simulation {
   std::vector<int> by_arrival_;        // job ids in arrival order (submit time, then index)
   std::vector<int> arrival_rank_;      // job id -> its index in by_arrival_
   std::vector<double> last_scale_up_;  // per pool, -1 before the first
+  std::vector<std::unique_ptr<Autoscaler>> autoscalers_;  // per pool (null: not auto-scaled)
+  std::vector<Arrival> arrivals_;      // every arrival so far (kept when auto-scaling)
+  std::vector<std::array<int, 4>> pool_nodes_;  // per pool: nodes by live state
+  std::array<int, 4> nodes_in_{};      // all pools: nodes by live state
+  std::vector<std::vector<int>> pool_live_;  // auto-scaling: per pool, ids of live nodes (and some left since)
+  std::array<sim::SeriesId, 4> node_series_{};
+  std::vector<double> queue_weight_;   // fair-share weight per queue
   int finished_ = 0;
   bool pass_pending_ = false;
   double billed_ = 0, busy_billed_ = 0;

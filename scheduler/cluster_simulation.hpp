@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "scheduler/cluster_spec.hpp"
@@ -28,6 +29,9 @@ struct SimulationOptions {
   std::string policy = "fifo";
   bool backfill = false;
   std::vector<double> las_thresholds_gpu_s;
+  // Fair share: weight per queue name (> 0; queues not listed weigh 1). A queue no job is in
+  // is an error.
+  std::vector<std::pair<std::string, double>> queue_weights;
   Placement placement = Placement::packed;
   std::uint64_t seed = 1;
   double series_interval_s = 0;    // > 0: sample utilization at this period instead of at every change
@@ -107,7 +111,10 @@ struct ClusterResult {
   CostBreakdown costs;                 // by category: total_cost_usd == costs.total()
   double lost_gpu_hours = 0;
   std::int64_t events = 0;
-  sim::Recorder recorder;              // series: busy_gpus, ready_gpus, nodes_<state>, cost_usd
+  // Series: busy_gpus, ready_gpus (GPUs of nodes in service), cost_usd (billed so far), and
+  // nodes by state, all pools together: nodes_provisioning, nodes_ready (in service, idle),
+  // nodes_busy (at least one job), nodes_draining (spot notice received).
+  sim::Recorder recorder;
 };
 
 // Runs until every job is done (or failed), or until the horizon. Throws std::invalid_argument

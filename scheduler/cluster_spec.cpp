@@ -5,6 +5,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "scheduler/autoscaler.hpp"
+
 namespace dlsim::scheduler {
 
 std::string to_string(Capacity c) {
@@ -76,6 +78,7 @@ void validate(const ClusterSpec& spec) {
     if (!finite_nonnegative(p.idle_timeout_s) || !finite_nonnegative(p.scale_up_cooldown_s)) {
       reject(what, "autoscale", "idle timeout and cool-down must be >= 0");
     }
+    if (p.autoscaled()) make_autoscaler(p);  // throws for an unknown auto-scaler or bad knobs
     validate(p.reclaim);
     validate(p.failure);
     if (p.market.enabled()) {

@@ -41,6 +41,12 @@ struct PoolSpec {
   int max_nodes = -1;               // < 0: the pool stays at `nodes`
   double idle_timeout_s = 600;
   double scale_up_cooldown_s = 60;
+  // Which auto-scaler decides (autoscaler.hpp: reactive, utilization, predictive) and its knobs.
+  std::string autoscaler = "reactive";
+  double target_utilization = 0.8;  // utilization: keep (busy + queued GPUs) / GPUs at or below
+  double low_utilization = 0.4;     // utilization: release idle nodes only below this (< target)
+  double scale_interval_s = 60;     // utilization, predictive: period of the evaluation tick
+  double forecast_window_s = 3600;  // predictive: time constant of the arriving-demand rate
   bool autoscaled() const { return max_nodes > nodes; }
   // Spot market and billing (spot_market.hpp, billing.hpp).
   SpotMarket market;                // spot: replay a price history with a maximum price

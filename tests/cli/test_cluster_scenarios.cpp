@@ -1,9 +1,13 @@
 // The cluster scenarios through the dlsim command: spot versus on-demand with checkpointing,
-// and scheduling policies on a Philly-shaped trace.
+// scheduling policies on a Philly-shaped trace, and auto-scaling policies.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "cli_harness.hpp"
 
@@ -46,6 +50,54 @@ TEST(ClusterScenarios, TopologyPlacementComparesThreePlacementsOfModelJobs) {
   EXPECT_NE(r.out.find("120/120"), std::string::npos) << r.out;
   const std::string jobs = slurp(dir / "results/topology-placement-jobs.csv");
   EXPECT_NE(jobs.substr(0, jobs.find('\n')).find(",network_time,"), std::string::npos) << jobs.substr(0, 300);
+}
+
+// One CSV line split into cells ("..." cells may hold commas).
+std::vector<std::string> csv_cells(const std::string& line) {
+  std::vector<std::string> cells(1);
+  bool quoted = false;
+  for (char c : line) {
+    if (c == '"') quoted = !quoted;
+    else if (c == ',' && !quoted) cells.emplace_back();
+    else cells.back() += c;
+  }
+  return cells;
+}
+
+TEST(ClusterScenarios, AutoscalingPoliciesTradeCostAgainstQueueing) {
+  const auto dir = fresh_folder("autoscaling");
+  const CommandResult r = run_dlsim(dir, "run '" + scenario_path("autoscaling.yaml") + "' --csv table.csv");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream csv(slurp(dir / "table.csv"));
+  std::string line;
+  std::getline(csv, line);
+  const std::vector<std::string> header = csv_cells(line);
+  const auto column = [&](const std::string& name) {
+    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  std::map<std::string, std::vector<std::string>> rows;
+  while (std::getline(csv, line)) {
+    const auto cells = csv_cells(line);
+    rows[cells[0]] = cells;
+  }
+  const auto value = [&](const std::string& variant, const std::string& name) {
+    EXPECT_TRUE(rows.count(variant)) << variant << " missing:\n" << r.out;
+    return rows.count(variant) ? std::stod(rows[variant][column(name)]) : 0.0;
+  };
+  ASSERT_EQ(rows.size(), 9u) << r.out;
+  for (const auto& [variant, cells] : rows) EXPECT_EQ(value(variant, "done"), 2000) << variant;
+  // A fixed pool at the auto-scalers' maximum holds every node all the time: each auto-scaled
+  // variant (never above that maximum) costs less.
+  for (const auto& [variant, cells] : rows) {
+    if (variant.rfind("fixed", 0) != 0) EXPECT_LT(value(variant, "total_cost"), value("fixed 24 nodes", "total_cost")) << variant;
+  }
+  // Predictive requests, in any state, at least the nodes the reactive rule requests plus
+  // headroom for the forecast arrivals, and releases no more: with the same idle timeout,
+  // cool-down and max it holds more free GPUs when jobs arrive, so fewer of them wait.
+  EXPECT_LT(value("predictive, window 1 h, idle 30 min", "mean_queueing"), value("autoscale, idle 30 min", "mean_queueing"));
+  // A lower utilization target keeps more GPUs per busy one: more cost, less queueing.
+  EXPECT_GT(value("utilization 0.5, idle 30 min", "total_cost"), value("utilization 0.8, idle 30 min", "total_cost"));
+  EXPECT_LT(value("utilization 0.5, idle 30 min", "mean_queueing"), value("utilization 0.8, idle 30 min", "mean_queueing"));
 }
 
 }  // namespace
