@@ -341,6 +341,9 @@ ClusterVariant read_variant(const YAML::Node& root, const Source& source, const 
   check_fallbacks(pools, source, v.spec.pools);
   MapReader billing(child(root, "billing"), "billing", source, true);
   read_billing(billing, v.spec);
+  MapReader wan(child(root, "wan"), "wan", source, true);  // the links between regions
+  v.spec.wan_bandwidth = wan.quantity("bandwidth", Dimension::bandwidth, 1, 1e15, v.spec.wan_bandwidth);
+  wan.finish();
   const YAML::Node jobs = child(root, "jobs");
   const YAML::Node trace = child(root, "trace");
   if ((!jobs.IsDefined() || jobs.IsNull()) && (!trace.IsDefined() || trace.IsNull())) {
@@ -359,14 +362,13 @@ ClusterVariant read_variant(const YAML::Node& root, const Source& source, const 
   }
   MapReader s(child(root, "scheduler"), "scheduler", source, true);
   v.options = read_scheduler(s, seed, v.spec.jobs);
-  // Jobs larger than every pool fail at arrival in the simulation; say so before running.
-  int largest = 0;
-  for (const auto& p : v.spec.pools) largest = std::max(largest, p.gpus_per_node * std::max(p.nodes, p.max_nodes));
+  // Jobs larger than all the pools they may use fail at arrival in the simulation; say so before running.
   for (std::size_t i = 0; i < v.spec.jobs.size() && jobs.IsSequence() && i < jobs.size(); ++i) {
-    if (v.spec.jobs[i].start_gpus() > largest) {
+    const int most = scheduler::max_gpus_for(v.spec, v.spec.jobs[i]);
+    if (v.spec.jobs[i].start_gpus() > most) {
       const std::string path = "jobs[" + std::to_string(i) + "].gpus";
       throw ConfigError(source.locate(jobs[i]["gpus"], path), path,
-                        std::to_string(v.spec.jobs[i].gpus) + " GPUs is more than any pool holds (" + std::to_string(largest) + ")");
+                        std::to_string(v.spec.jobs[i].gpus) + " GPUs is more than the pools it may use hold (" + std::to_string(most) + ")");
     }
   }
   default_storage_regions(v.spec);

@@ -304,7 +304,7 @@ Scenario read_scenario(const YAML::Node& root, const std::function<YAML::Node()>
   if (top.has("pools")) {
     // A cluster scenario: many jobs on node pools (cluster_yaml.hpp).
     s.cluster_sim = read_cluster_scenario(root, fresh_root, source, base_dir, s.seed);
-    top.allow({"pools", "jobs", "trace", "scheduler", "sweep", "variants", "catalog", "billing"});
+    top.allow({"pools", "jobs", "trace", "scheduler", "sweep", "variants", "catalog", "billing", "wan"});
     MapReader output(top.node("output"), "output", source, true);
     s.output = read_output(output);
     if (!s.output.trace.empty()) output.fail("trace", "cluster scenarios have no iteration trace (use a training scenario)");

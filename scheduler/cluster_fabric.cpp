@@ -1,5 +1,5 @@
-// Jobs that share a fabric (fabric_share.hpp): their traffic on NICs and leaf uplinks, and
-// new iteration times when the jobs on their links change.
+// Jobs that share a fabric (fabric_share.hpp): their traffic on NICs, leaf uplinks and WAN
+// links, new iteration times when the jobs on their links change, and the egress they pay.
 #include "scheduler/cluster_simulation_impl.hpp"
 
 namespace dlsim::scheduler::detail {
@@ -14,29 +14,72 @@ int Simulation::uplink(int pool, int leaf) {
   return link;
 }
 
-std::vector<LinkLoad> Simulation::loads_of(const Job& j) {
-  std::vector<LinkLoad> loads;
+int Simulation::wan_link(const std::string& a, const std::string& b) {
+  const std::pair<std::string, std::string> key = a < b ? std::make_pair(a, b) : std::make_pair(b, a);
+  auto it = wan_links_.find(key);
+  if (it != wan_links_.end()) return it->second;
+  const int link = fabric_.add_link(spec_.wan_bandwidth);
+  wan_links_.emplace(key, link);
+  return link;
+}
+
+Simulation::JobTraffic Simulation::traffic_of(const Job& j) {
+  JobTraffic t;
   const int k = static_cast<int>(j.alloc.size());
-  if (k <= 1 || j.spec->gradient_bytes <= 0) return loads;
+  if (k <= 1 || j.spec->gradient_bytes <= 0) return t;
   const double bytes = ring_bytes_per_node(j.spec->gradient_bytes, k);
+  const auto location = [this](int node) { return spec_.pools[static_cast<std::size_t>(nodes_[static_cast<std::size_t>(node)].pool)].location(); };
+  std::vector<int> ring;
+  for (const Allocation& a : j.alloc) ring.push_back(a.node);
+  std::sort(ring.begin(), ring.end(), [&](int a, int b) {
+    const Location la = location(a), lb = location(b);
+    const Node& na = nodes_[static_cast<std::size_t>(a)];
+    const Node& nb = nodes_[static_cast<std::size_t>(b)];
+    return std::tie(la.region, la.zone, na.pool, na.leaf, a) < std::tie(lb.region, lb.zone, nb.pool, nb.leaf, b);
+  });
+  bool modelled = true;
   std::vector<std::pair<int, int>> leaves;
-  for (const Allocation& a : j.alloc) {
-    const Node& n = nodes_[static_cast<std::size_t>(a.node)];
-    if (n.nic_link < 0) return {};
-    loads.push_back({n.nic_link, bytes});
+  std::vector<std::pair<std::string, std::string>> regions;  // crossed pairs
+  for (int i = 0; i < k; ++i) {
+    const int a = ring[static_cast<std::size_t>(i)], b = ring[static_cast<std::size_t>((i + 1) % k)];
+    const Node& n = nodes_[static_cast<std::size_t>(a)];
+    modelled = modelled && n.nic_link >= 0;
+    if (n.nic_link >= 0) t.loads.push_back({n.nic_link, bytes});
     if (std::find(leaves.begin(), leaves.end(), std::make_pair(n.pool, n.leaf)) == leaves.end()) leaves.emplace_back(n.pool, n.leaf);
+    const Location from = location(a), to = location(b);
+    if (from.region == to.region && from.zone == to.zone) continue;
+    const double usd = egress_cost(bytes, from, to, spec_.egress);
+    if (usd > 0) t.egress_usd.emplace_back(n.pool, usd);
+    const auto pair = from.region < to.region ? std::make_pair(from.region, to.region) : std::make_pair(to.region, from.region);
+    if (from.region != to.region && std::find(regions.begin(), regions.end(), pair) == regions.end()) regions.push_back(pair);
+  }
+  if (!modelled) {
+    t.loads.clear();
+    return t;
   }
   if (leaves.size() > 1) {
-    for (const auto& [pool, leaf] : leaves) loads.push_back({uplink(pool, leaf), bytes});
+    for (const auto& [pool, leaf] : leaves) t.loads.push_back({uplink(pool, leaf), bytes});
   }
-  return loads;
+  for (const auto& [a, b] : regions) t.loads.push_back({wan_link(a, b), bytes});
+  return t;
+}
+
+void Simulation::charge_traffic_egress(Job& j, std::int64_t iterations) {
+  for (const auto& [pool, usd] : j.egress_per_iteration) {
+    const double cost = usd * static_cast<double>(iterations);
+    j.result.costs.egress += cost;
+    j.result.cost_usd += cost;
+    pool_results_[static_cast<std::size_t>(pool)].costs.egress += cost;
+  }
 }
 
 void Simulation::update_fabric(int id) {
   Job& j = jobs_[static_cast<std::size_t>(id)];
   if (j.spec->gradient_bytes <= 0) return;
   std::vector<int> links = fabric_.links_of(id);
-  std::vector<LinkLoad> loads = j.gpus > 0 ? loads_of(j) : std::vector<LinkLoad>{};
+  JobTraffic traffic = j.gpus > 0 ? traffic_of(j) : JobTraffic{};
+  j.egress_per_iteration = std::move(traffic.egress_usd);
+  std::vector<LinkLoad> loads = std::move(traffic.loads);
   if (links.empty() && loads.empty()) return;
   const bool on_fabric = !loads.empty();
   for (const LinkLoad& l : loads) links.push_back(l.link);

@@ -44,13 +44,7 @@ void Simulation::enqueue(int id) {
   }
 }
 
-bool Simulation::fits_anywhere(const JobSpec& s) const {
-  for (std::size_t i = 0; i < spec_.pools.size(); ++i) {
-    const PoolSpec& p = spec_.pools[i];
-    if ((s.pool.empty() || serves(static_cast<int>(i), s.pool)) && s.start_gpus() <= p.gpus_per_node * std::max(p.nodes, p.max_nodes)) return true;
-  }
-  return false;
-}
+bool Simulation::fits_anywhere(const JobSpec& s) const { return s.start_gpus() <= max_gpus_for(spec_, s); }
 
 std::int64_t Simulation::progress(const Job& j) const {
   if (j.state != JobState::running) return j.done_at_start;
@@ -153,6 +147,7 @@ sim::Time Simulation::pause_running(Job& j) {
   const std::int64_t now_done = progress(j);
   const sim::Time spell = engine_.now() - j.spell_start;
   j.result.computed_iterations += now_done - j.done_at_start;
+  charge_traffic_egress(j, now_done - j.done_at_start);
   j.attained_gpu_s += spell.seconds() * j.gpus;
   const sim::Time own = iteration_at(j, j.gpus);
   if (j.t_iter > own) j.result.network_s += spell.seconds() * (1.0 - own.seconds() / j.t_iter.seconds());

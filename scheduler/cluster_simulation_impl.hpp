@@ -68,6 +68,7 @@ struct Job {
   int rank_position = -1;          // in rank_walk_ (ranked policies), -1: in neither set
   bool rank_running = false;       // in its running set (else queued)
   int rank_gpus = 0;               // the GPUs it counts there
+  std::vector<std::pair<int, double>> egress_per_iteration;  // (pool the bytes leave, USD) of its ring
   JobResult result;
 };
 
@@ -207,10 +208,19 @@ class Simulation {
   // The leaf uplink of (pool, leaf), made on first use.
   int uplink(int pool, int leaf);
 
-  // A job's traffic per iteration on the links it uses now: every node's NIC carries one ring
-  // share, and so does every spanned leaf's uplink when it spans more than one leaf (see
-  // fabric_share.hpp). None when it sits in one node or its nodes have no modelled NIC.
-  std::vector<LinkLoad> loads_of(const Job& j);
+  // A job's traffic per iteration where it is placed now (see fabric_share.hpp). Its ring runs
+  // through its nodes ordered by region, zone, pool, leaf and node. Every node's NIC carries one
+  // ring share, and so does every spanned leaf's uplink when it spans leaves, and the WAN link
+  // of two regions the ring crosses between. Each ring edge between zones or regions pays
+  // egress for its share. No link loads when its nodes have no modelled NIC; nothing at all in
+  // one node.
+  struct JobTraffic {
+    std::vector<LinkLoad> loads;                         // bytes per iteration on modelled links
+    std::vector<std::pair<int, double>> egress_usd;      // per iteration, by the pool the bytes leave
+  };
+  JobTraffic traffic_of(const Job& j);
+  int wan_link(const std::string& a, const std::string& b);
+  void charge_traffic_egress(Job& j, std::int64_t iterations);
 
   // After a job's GPUs changed (placed, resized, released): its traffic on the fabric, and new
   // iteration times for every job that shares links with it, before or after.
@@ -297,6 +307,7 @@ class Simulation {
   std::vector<int> candidates_;
   FabricShare fabric_;
   std::map<std::pair<int, int>, int> uplinks_;  // (pool, leaf) -> its uplink on fabric_
+  std::map<std::pair<std::string, std::string>, int> wan_links_;  // (region, region) -> its link on fabric_
   std::vector<std::string> queue_names_;
   std::vector<PoolResult> pool_results_;
   struct FirstCheckpoint {

@@ -1,6 +1,7 @@
 // Validation of cluster specs (see cluster_spec.hpp).
 #include "scheduler/cluster_spec.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <stdexcept>
@@ -91,6 +92,7 @@ void validate(const ClusterSpec& spec) {
     }
   }
   validate_fallbacks(spec.pools);
+  if (!(spec.wan_bandwidth > 0) || !std::isfinite(spec.wan_bandwidth)) reject("the cluster", "wan_bandwidth", "must be > 0");
   for (const JobSpec& j : spec.jobs) {
     const std::string what = "job '" + j.name + "'";
     if (!finite_nonnegative(j.submit_s)) reject(what, "submit", "must be >= 0");
@@ -114,6 +116,23 @@ void validate(const ClusterSpec& spec) {
     }
     if (!finite_nonnegative(j.resize_pause_s)) reject(what, "resize_pause", "must be >= 0");
   }
+}
+
+int max_gpus_for(const ClusterSpec& spec, const JobSpec& job) {
+  const auto largest = [](const PoolSpec& p) { return p.gpus_per_node * std::max(p.nodes, p.max_nodes); };
+  int total = 0;
+  if (job.pool.empty()) {
+    for (const PoolSpec& p : spec.pools) total += largest(p);
+    return total;
+  }
+  std::string name = job.pool;
+  for (std::size_t hops = 0; !name.empty() && hops < spec.pools.size(); ++hops) {
+    const auto it = std::find_if(spec.pools.begin(), spec.pools.end(), [&](const PoolSpec& p) { return p.name == name; });
+    if (it == spec.pools.end()) break;
+    total += largest(*it);
+    name = it->fallback;
+  }
+  return total;
 }
 
 }  // namespace dlsim::scheduler

@@ -110,10 +110,18 @@ struct ClusterSpec {
   std::vector<PoolSpec> pools;
   std::vector<JobSpec> jobs;
   BillingRule billing;
-  EgressPrices egress;              // data transfer prices (checkpoint writes and reads)
+  EgressPrices egress;              // data transfer prices (checkpoint writes and reads, job traffic)
+  // Between two regions, one link of this many bytes/s per direction, shared by every job whose
+  // all-reduce ring crosses it (fabric_share.hpp). 10 Gbps by default, a dedicated interconnect's
+  // usual port (AWS Direct Connect, GCP Dedicated Interconnect offer 10 and 100 Gbps ports).
+  double wan_bandwidth = 1.25e9;
 };
 
 // Throws std::invalid_argument naming the pool or job and the field.
 void validate(const ClusterSpec& spec);
+
+// The most GPUs `job` could ever hold: every pool at its largest when the job names no pool (a
+// gang may span pools, zones and regions), else its pool and that pool's fallback chain.
+int max_gpus_for(const ClusterSpec& spec, const JobSpec& job);
 
 }  // namespace dlsim::scheduler

@@ -146,5 +146,26 @@ TEST(ClusterModelJobs, ErrorsSayWhereAndWhy) {
   }
 }
 
+TEST(ClusterModelJobs, AJobAcrossRegionsSharesTheWanLinkAndPaysEgress) {
+  const std::string text =
+      "pools:\n"
+      "  - {name: east, instance: aws/p3dn.24xlarge, nodes: 1, region: us-east-1, zone: us-east-1a}\n"
+      "  - {name: west, instance: aws/p3dn.24xlarge, nodes: 1, region: us-west-2, zone: us-west-2a}\n"
+      "wan: {bandwidth: 8Gbps}\n"
+      "jobs:\n"
+      "  - {name: j, gpus: 16, iteration_time: 1s, gradient_bytes: 1GB, iterations: 100}\n";
+  const Scenario s = load_scenario_text(text, "c.yaml");
+  EXPECT_DOUBLE_EQ(spec_of(s).wan_bandwidth, 1e9);
+  const Results r = run(s);
+  // 1 GB each way over the 1 GB/s WAN link per iteration (the NICs are faster): 2 s; 0.02 USD/GB
+  // at the source for the two ring edges between the regions: 0.04 USD per iteration.
+  EXPECT_DOUBLE_EQ(r.cluster_rows[0].makespan_s, 200);
+  EXPECT_NEAR(r.cluster_rows[0].jobs_cost - r.cluster_rows[0].compute_cost, 4.0, 1e-6);
+  std::string bad = text;
+  bad.replace(bad.find("8Gbps"), 5, "8GB");  // a size, not a bandwidth
+  const ConfigError e = error_of(bad);
+  EXPECT_EQ(e.key_path(), "wan.bandwidth") << e.what();
+}
+
 }  // namespace
 }  // namespace dlsim::experiment

@@ -152,5 +152,43 @@ TEST(FabricInCluster, SpanningLeavesLoadsTheOversubscribedUplinks) {
   EXPECT_DOUBLE_EQ(simulate_cluster(spec, options).jobs[0].finish_s, 300.0);
 }
 
+// One 8-GPU node in each of two pools; a 16-GPU job across both.
+ClusterSpec across_two_pools(const std::string& region_b, const std::string& zone_b) {
+  SimulationOptions unused;
+  ClusterSpec spec = two_nodes_sharing_nics(Placement::packed, unused);
+  spec.pools[0].nodes = 1;
+  spec.pools[0].region = "r1";
+  spec.pools[0].zone = "r1-a";
+  PoolSpec b = spec.pools[0];
+  b.name = "b";
+  b.region = region_b;
+  b.zone = zone_b;
+  spec.pools.push_back(b);
+  spec.jobs.resize(1);
+  spec.jobs[0].gpus = 16;
+  spec.wan_bandwidth = 0.5e9;
+  return spec;
+}
+
+TEST(FabricInCluster, ARingAcrossRegionsCrossesTheWanAndPaysEgressPerIteration) {
+  const ClusterResult r = simulate_cluster(across_two_pools("r2", "r2-a"), SimulationOptions{});
+  // 1 GB per iteration each way over the 0.5 GB/s WAN link: 2 s, after 1 s of compute.
+  EXPECT_DOUBLE_EQ(r.jobs[0].finish_s, 300.0);
+  // Two ring edges cross regions per iteration, 1 GB each, 0.02 USD/GB at the source: 0.04 USD
+  // per iteration, 4 USD for 100.
+  EXPECT_NEAR(r.jobs[0].costs.egress, 4.0, 1e-9);
+  EXPECT_NEAR(r.costs.egress, 4.0, 1e-9);
+  EXPECT_NEAR(r.pools[0].costs.egress + r.pools[1].costs.egress, 4.0, 1e-9);
+}
+
+TEST(FabricInCluster, ARingAcrossZonesPaysEgressButNoWan) {
+  const ClusterResult r = simulate_cluster(across_two_pools("r1", "r1-b"), SimulationOptions{});
+  EXPECT_DOUBLE_EQ(r.jobs[0].finish_s, 200.0);  // the NICs only: 1 s
+  // Between zones, 0.01 USD/GB out and 0.01 in: 0.02 per GB, two 1 GB edges, 100 iterations.
+  EXPECT_NEAR(r.jobs[0].costs.egress, 4.0, 1e-9);
+  // In one zone: nothing.
+  EXPECT_EQ(simulate_cluster(across_two_pools("r1", "r1-a"), SimulationOptions{}).jobs[0].costs.egress, 0.0);
+}
+
 }  // namespace
 }  // namespace dlsim::scheduler
