@@ -1,6 +1,7 @@
 // Cluster-level replay: 100,000 jobs with the shape of the Philly trace (synthetic, Poisson
 // arrivals) on a 10,000-GPU cluster (1,250 nodes of 8 GPUs), FIFO and LAS. Goals: under 10 s
-// (FIFO) and 30 s (LAS) wall, under 2 GB of memory (peak resident set, printed at the end).
+// (FIFO) and 30 s (LAS) wall, under 2 GB of memory (peak resident set, printed at the end);
+// also with jobs sharing the fabric.
 #include <benchmark/benchmark.h>
 
 #include <sys/resource.h>
@@ -47,10 +48,10 @@ ClusterSpec philly_like_cluster(double load) {
   return spec;
 }
 
-void replay(benchmark::State& state, const char* policy) {
-  const ClusterSpec spec = philly_like_cluster(static_cast<double>(state.range(0)) / 100.0);
+void replay(benchmark::State& state, const char* policy, const ClusterSpec& spec, Placement placement = Placement::packed) {
   SimulationOptions options;
   options.policy = policy;
+  options.placement = placement;
   options.series_interval_s = 3600;  // hourly utilization samples
   ClusterResult r;
   for (auto _ : state) {
@@ -65,11 +66,30 @@ void replay(benchmark::State& state, const char* policy) {
   state.counters["makespan_d"] = r.makespan_s / 86400;
 }
 
-void BM_Fifo_100k_jobs_10k_gpus(benchmark::State& state) { replay(state, "fifo"); }
-void BM_Las_100k_jobs_10k_gpus(benchmark::State& state) { replay(state, "las"); }
+double load_of(const benchmark::State& state) { return static_cast<double>(state.range(0)) / 100.0; }
+void BM_Fifo_100k_jobs_10k_gpus(benchmark::State& state) { replay(state, "fifo", philly_like_cluster(load_of(state))); }
+void BM_Las_100k_jobs_10k_gpus(benchmark::State& state) { replay(state, "las", philly_like_cluster(load_of(state))); }
 // Argument: offered load in percent.
 BENCHMARK(BM_Fifo_100k_jobs_10k_gpus)->Arg(90)->Arg(200)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_Las_100k_jobs_10k_gpus)->Arg(90)->Arg(200)->Unit(benchmark::kSecond)->Iterations(1);
+
+// The same jobs on a shared fabric: every job all-reduces 1.34 GB of gradients per iteration
+// (BERT-large in fp32) across its nodes, a third of its iteration to hide it under; 100 Gbps
+// NICs, leaves of 16 nodes with 2:1 oversubscribed uplinks (fabric_share.hpp). Load 0.9.
+// Argument: 0 packed placement (jobs of up to 8 GPUs stay in a node), 1 spread (every
+// multi-GPU job spans nodes: thousands of jobs sharing NICs and uplinks, re-solved on each change).
+void BM_Fifo_fabric_100k_jobs_10k_gpus(benchmark::State& state) {
+  ClusterSpec spec = philly_like_cluster(0.9);
+  spec.pools[0].nic_bandwidth = 12.5e9;
+  spec.pools[0].nodes_per_leaf = 16;
+  spec.pools[0].oversubscription = 2;
+  for (JobSpec& j : spec.jobs) {
+    j.gradient_bytes = 1.34e9;
+    j.overlap_s = j.iteration_s / 3;
+  }
+  replay(state, "fifo", spec, state.range(0) == 0 ? Placement::packed : Placement::spread);
+}
+BENCHMARK(BM_Fifo_fabric_100k_jobs_10k_gpus)->Arg(0)->Arg(1)->Unit(benchmark::kSecond)->Iterations(1);
 
 }  // namespace
 

@@ -85,6 +85,7 @@ const std::vector<Column<JobRow>>& job_columns() {
       {"computed_iterations", "", "iterations computed, lost ones included", kInteger,
        [](const R& r) { return double(r.job.computed_iterations); }},
       {"lost_gpu_seconds", "GPU-s", "computed work lost to preemptions", kReal, [](const R& r) { return r.job.lost_gpu_s; }},
+      {"run_time", "s", "time running: computing iterations, lost ones included", kReal, [](const R& r) { return r.job.run_s; }},
       {"restart_time", "s", "time restoring (checkpoint read, warm-up)", kReal, [](const R& r) { return r.job.restart_s; }},
       {"checkpoint_time", "s", "time writing checkpoints", kReal, [](const R& r) { return r.job.checkpoint_s; }},
       {"checkpoint_interval", "s", "running time between checkpoints (inf: none)", kReal,

@@ -9,6 +9,7 @@ void Simulation::set_state(Job& j, JobState to) {
   if (j.state == JobState::queued) j.result.queueing_s += (engine_.now() - j.state_since).seconds();
   if (j.state == JobState::restarting) j.result.restart_s += (engine_.now() - j.state_since).seconds();
   if (j.state == JobState::checkpointing) j.result.checkpoint_s += (engine_.now() - j.state_since).seconds();
+  if (j.state == JobState::running) j.result.run_s += (engine_.now() - j.state_since).seconds();
   j.state = to;
   j.state_since = engine_.now();
 }

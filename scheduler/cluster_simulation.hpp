@@ -74,6 +74,7 @@ struct JobResult {
   std::int64_t computed_iterations = 0;  // including those lost
   double lost_gpu_s = 0;               // GPU-seconds of computed iterations lost
   double restart_s = 0;                // time in restarting (reload, warm-up)
+  double run_s = 0;                    // time running (computing iterations, lost ones included)
   double checkpoint_interval_s = 0;    // running time between checkpoints in its last placement (inf: none)
   int max_leaves = 0;                  // most leaf switches one placement of it spanned
   double checkpoint_s = 0;             // time writing checkpoints

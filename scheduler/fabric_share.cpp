@@ -51,7 +51,10 @@ void FabricShare::set_job(int job, double base_s, double overlap_s, std::vector<
   t.overlap_s = overlap_s;
   t.loads = std::move(loads);
   t.active = !t.loads.empty();
-  t.t_s = base_s;
+  // Start from the job alone on its links; settle() goes on from there.
+  double comm = 0;
+  for (const LinkLoad& l : t.loads) comm = std::max(comm, l.bytes / capacity_[static_cast<std::size_t>(l.link)]);
+  t.t_s = base_s + std::max(0.0, comm - overlap_s);
 }
 
 std::vector<int> FabricShare::links_of(int job) const {
@@ -102,15 +105,11 @@ const std::vector<int>& FabricShare::settle(const std::vector<int>& links) {
 }
 
 void FabricShare::solve(const std::vector<int>& jobs) {
-  // Start from every job alone on its links, then damped fixed-point steps. The map is a
-  // contraction in practice (a job's time grows when others' rates grow, which slows them);
-  // halving each step removes the oscillation between "everyone fast" and "everyone slow".
-  for (int j : jobs) {
-    Traffic& t = traffic_[static_cast<std::size_t>(j)];
-    double comm = 0;
-    for (const LinkLoad& l : t.loads) comm = std::max(comm, l.bytes / capacity_[static_cast<std::size_t>(l.link)]);
-    t.t_s = t.base_s + std::max(0.0, comm - t.overlap_s);
-  }
+  // Damped fixed-point steps from where each job was (its last settled time, or alone on its
+  // links when it is new): one change usually moves the others little, so few steps are needed.
+  // The map is a contraction in practice (a job's time grows when others' rates grow, which
+  // slows them); halving each step removes the oscillation between "everyone fast" and
+  // "everyone slow".
   constexpr int kMaxSteps = 200;
   constexpr double kTolerance = 1e-9;
   std::vector<double> next(jobs.size());

@@ -74,6 +74,8 @@ TEST(ClusterSimulation, OneJobRunsItsIterationsAndIsBilledPerSecondWithAMinimum)
   EXPECT_EQ(jr.state, JobState::done);
   EXPECT_DOUBLE_EQ(jr.finish_s, 10 + 30 + 500);
   EXPECT_DOUBLE_EQ(jr.jct_s, 530);
+  EXPECT_DOUBLE_EQ(jr.run_s, 500);      // 1000 x 0.5 s; the 30 s warm-up is restarting
+  EXPECT_DOUBLE_EQ(jr.restart_s, 30);
   EXPECT_EQ(jr.useful_iterations, 1000);
   EXPECT_NEAR(jr.gpu_hours, 8 * 530 / 3600.0, 1e-9);
   EXPECT_NEAR(jr.cost_usd, 36.0 * 530 / 3600.0, 1e-9);

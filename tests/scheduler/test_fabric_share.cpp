@@ -63,11 +63,12 @@ TEST(FabricShare, TheSlowestLinkPacesAJobAndOnlyItsComponentIsSettled) {
   const int slow = f.add_link(1e9), fast = f.add_link(2e9), other = f.add_link(1e9);
   f.set_job(0, 1.0, 0.25, {{slow, 1e9}, {fast, 1e9}});  // 1 s on the slow link, 0.25 s hidden
   f.set_job(1, 1.0, 0, {{other, 1e9}});
+  f.set_job(2, 1.0, 0, {{other, 1e9}});
   EXPECT_EQ(f.settle({fast}), (std::vector<int>{0}));
   EXPECT_DOUBLE_EQ(f.iteration_s(0), 1.75);
-  EXPECT_DOUBLE_EQ(f.iteration_s(1), 1.0);  // not settled yet: its base
+  EXPECT_DOUBLE_EQ(f.iteration_s(1), 2.0);  // not settled yet: as if alone on its link
   f.settle({other});
-  EXPECT_DOUBLE_EQ(f.iteration_s(1), 2.0);
+  EXPECT_NEAR(f.iteration_s(1), 1 + kGolden, 1e-6);  // with job 2, as above
   // Removing a job's traffic frees its links.
   f.set_job(0, 1.0, 0.25, {});
   EXPECT_TRUE(f.links_of(0).empty());
