@@ -62,6 +62,7 @@ int run_loaded(std::ostream& out, const ScenarioOptions& o, const experiment::Sc
         << scenario.cluster.device.name << " per node)";
     if (!scenario.collective) out << ", " << models::to_string(scenario.workload.precision);
     out << ", seed " << scenario.seed << "\n";
+    if (!scenario.cluster.profile_note.empty()) out << scenario.cluster.profile_note << "\n";
     experiment::print_table(out, results);
   }
   if (!scenario.output.results.empty()) {

@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "calibration/runner.hpp"
 #include "cli/commands.hpp"
+#include "experiment/calibrate.hpp"
 #include "experiment/config_error.hpp"
 
 namespace po = boost::program_options;
@@ -23,6 +25,10 @@ const char* const kUsage =
     "  collective [scenario.yaml]  run a collective sweep (nccl-tests style table); without a\n"
     "                         file: all-reduce 8 B..1 GiB on aws/p4d.24xlarge, change it with --set\n"
     "  catalog [devices|instances|models]  list what scenarios can name\n"
+    "  calibrate --backend cpu|cuda --out profile.yaml [--quick] [--repeats N] [--max-spread X]\n"
+    "                         measure micro-kernels here, fit a device profile, write it\n"
+    "  calibrate --validate profile.yaml [--backend cpu|cuda]\n"
+    "                         predict held-out kernels from the profile, measure them, compare\n"
     "  version                print the dlsim version\n"
     "\n"
     "options of run, check and collective:\n"
@@ -52,6 +58,14 @@ int dispatch(int argc, char** argv) {
       ("csv", po::value<std::string>(&o.csv))
       ("quiet", po::bool_switch(&o.quiet))
       ("what", po::value<std::string>(&o.what));
+  experiment::CalibrateOptions calibrate;
+  options.add_options()
+      ("backend", po::value<std::string>(&calibrate.backend))
+      ("out", po::value<std::string>(&calibrate.out))
+      ("validate", po::value<std::string>(&calibrate.validate))
+      ("quick", po::bool_switch(&calibrate.quick))
+      ("repeats", po::value<int>(&calibrate.repeats))
+      ("max-spread", po::value<double>(&calibrate.max_spread));
   po::positional_options_description positional;
   positional.add(command == "catalog" ? "what" : "scenario", 1);
   po::variables_map vm;
@@ -59,6 +73,12 @@ int dispatch(int argc, char** argv) {
   po::notify(vm);
 
   if (command == "catalog") return cli::catalog_command(std::cout, o.what);
+  if (command == "calibrate") {
+    if (!o.scenario.empty()) throw po::error("calibrate takes no positional argument ('" + o.scenario + "')");
+    if (calibrate.repeats < 0 || calibrate.repeats > 10000) throw po::error("--repeats must be in 1..10000");
+    return calibrate.validate.empty() ? experiment::calibrate(calibrate, std::cout, std::cerr)
+                                      : experiment::validate_profile(calibrate, std::cout, std::cerr);
+  }
   if (command == "collective") return cli::collective_command(std::cout, o);
   if (command != "run" && command != "check") {
     std::cerr << "dlsim: unknown command '" << command << "'\n\n" << kUsage;
@@ -79,6 +99,9 @@ int main(int argc, char** argv) {
   } catch (const experiment::ConfigError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
+  } catch (const calibration::UnstableError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
   } catch (const po::error& e) {
     std::cerr << "dlsim: " << e.what() << "\n\n" << kUsage;
     return 2;

@@ -24,6 +24,7 @@ void emit_device(YAML::Emitter& out, const models::DeviceSpec& d, const models::
   out << YAML::Key << "memory_efficiency" << YAML::Value << p.memory_efficiency;
   out << YAML::Key << "kernel_launch_overhead_s" << YAML::Value << p.kernel_launch_overhead_s;
   out << YAML::Key << "source" << YAML::Value << d.source;
+  out << YAML::Key << "profile" << YAML::Value << (p.source.empty() ? "catalog efficiencies" : p.source);
   out << YAML::EndMap;
 }
 
@@ -39,6 +40,7 @@ void emit_cluster(YAML::Emitter& out, const ClusterConfig& c) {
   out << YAML::Key << "price_usd_per_node_hour" << YAML::Value << t.price_per_hour;
   out << YAML::Key << "price_date" << YAML::Value << t.price_date;
   out << YAML::Key << "source" << YAML::Value << t.source;
+  if (!c.profile_path.empty()) out << YAML::Key << "profile_file" << YAML::Value << c.profile_path;
   emit_device(out, c.device, c.profile);
   out << YAML::EndMap;
 }

@@ -25,6 +25,8 @@ struct ClusterConfig {
   models::DeviceSpec device;
   models::DeviceProfile profile;
   int nodes = 1;
+  std::string profile_path;       // cluster.profile resolved against the scenario's folder, or ""
+  std::string profile_note;       // how the profile applies ("measured on ...", "transferred ..."), or ""
 };
 
 // The fabric: one node design (from the instance type unless overridden) and how nodes connect.

@@ -15,6 +15,7 @@
 #include "experiment/model_yaml.hpp"
 #include "experiment/network_yaml.hpp"
 #include "experiment/plan_yaml.hpp"
+#include "experiment/profile_yaml.hpp"
 #include "experiment/overrides.hpp"
 #include "experiment/yaml_reader.hpp"
 #include "models/catalog.hpp"
@@ -34,7 +35,7 @@ const std::vector<std::string> kPrecisions{"fp32", "tf32", "fp16", "bf16", "fp8"
 
 models::Precision precision_of(const std::string& s) { return *models::parse_precision(s); }
 
-ClusterConfig read_cluster(MapReader& r, const models::Catalog& catalog) {
+ClusterConfig read_cluster(MapReader& r, const models::Catalog& catalog, const std::string& base_dir) {
   ClusterConfig c;
   const YAML::Node instance = r.node("instance");
   if (!instance.IsDefined() || instance.IsNull()) {
@@ -49,6 +50,11 @@ ClusterConfig read_cluster(MapReader& r, const models::Catalog& catalog) {
   } else {
     c.instance_name = r.text("instance");
     const models::InstanceType* t = catalog.find_instance(c.instance_name);
+    if (c.instance_name == kLocalCpuInstance) {
+      // Built from the scenario's profile (profile_yaml.hpp); price 0 unless cluster.price says.
+      static const models::InstanceType local{.name = kLocalCpuInstance, .provider = "local", .accelerators_per_node = 1};
+      t = &local;
+    }
     if (t == nullptr) {
       r.fail("instance", "unknown instance type '" + c.instance_name + "'" +
                              did_you_mean(c.instance_name, catalog.instance_names()) +
@@ -58,8 +64,11 @@ ClusterConfig read_cluster(MapReader& r, const models::Catalog& catalog) {
   }
   c.nodes = static_cast<int>(r.integer("nodes", 1, kMaxNodes, 1));
   c.instance.price_per_hour = r.quantity("price", Dimension::price_rate, 0, 1e5, c.instance.price_per_hour);
-  c.device = *catalog.find_device(c.instance.device);
-  c.profile = *catalog.find_profile(c.instance.device);
+  if (c.instance_name != kLocalCpuInstance) {
+    c.device = *catalog.find_device(c.instance.device);
+    c.profile = *catalog.find_profile(c.instance.device);
+  }
+  apply_cluster_profile(r, c, base_dir);
   r.finish();
   return c;
 }
@@ -321,7 +330,7 @@ Scenario read_scenario(const YAML::Node& root, const std::function<YAML::Node()>
   }
   if (!top.has("cluster")) top.fail_missing("cluster", "the machines: instance type and node count");
   MapReader cluster(top.node("cluster"), "cluster", source);
-  s.cluster = read_cluster(cluster, catalog);
+  s.cluster = read_cluster(cluster, catalog, base_dir);
   MapReader network(top.node("network"), "network", source, true);
   s.network = read_network(network, s.cluster);
   // A scenario is a training job or a collective sweep.

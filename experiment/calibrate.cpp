@@ -1,0 +1,129 @@
+// `dlsim calibrate` (calibrate.hpp).
+#include "experiment/calibrate.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <memory>
+
+#include <unistd.h>
+
+#include "calibration/cpu_backend.hpp"
+#include "calibration/fit.hpp"
+#include "calibration/runner.hpp"
+#include "experiment/config_error.hpp"
+#include "experiment/profile_yaml.hpp"
+#include "experiment/results.hpp"
+#include "models/catalog.hpp"
+
+namespace dlsim::experiment {
+namespace {
+
+[[noreturn]] void usage_error(const std::string& key, const std::string& why) {
+  throw ConfigError({"dlsim calibrate", 0, 0}, key, why);
+}
+
+std::unique_ptr<calibration::Backend> make_backend(const std::string& name) {
+  if (name == "cpu") return calibration::make_cpu_backend();
+  if (name != "cuda") usage_error("--backend", "unknown backend '" + name + "': use cpu or cuda");
+  auto backend = calibration::make_cuda_backend();
+  if (!backend) usage_error("--backend", "this dlsim was built without CUDA (nvcc was not found at configure time); use --backend cpu");
+  if (!backend->available()) usage_error("--backend", "no CUDA device is visible on this machine; use --backend cpu");
+  return backend;
+}
+
+calibration::RunnerOptions runner_options(const CalibrateOptions& o) {
+  calibration::RunnerOptions r;
+  r.run.repeats = o.repeats > 0 ? o.repeats : (o.quick ? 7 : 15);
+  r.run.warmup = o.quick ? 2 : 3;
+  r.max_spread = o.max_spread;
+  if (!(o.max_spread > 0)) usage_error("--max-spread", "must be > 0");
+  return r;
+}
+
+calibration::Progress progress_bar(const CalibrateOptions& o, std::ostream& err) {
+  if (!o.progress) return nullptr;
+  return [&err](std::size_t done, std::size_t total, const calibration::KernelCase& c) {
+    constexpr int kWidth = 30;
+    const int filled = total == 0 ? kWidth : static_cast<int>(kWidth * done / total);
+    err << "\r[" << std::string(filled, '#') << std::string(kWidth - filled, '.') << "] " << done << "/" << total << "  ";
+    char what[64];
+    std::snprintf(what, sizeof what, "%-30s", done == total ? "done" : (calibration::family_label(c) + " " + calibration::shape_label(c)).c_str());
+    err << what << (done == total ? "\n" : "") << std::flush;
+  };
+}
+
+std::string today_utc() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  return gethostname(buf, sizeof buf - 1) == 0 ? buf : "";
+}
+
+void print_errors(std::ostream& out, const std::vector<calibration::FamilyError>& errors) {
+  out << "fit error per family (median |predicted - measured| / measured):\n";
+  for (const auto& e : errors) {
+    char line[96];
+    std::snprintf(line, sizeof line, "  %-16s %3d cases %8.1f %%\n", e.family.c_str(), e.cases, 100 * e.median_relative_error);
+    out << line;
+  }
+}
+
+}  // namespace
+
+int calibrate(const CalibrateOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.out.empty()) usage_error("--out", "missing: the profile file to write (e.g. --out profile.yaml)");
+  auto backend = make_backend(o.backend.empty() ? "cpu" : o.backend);
+  const calibration::DeviceInfo info = backend->info();
+  out << "calibrating " << info.name << " (" << info.backend << " backend, " << (o.quick ? "quick" : "full") << " grid)\n";
+  const auto stats = calibration::run_cases(*backend, calibration::case_grid(o.quick ? calibration::Grid::quick : calibration::Grid::full),
+                                            runner_options(o), progress_bar(o, err));
+  calibration::print_summary(out, stats);
+  // A GPU of the catalog keeps its datasheet peaks; anything else (the CPU) uses measured ones.
+  const models::Catalog catalog = models::Catalog::builtin();
+  const models::DeviceSpec* datasheet = nullptr;
+  for (const auto& [name, d] : catalog.devices()) {
+    if (info.backend == "cuda" && d.description == info.name) datasheet = &d;
+  }
+  ProfileDocument doc{calibration::fit(stats, info, today_utc(), datasheet), dlsim_version(), host_name()};
+  if (info.backend == "cpu") {
+    doc.calibration.spec.memory_bytes = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  }
+  print_errors(out, doc.calibration.errors);
+  write_profile(o.out, doc);
+  out << "wrote " << o.out << " (" << doc.calibration.profile.source << ")\n";
+  return 0;
+}
+
+int validate_profile(const CalibrateOptions& o, std::ostream& out, std::ostream& err) {
+  const ProfileDocument doc = read_profile(o.validate);
+  const calibration::Calibration& cal = doc.calibration;
+  auto backend = make_backend(o.backend.empty() ? cal.info.backend : o.backend);
+  const calibration::DeviceInfo info = backend->info();
+  out << "validating " << o.validate << " (measured on " << cal.info.name << ", " << cal.date << ") against " << info.name << "\n";
+  if (info.name != cal.info.name) out << "note: this machine is not the one the profile was measured on\n";
+  const auto stats = calibration::run_cases(*backend, calibration::case_grid(calibration::Grid::held_out), runner_options(o),
+                                            progress_bar(o, err));
+  char line[128];
+  std::snprintf(line, sizeof line, "%-16s %-16s %14s %14s %9s\n", "kernel", "shape", "measured us", "predicted us", "error");
+  out << "held-out cases (sizes not in the fitting grid):\n" << line;
+  for (const auto& s : stats) {
+    const double p = calibration::predict(s.kernel, cal.spec, cal.profile);
+    if (!s.ok || !std::isfinite(p)) continue;
+    std::snprintf(line, sizeof line, "%-16s %-16s %14.3f %14.3f %8.1f%%\n", calibration::family_label(s.kernel).c_str(),
+                  calibration::shape_label(s.kernel).c_str(), s.median_s * 1e6, p * 1e6, 100 * (p - s.median_s) / s.median_s);
+    out << line;
+  }
+  print_errors(out, calibration::family_errors(stats, cal.spec, cal.profile));
+  return 0;
+}
+
+}  // namespace dlsim::experiment

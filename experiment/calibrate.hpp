@@ -1,0 +1,24 @@
+// `dlsim calibrate`: measure micro-kernels with a backend, fit a profile, write it
+// (profile_yaml.hpp); and `dlsim calibrate --validate`: predict held-out kernels from a profile
+// and compare with measurements on this machine. The CLI only parses arguments and calls these.
+#pragma once
+#include <ostream>
+#include <string>
+
+namespace dlsim::experiment {
+
+struct CalibrateOptions {
+  std::string backend;        // "cpu" or "cuda"; validate: "" means the profile's backend
+  std::string out;            // profile to write
+  std::string validate;       // profile to validate (instead of calibrating)
+  bool quick = false;         // the CI grid
+  int repeats = 0;            // 0: 15 (7 with quick)
+  double max_spread = 0.5;    // (p90 - p10) / median above which a case is unstable
+  bool progress = true;       // progress bar on `err`
+};
+
+// Both return the exit code; bad options throw ConfigError, unstable runs UnstableError.
+int calibrate(const CalibrateOptions& options, std::ostream& out, std::ostream& err);
+int validate_profile(const CalibrateOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace dlsim::experiment
