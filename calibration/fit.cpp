@@ -138,6 +138,14 @@ Calibration fit(const std::vector<CaseStats>& stats, const DeviceInfo& info, con
     }
   }
   if (launch < 0) throw std::invalid_argument("cannot fit: no launch measurement");
+  // Best rates net of the launch overhead (the roofline adds it per kernel): s / (t - L).
+  const auto net_rate = [launch](double work, double t) { return t > launch ? work / (t - launch) : work / t; };
+  best_flops = {};
+  best_bytes = 0;
+  for (const auto& [precision, points] : gemm) {
+    for (const auto& [f, t] : points) best_flops[static_cast<std::size_t>(precision)] = std::max(best_flops[static_cast<std::size_t>(precision)], net_rate(f, t));
+  }
+  for (const auto& [b, t] : streams) best_bytes = std::max(best_bytes, net_rate(b, t));
   if (gemm.find(Precision::fp32) == gemm.end()) throw std::invalid_argument("cannot fit: no fp32 GEMM measurement");
 
   if (datasheet != nullptr) {

@@ -10,8 +10,9 @@
 // well it holds (CPU caches, for instance, make mid-size streams faster than it predicts).
 //
 // Peaks: with a datasheet (a GPU of the catalog) the efficiencies are fractions of its peaks;
-// without one (the CPU) the peaks are the best measured rates (best FLOP/s of any GEMM case
-// per precision, best bytes/s of any stream case) and DeviceSpec::source says so.
+// without one (the CPU) the peaks are the best measured rates, launch overhead excluded (best
+// s / (t - L) of any GEMM case per precision, of any stream case for bytes/s), and
+// DeviceSpec::source says so.
 // Efficiency curve points are taken at each measured size: eff(s) = s / (peak * (t(s) - L)),
 // L the launch overhead (the roofline adds L per kernel itself), clamped to (0, 1].
 // Fit error per family: median over its cases of |predicted - measured| / measured, with
