@@ -1,6 +1,7 @@
 // Profile YAML (profile_yaml.hpp).
 #include "experiment/profile_yaml.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -33,6 +34,11 @@ std::vector<double> read_list(MapReader& r, const std::string& key, double min, 
     const std::string path = r.path_of(key) + "[" + std::to_string(i) + "]";
     const auto bad = [&](const std::string& why) { throw ConfigError(r.source().locate(list[i], path), path, why); };
     if (!list[i].IsScalar()) bad("must be a number");
+    std::string lower = list[i].Scalar();
+    for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (lower.find("nan") != std::string::npos || lower.find("inf") != std::string::npos) {
+      bad("must be a finite number, not " + list[i].Scalar());
+    }
     double x = 0;
     std::size_t used = 0;
     try {
