@@ -53,6 +53,8 @@ const std::vector<Column<ResultRow>>& training_columns() {
        kReal, [](const ResultRow& r) { return r.tflops_per_accelerator; }},
       {"mfu", "1", "model FLOPs utilization: model FLOP/s over the accelerators' peak at the precision", kReal,
        [](const ResultRow& r) { return r.mfu; }},
+      {"profile_out_of_range", "", "kernels whose size lies outside a calibrated profile's measured sizes (the nearest point was used)",
+       kInteger, [](const ResultRow& r) { return double(r.profile_out_of_range); }},
       {"memory_per_accelerator", "B", "peak memory of one accelerator (the fullest pipeline rank)", kReal,
        [](const ResultRow& r) { return r.memory_bytes; }},
   };

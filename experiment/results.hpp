@@ -36,6 +36,7 @@ struct ResultRow {
   double tokens_per_s = 0;         // samples/s x tokens per sample
   double tflops_per_accelerator = 0;  // model FLOP/s (no recomputation) per accelerator / 1e12
   double mfu = 0;                  // model FLOPs utilization
+  long long profile_out_of_range = 0;  // kernel lookups outside the calibrated profile's sizes
   double recompute_s = 0;
   double tensor_comm_s = 0;        // blocking tensor-parallel collectives
   double expert_comm_s = 0;        // blocking expert all-to-alls

@@ -52,6 +52,7 @@ ResultRow evaluate(const Scenario& s, int nodes, int plan_index, models::Iterati
   row.tokens_per_s = step.tokens_per_s;
   row.tflops_per_accelerator = step.tflops_per_device;
   row.mfu = step.mfu;
+  row.profile_out_of_range = step.profile_out_of_range;
   row.memory_bytes = models::peak_memory(wl.model, plan).total();
   row.cost_per_hour = s.cluster.instance.price_per_hour * nodes;
 

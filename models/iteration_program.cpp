@@ -44,6 +44,7 @@ struct Builder {
   const DeviceProfile& profile;
   double element;
   double gradient_element;
+  long long* out_of_range;
 
   bool cut = false;  // the next compute starts a new segment (a gradient bucket just filled)
   double pending_gradients = 0;
@@ -100,7 +101,7 @@ struct Builder {
       const Layer& layer = model.layers[static_cast<std::size_t>(i)];
       if (only_attention_core && !layer.attention_core) continue;
       const Layer share = rank_share(layer, plan);
-      add_compute(pass, layer_time(share, plan.micro_batch_size, plan.precision, device, profile).forward_s, recompute);
+      add_compute(pass, layer_time(share, plan.micro_batch_size, plan.precision, device, profile, out_of_range).forward_s, recompute);
       if (!only_attention_core) add_collectives(pass, i, layer);
     }
   }
@@ -110,7 +111,7 @@ struct Builder {
       const Layer& layer = model.layers[static_cast<std::size_t>(i)];
       add_collectives(pass, i, layer);
       const Layer share = rank_share(layer, plan);
-      add_compute(pass, layer_time(share, plan.micro_batch_size, plan.precision, device, profile).backward_s, false);
+      add_compute(pass, layer_time(share, plan.micro_batch_size, plan.precision, device, profile, out_of_range).backward_s, false);
       Segment& s = open_compute(pass);
       const double gradients = share.parameters * gradient_element;
       s.gradient_bytes += gradients;
@@ -149,8 +150,9 @@ std::vector<LayerRange> units_of(const ModelGraph& model, LayerRange range, doub
 
 IterationProgram build_iteration_program(const ModelGraph& model, const ParallelPlan& plan, const DeviceSpec& device,
                                          const DeviceProfile& profile) {
-  Builder b{model, plan, device, profile, bytes_per_element(plan.precision), bytes_per_element(plan.gradient_precision)};
   IterationProgram program;
+  Builder b{model, plan, device, profile, bytes_per_element(plan.precision), bytes_per_element(plan.gradient_precision),
+            &program.profile_out_of_range};
   const auto ranges = stage_partition(plan, model);
   for (const LayerRange& range : ranges) {
     StageProgram stage;

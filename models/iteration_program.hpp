@@ -70,6 +70,7 @@ struct GatherUnit {
 struct IterationProgram {
   std::vector<StageProgram> stages;    // by virtual stage
   std::vector<GatherUnit> units;       // ZeRO-3 only
+  long long profile_out_of_range = 0;  // kernel lookups outside a calibrated profile's measured sizes
 };
 
 // The plan must be valid for the model (validate_plan).

@@ -20,6 +20,8 @@ JobKey JobKey::of(const TrainingConfig& c, const std::string& fabric) {
   k.matmul_efficiency = c.profile.matmul_efficiency;
   k.memory_efficiency = c.profile.memory_efficiency;
   k.launch_overhead_s = c.profile.kernel_launch_overhead_s;
+  k.profile_source = c.profile.source;
+  k.profile_fingerprint = c.profile.fingerprint();
   k.fabric = fabric;
   k.all_reduce = static_cast<int>(c.all_reduce);
   const ParallelPlan& p = c.plan;

@@ -23,6 +23,8 @@ struct JobKey {
   double first_layer_flops = 0, middle_layer_parameters = 0, last_layer_flops = 0;
   std::string device;
   double matmul_efficiency = 0, memory_efficiency = 0, launch_overhead_s = 0;
+  std::string profile_source;
+  double profile_fingerprint = 0;  // the calibrated curves (device.hpp)
   std::string fabric;
   int all_reduce = 0;
   int data = 0, tensor = 0, pipeline = 0, expert = 0, virtual_stages = 0, micro_batches = 0, micro_batch_size = 0;

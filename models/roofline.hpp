@@ -23,9 +23,13 @@ struct LayerTime {
   double backward_s = 0;
 };
 
+// A calibrated profile (device.hpp) gives efficiencies by the size of each kernel: a matrix
+// layer's forward kernel by its FLOPs, each of its two backward kernels by half the backward
+// FLOPs, memory traffic by the bytes of the call. Lookups outside the measured sizes use the
+// nearest measured point and are counted in *out_of_range.
 // Throws std::invalid_argument if the device has no peak for `precision` or batch < 1.
 LayerTime layer_time(const Layer& layer, int batch, Precision precision, const DeviceSpec& device,
-                     const DeviceProfile& profile);
+                     const DeviceProfile& profile, long long* out_of_range = nullptr);
 
 bool is_matrix_layer(LayerKind kind);
 

@@ -455,8 +455,8 @@ class Replay {
     rank.optimizer_started = true;
     rank.optimizer_start = engine_.now();
     const double shard = plan_.zero_stage >= 1 ? plan_.data : 1;
-    rank.optimizer = rank.parameters / shard * optimizer_bytes_per_parameter(plan_.optimizer, plan_.precision) /
-                         (c_.device.memory_bandwidth * c_.profile.memory_efficiency) +
+    const double bytes = rank.parameters / shard * optimizer_bytes_per_parameter(plan_.optimizer, plan_.precision);
+    rank.optimizer = bytes / (c_.device.memory_bandwidth * c_.profile.memory_at(bytes, &optimizer_out_of_range_)) +
                      c_.profile.kernel_launch_overhead_s;
     after(rank.optimizer, [this, r] {
       Rank& rk = ranks_[static_cast<std::size_t>(r)];
@@ -557,12 +557,14 @@ class Replay {
     b.hfu = b.hardware_flops_per_iteration / b.iteration_s / devices / peak;
     b.flows = static_cast<long long>(flows_.flows_started()) + memo_flows_;
     b.events = static_cast<long long>(engine_.events_executed());
+    b.profile_out_of_range = program_.profile_out_of_range + optimizer_out_of_range_;
     return b;
   }
 
   const TrainingConfig& c_;
   const ParallelPlan& plan_;
   IterationProgram program_;
+  long long optimizer_out_of_range_ = 0;
   sim::Engine engine_;
   network::Routing routing_;
   network::FlowNetwork flows_;

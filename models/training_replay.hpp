@@ -68,6 +68,8 @@ struct IterationBreakdown {
   double hfu = 0;                 // the same with recomputation counted
   long long flows = 0;            // flows started on the fabric
   long long events = 0;           // engine events
+  long long profile_out_of_range = 0;  // kernel lookups outside a calibrated profile's measured
+                                       // sizes (the nearest measured point was used)
 };
 
 // Throws std::invalid_argument for an invalid plan or configuration. When `trace` is given it
