@@ -5,6 +5,7 @@
 #include "experiment/profile_yaml.hpp"
 #include "experiment/scenario.hpp"
 #include "experiment/yaml_reader.hpp"
+#include "models/profile_transfer.hpp"
 
 namespace dlsim::experiment {
 namespace {
@@ -56,10 +57,10 @@ void apply_cluster_profile(MapReader& r, ClusterConfig& c, const std::string& ba
     }
     c.device.memory_bandwidth = cal.spec.memory_bandwidth;
   } else {
-    // TODO(issue 6): models::transfer_profile (models/profile_transfer.hpp, from the lead) maps a
-    // profile measured on one device to another by datasheet ratios; until it is in main, refuse.
-    r.fail("profile", "profile " + c.profile_path + " was measured on " + cal.spec.name + ", but instance " + c.instance_name +
-                          " has " + c.instance.device + "; transferring a profile to another device is not available yet");
+    // Measured on another device: scaled by datasheet ratios (models/profile_transfer.hpp).
+    c.profile = models::transfer_profile(cal.profile, cal.spec, c.device);
+    c.profile_note = "device profile " + c.profile_path + ": " + c.profile.source;  // "transferred from A to B by ..."
+    return;
   }
   c.profile_note = "device profile " + c.profile_path + ": " + cal.profile.source;
 }

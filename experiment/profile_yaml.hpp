@@ -42,8 +42,9 @@ inline constexpr const char* kLocalCpuInstance = "local/cpu";
 struct ClusterConfig;
 class MapReader;
 // Reads cluster.profile (a path relative to `base_dir`), if present, and applies it to `c`:
-// measured on the instance's device -> its curves and measured peaks are used; local/cpu -> the
-// instance and device come from it. Sets c.profile_path and c.profile_note.
+// measured on the instance's device -> its curves and measured peaks are used; on another device
+// -> models::transfer_profile scales it by datasheet ratios (and the note says so); local/cpu ->
+// the instance and device come from it. Sets c.profile_path and c.profile_note.
 void apply_cluster_profile(MapReader& cluster, ClusterConfig& c, const std::string& base_dir);
 
 }  // namespace dlsim::experiment

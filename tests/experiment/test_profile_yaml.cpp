@@ -133,8 +133,12 @@ TEST(ProfileYaml, ScenarioUsesTheProfile) {
                 .find("cluster.profile"), std::string::npos);
   EXPECT_NE(error_of("cluster: {instance: local/cpu, profile: nope.yaml}\nworkload: {model: resnet50, batch: {per_device: 2}, iterations: 3}\n")
                 .find("cannot read profile file"), std::string::npos);
-  EXPECT_NE(error_of("cluster: {instance: aws/p3.16xlarge, profile: cpu.yaml}\nworkload: {model: resnet50, batch: {per_device: 2}, iterations: 3}\n")
-                .find("was measured on local-cpu"), std::string::npos);
+  // On another device the profile is transferred by datasheet ratios, and the note says so.
+  const Scenario v100 = load_scenario_text("cluster: {instance: aws/p3.16xlarge, profile: cpu.yaml}\n"
+                                           "workload: {model: resnet50, batch: {per_device: 2}, iterations: 3}\n", "s.yaml", {}, dir.string());
+  EXPECT_NE(v100.cluster.profile_note.find("transferred from local-cpu to V100-16GB by datasheet ratios"), std::string::npos)
+      << v100.cluster.profile_note;
+  EXPECT_TRUE(v100.cluster.profile.calibrated());
   // fp16 on a CPU profile (fp32 and fp64 only): the usual precision error.
   EXPECT_NE(error_of("cluster: {instance: local/cpu, profile: cpu.yaml}\nworkload: {model: resnet50, precision: fp16, batch: {per_device: 2}, iterations: 3}\n")
                 .find("no fp16 support"), std::string::npos);
