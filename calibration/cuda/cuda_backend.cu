@@ -23,6 +23,8 @@ DeviceMemory::DeviceMemory(std::uint64_t bytes) : bytes_(bytes) {
 DeviceMemory::~DeviceMemory() { cudaFree(data_); }
 std::vector<unsigned char> DeviceMemory::to_host() const {
   std::vector<unsigned char> host(bytes_);
+  // The cases run on a non-blocking stream, which cudaMemcpy's default stream does not wait for.
+  DLSIM_CUDA(cudaDeviceSynchronize());
   DLSIM_CUDA(cudaMemcpy(host.data(), data_, bytes_, cudaMemcpyDeviceToHost));
   return host;
 }

@@ -167,7 +167,7 @@ void run_typed(Context& context, Measurement& m, const RunOptions& options, std:
   } else {
     DeviceMemory y(bytes);
     launch_fill(p, y.get(), c.elements, buffer_seed(run_seed, index, 1), s);
-    const auto hy0 = y.to_host();   // synchronous: the fill is done
+    const auto hy0 = y.to_host();   // waits for the fills
     const float a = 0.5f + 0.5f * std::fabs(input_value(buffer_seed(run_seed, index, 2), 0));   // in [0.625, 1]
     const bool axpy = c.family == KernelFamily::elementwise;
     auto call = [&] {

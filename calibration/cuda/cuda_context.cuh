@@ -28,7 +28,7 @@ class DeviceMemory {
   template <class T>
   T* as() const { return static_cast<T*>(data_); }
   std::uint64_t bytes() const { return bytes_; }
-  // A host copy of the whole buffer (synchronous).
+  // A host copy of the whole buffer, after all work on the device (synchronous).
   std::vector<unsigned char> to_host() const;
 
  private:

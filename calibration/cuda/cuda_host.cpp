@@ -41,12 +41,18 @@ std::string validate_case(const KernelCase& c) {
   const Precision p = c.precision;
   if (is_gemm_family(c.family)) {
     if (c.m <= 0 || c.n <= 0 || c.k <= 0) return "GEMM needs positive m, n, k";
+    constexpr std::int64_t int_max = 2147483647;   // cuBLAS takes int dimensions
+    if (c.m > int_max || c.n > int_max || c.k > int_max) return "GEMM dimensions must be below 2^31 (cuBLAS)";
+    // The plain kernel's grid has n / 16 blocks in y, at most 65535 (CUDA's limit).
+    if (c.family == KernelFamily::gemm_naive && c.n > 65535 * 16)
+      return "the plain GEMM kernel takes n up to 1048560";
     if (c.family == KernelFamily::gemm_naive && p != Precision::fp32)
       return "the plain GEMM kernel runs in fp32 only, not " + precision_name(p);
     return "";
   }
   if (is_row_family(c.family)) {
     if (c.m <= 0 || c.n <= 0) return "row kernels need positive m (rows) and n (columns)";
+    if (c.m > 2147483647) return "row kernels take fewer than 2^31 rows (one block per row)";
   } else if (c.family == KernelFamily::launch) {
     if (c.elements != 0) return "the launch kernel takes no elements (elements must be 0)";
     return "";

@@ -48,6 +48,11 @@ TEST(CudaHost, ValidateCaseNamesWhatIsWrong) {
   EXPECT_NE(validate_case(gemm(Precision::fp32, 0, 8, 8)).find("positive m, n, k"), std::string::npos);
   EXPECT_NE(validate_case(gemm(Precision::fp16, 16, 16, 16, KernelFamily::gemm_naive)).find("fp32 only"),
             std::string::npos);
+  EXPECT_NE(validate_case(gemm(Precision::fp16, 1ll << 31, 16, 16)).find("2^31"), std::string::npos);
+  // 65535 blocks of 16 columns: n = 1048560 fits the plain kernel's grid, 1048561 does not.
+  EXPECT_EQ(validate_case(gemm(Precision::fp32, 16, 1048560, 16, KernelFamily::gemm_naive)), "");
+  EXPECT_NE(validate_case(gemm(Precision::fp32, 16, 1048561, 16, KernelFamily::gemm_naive)).find("1048560"),
+            std::string::npos);
   // 3 fp32 elements are 12 bytes: not a whole 16-byte vector; 4 are 16 bytes.
   EXPECT_NE(validate_case(vector_case(KernelFamily::copy, Precision::fp32, 3)).find("16-byte"), std::string::npos);
   EXPECT_EQ(validate_case(vector_case(KernelFamily::copy, Precision::fp32, 4)), "");
