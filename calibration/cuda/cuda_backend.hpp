@@ -5,6 +5,7 @@
 // unavailable_reason() says why. Timing: CUDA events around each repeat (a repeat of a short
 // kernel is a batch of calls, divided), after warm-up; inputs are fresh random numbers per case
 // (cuda_host.hpp); each output is checked against a CPU reference after the timed calls.
+// measure() calls `progress` before each case (done = cases finished) and once after the last.
 // This header includes no CUDA header, so that tests and the runner need none.
 #pragma once
 #include <string>
