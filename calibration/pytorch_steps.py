@@ -1,0 +1,187 @@
+#!/usr/bin/python3
+"""Times PyTorch training steps on the local CUDA GPU and writes them as JSON.
+
+The GPU validation of issue 6: dlsim predicts these same steps from a calibrated device profile
+(compare_steps.py), and the two are compared. Each step is one full training iteration on one
+GPU: zero the gradients, forward, loss, backward, optimizer step. Inputs are random tensors made
+on the GPU before timing (data loading is not part of what dlsim predicts); a few different
+batches are cycled so that no step sees the previous one's data.
+
+Timing: `--warmup` untimed steps (cuDNN/cuBLAS autotuning, allocator growth), then `--repeats`
+steps, each between two CUDA events after a torch.cuda.synchronize(); the median is reported
+with the 10th and 90th percentiles.
+
+Usage (on a machine with PyTorch and a CUDA GPU):
+    /usr/bin/python3 calibration/pytorch_steps.py --out steps.json
+    /usr/bin/python3 calibration/pytorch_steps.py --only gpt2 --repeats 50 --out gpt2.json
+Exits 2 when PyTorch, torchvision/transformers or a CUDA device is missing, saying which.
+"""
+import argparse
+import contextlib
+import datetime
+import json
+import platform
+import statistics
+import sys
+
+# The steps: dlsim zoo names, batch per GPU, precision (dlsim's names), optimizer (dlsim's names).
+# Batches are the usual single-GPU ones of each model's reference training recipe: ResNet-50 at
+# 128 images of 224x224 (torchvision reference uses 32 per GPU x 8; 128 fills an H100), BERT-base
+# pre-training phase 1 (sequence 128), GPT-2 small at its full 1024 context.
+STEPS = [
+    {"name": "resnet50", "model": "resnet50", "batch": 128, "precision": "bf16", "optimizer": "sgd-momentum"},
+    {"name": "bert-base", "model": "bert-base", "batch": 32, "sequence_length": 128, "precision": "bf16",
+     "optimizer": "adam"},
+    {"name": "gpt2", "model": "gpt2", "batch": 8, "sequence_length": 1024, "precision": "bf16", "optimizer": "adam"},
+]
+DISTINCT_BATCHES = 4
+
+
+def fail(message):
+    print("pytorch_steps.py: " + message, file=sys.stderr)
+    sys.exit(2)
+
+
+def import_torch():
+    try:
+        import torch  # noqa: F401
+    except ImportError as e:
+        fail("PyTorch is not installed for %s (import torch: %s); run this script with a Python that has "
+             "torch built with CUDA, on the machine with the GPU" % (sys.executable, e))
+    import torch
+    if not torch.cuda.is_available():
+        fail("PyTorch %s finds no CUDA device (torch.cuda.is_available() is False)" % torch.__version__)
+    return torch
+
+
+def build(torch, step):
+    """Returns (model, make_batch, loss_of) for a step, on the GPU."""
+    dev = torch.device("cuda")
+    if step["model"] == "resnet50":
+        try:
+            import torchvision
+        except ImportError as e:
+            fail("ResNet-50 needs torchvision (%s)" % e)
+        model = torchvision.models.resnet50(weights=None).to(dev).to(memory_format=torch.channels_last)
+        criterion = torch.nn.CrossEntropyLoss()
+
+        def make_batch(_):
+            x = torch.randn(step["batch"], 3, 224, 224, device=dev).to(memory_format=torch.channels_last)
+            return x, torch.randint(0, 1000, (step["batch"],), device=dev)
+
+        return model, make_batch, lambda m, b: criterion(m(b[0]), b[1])
+    try:
+        import transformers
+    except ImportError as e:
+        fail("%s needs transformers (%s)" % (step["model"], e))
+    if step["model"] == "bert-base":
+        config = transformers.BertConfig()   # 12 layers, hidden 768, 12 heads, vocabulary 30522
+        model = transformers.BertForMaskedLM(config)
+    elif step["model"] == "gpt2":
+        config = transformers.GPT2Config()   # 12 layers, hidden 768, 12 heads, context 1024
+        model = transformers.GPT2LMHeadModel(config)
+    else:
+        fail("unknown model " + step["model"])
+    model = model.to(dev)
+    vocab = config.vocab_size
+
+    def make_batch(_):
+        ids = torch.randint(0, vocab, (step["batch"], step["sequence_length"]), device=dev)
+        return ids, ids.clone()
+
+    return model, make_batch, lambda m, b: m(input_ids=b[0], labels=b[1]).loss
+
+
+def optimizer_for(torch, step, model):
+    if step["optimizer"] == "sgd-momentum":
+        return torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    return torch.optim.AdamW(model.parameters(), lr=1e-4)
+
+
+def time_step(torch, step, warmup, repeats):
+    precision = step["precision"]
+    torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
+    torch.backends.cudnn.allow_tf32 = precision == "tf32"
+    torch.backends.cudnn.benchmark = True
+    torch.manual_seed(1)
+    model, make_batch, loss_of = build(torch, step)
+    model.train()
+    opt = optimizer_for(torch, step, model)
+    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision)
+    scaler = torch.amp.GradScaler("cuda", enabled=precision == "fp16")
+    batches = [make_batch(i) for i in range(DISTINCT_BATCHES)]
+
+    def one(i):
+        opt.zero_grad(set_to_none=True)
+        autocast = torch.autocast("cuda", dtype=dtype) if dtype is not None else contextlib.nullcontext()
+        with autocast:
+            loss = loss_of(model, batches[i % DISTINCT_BATCHES])
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+
+    for i in range(warmup):
+        one(i)
+    torch.cuda.synchronize()
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    times = []
+    for i in range(repeats):
+        torch.cuda.synchronize()
+        start.record()
+        one(i)
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop) * 1e-3)
+    peak = torch.cuda.max_memory_allocated()
+    del model, opt, batches
+    torch.cuda.empty_cache()
+    torch.cuda.reset_peak_memory_stats()
+    q = statistics.quantiles(times, n=10) if len(times) >= 2 else [times[0]] * 9
+    return dict(step, median_s=statistics.median(times), p10_s=q[0], p90_s=q[-1], min_s=min(times),
+                max_s=max(times), repeats=repeats, warmup=warmup, peak_memory_bytes=peak, times_s=times)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", required=True, help="JSON file to write")
+    parser.add_argument("--only", action="append", help="step name (repeatable): " +
+                        ", ".join(s["name"] for s in STEPS))
+    parser.add_argument("--warmup", type=int, default=10)
+    parser.add_argument("--repeats", type=int, default=30)
+    args = parser.parse_args()
+    if args.warmup < 0 or args.repeats < 1:
+        fail("--warmup must be >= 0 and --repeats >= 1")
+    steps = STEPS
+    if args.only:
+        names = {s["name"] for s in STEPS}
+        unknown = [n for n in args.only if n not in names]
+        if unknown:
+            fail("unknown step %s; known: %s" % (", ".join(unknown), ", ".join(sorted(names))))
+        steps = [s for s in STEPS if s["name"] in args.only]
+    torch = import_torch()
+    props = torch.cuda.get_device_properties(0)
+    results = []
+    for step in steps:
+        r = time_step(torch, step, args.warmup, args.repeats)
+        print("%-10s batch %4d %-5s median %8.2f ms (p10 %.2f, p90 %.2f)" % (
+            r["name"], r["batch"], r["precision"], 1e3 * r["median_s"], 1e3 * r["p10_s"], 1e3 * r["p90_s"]),
+            flush=True)
+        results.append(r)
+    doc = {
+        "format": "dlsim-pytorch-steps-1",
+        "device": props.name,
+        "multiprocessors": props.multi_processor_count,
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "cudnn": torch.backends.cudnn.version(),
+        "python": platform.python_version(),
+        "date": datetime.date.today().isoformat(),
+        "steps": results,
+    }
+    with open(args.out, "w") as f:
+        json.dump(doc, f, indent=1)
+    print("wrote " + args.out)
+
+
+if __name__ == "__main__":
+    main()
