@@ -52,7 +52,13 @@ ClusterConfig read_cluster(MapReader& r, const models::Catalog& catalog, const s
     const models::InstanceType* t = catalog.find_instance(c.instance_name);
     if (c.instance_name == kLocalCpuInstance) {
       // Built from the scenario's profile (profile_yaml.hpp); price 0 unless cluster.price says.
-      static const models::InstanceType local{.name = kLocalCpuInstance, .provider = "local", .accelerators_per_node = 1};
+      static const models::InstanceType local = [] {
+        models::InstanceType i;
+        i.name = kLocalCpuInstance;
+        i.provider = "local";
+        i.accelerators_per_node = 1;
+        return i;
+      }();
       t = &local;
     }
     if (t == nullptr) {

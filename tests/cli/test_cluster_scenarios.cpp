@@ -89,7 +89,9 @@ TEST(ClusterScenarios, AutoscalingPoliciesTradeCostAgainstQueueing) {
   // A fixed pool at the auto-scalers' maximum holds every node all the time: each auto-scaled
   // variant (never above that maximum) costs less.
   for (const auto& [variant, cells] : rows) {
-    if (variant.rfind("fixed", 0) != 0) EXPECT_LT(value(variant, "total_cost"), value("fixed 24 nodes", "total_cost")) << variant;
+    if (variant.rfind("fixed", 0) != 0) {
+      EXPECT_LT(value(variant, "total_cost"), value("fixed 24 nodes", "total_cost")) << variant;
+    }
   }
   // Predictive requests, in any state, at least the nodes the reactive rule requests plus
   // headroom for the forecast arrivals, and releases no more: with the same idle timeout,
