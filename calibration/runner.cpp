@@ -65,6 +65,33 @@ std::vector<KernelCase> case_grid(Grid grid) {
   return out;
 }
 
+std::vector<KernelCase> gpu_case_grid(Grid grid) {
+  std::vector<KernelCase> out;
+  out.push_back({KernelFamily::launch, Precision::fp32, 0, 0, 0, 0});
+  const Precision gemm_precisions[] = {Precision::fp64, Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16,
+                                       Precision::fp8};
+  if (grid == Grid::held_out) {
+    for (Precision p : gemm_precisions) add_gemms(out, KernelFamily::gemm, p, {96, 768, 3072});
+    out.push_back({KernelFamily::gemm, Precision::bf16, 8192, 1024, 4096, 0});  // a transformer MLP shape
+    add_streams(out, {3 << 12, 3 << 18, 3 << 24});
+    for (KernelFamily f : {KernelFamily::host_to_device, KernelFamily::device_to_host}) {
+      out.push_back({f, Precision::fp32, 0, 0, 0, 3 << 20});
+    }
+    return out;
+  }
+  const bool quick = grid == Grid::quick;
+  // GEMM sides 64 .. 8192 (full): 0.5 MFLOP per call (launch-bound) to 1.1 TFLOP.
+  for (Precision p : gemm_precisions) add_gemms(out, KernelFamily::gemm, p, geometric(64, quick ? 1024 : 8192, 2));
+  add_gemms(out, KernelFamily::gemm_naive, Precision::fp32, geometric(64, quick ? 512 : 2048, 2));
+  // Streams 4 Ki .. 256 Mi floats (16 KiB in L2 to 1 GiB in HBM).
+  add_streams(out, geometric(1 << 12, quick ? 1 << 20 : 1 << 28, 4));
+  // Host copies 64 KiB .. 1 GiB (pinned).
+  for (KernelFamily f : {KernelFamily::host_to_device, KernelFamily::device_to_host}) {
+    for (std::int64_t e : geometric(1 << 14, quick ? 1 << 20 : 1 << 28, 4)) out.push_back({f, Precision::fp32, 0, 0, 0, e});
+  }
+  return out;
+}
+
 CaseStats summarize(const Measurement& m) {
   CaseStats s;
   s.kernel = m.kernel;

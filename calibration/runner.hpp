@@ -18,8 +18,11 @@ namespace dlsim::calibration {
 enum class Grid { full, quick, held_out };
 
 // Cases spanning launch-bound to compute/bandwidth-bound sizes. `quick` (CI) is a subset of
-// `full` with smaller tops; `held_out` uses sizes in neither, for --validate.
+// `full` with smaller tops; `held_out` uses sizes in neither, for --validate. The CPU grid;
+// gpu_case_grid() is sized for a data-centre GPU (every GEMM precision, larger sizes, host copies);
+// cases a device cannot run come back unmeasured with a note (Backend::supports).
 std::vector<KernelCase> case_grid(Grid grid);
+std::vector<KernelCase> gpu_case_grid(Grid grid);
 
 struct CaseStats {
   KernelCase kernel;

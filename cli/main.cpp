@@ -26,6 +26,7 @@ const char* const kUsage =
     "                         file: all-reduce 8 B..1 GiB on aws/p4d.24xlarge, change it with --set\n"
     "  catalog [devices|instances|models]  list what scenarios can name\n"
     "  calibrate --backend cpu|cuda --out profile.yaml [--quick] [--repeats N] [--max-spread X]\n"
+    "            [--device CATALOG-NAME]   (cuda: which catalog device this GPU is, e.g. H100-SXM)\n"
     "                         measure micro-kernels here, fit a device profile, write it\n"
     "  calibrate --validate profile.yaml [--backend cpu|cuda]\n"
     "                         predict held-out kernels from the profile, measure them, compare\n"
@@ -65,7 +66,8 @@ int dispatch(int argc, char** argv) {
       ("validate", po::value<std::string>(&calibrate.validate))
       ("quick", po::bool_switch(&calibrate.quick))
       ("repeats", po::value<int>(&calibrate.repeats))
-      ("max-spread", po::value<double>(&calibrate.max_spread));
+      ("max-spread", po::value<double>(&calibrate.max_spread))
+      ("device", po::value<std::string>(&calibrate.device));
   po::positional_options_description positional;
   positional.add(command == "catalog" ? "what" : "scenario", 1);
   po::variables_map vm;

@@ -84,15 +84,26 @@ int calibrate(const CalibrateOptions& o, std::ostream& out, std::ostream& err) {
   auto backend = make_backend(o.backend.empty() ? "cpu" : o.backend);
   const calibration::DeviceInfo info = backend->info();
   out << "calibrating " << info.name << " (" << info.backend << " backend, " << (o.quick ? "quick" : "full") << " grid)\n";
-  const auto stats = calibration::run_cases(*backend, calibration::case_grid(o.quick ? calibration::Grid::quick : calibration::Grid::full),
-                                            runner_options(o), progress_bar(o, err));
-  calibration::print_summary(out, stats);
-  // A GPU of the catalog keeps its datasheet peaks; anything else (the CPU) uses measured ones.
+  // A GPU of the catalog keeps its datasheet peaks and catalog name (scenarios on its instances
+  // then use the profile as measured); anything else (the CPU) uses measured peaks.
   const models::Catalog catalog = models::Catalog::builtin();
   const models::DeviceSpec* datasheet = nullptr;
-  for (const auto& [name, d] : catalog.devices()) {
-    if (info.backend == "cuda" && d.description == info.name) datasheet = &d;
+  if (!o.device.empty()) {
+    if (info.backend != "cuda") usage_error("--device", "names the catalog GPU being calibrated; the CPU has no catalog entry");
+    datasheet = catalog.find_device(o.device);
+    if (datasheet == nullptr) usage_error("--device", "no catalog device is named '" + o.device + "'; run 'dlsim catalog devices'");
+  } else if (info.backend == "cuda") {
+    for (const auto& [name, d] : catalog.devices()) {
+      if (d.description == info.name) datasheet = &d;
+    }
+    if (datasheet == nullptr) {
+      usage_error("--device", "which catalog device is '" + info.name + "'? name it (e.g. --device H100-SXM; 'dlsim catalog devices')");
+    }
   }
+  const calibration::Grid grid = o.quick ? calibration::Grid::quick : calibration::Grid::full;
+  const auto stats = calibration::run_cases(*backend, info.backend == "cuda" ? calibration::gpu_case_grid(grid) : calibration::case_grid(grid),
+                                            runner_options(o), progress_bar(o, err));
+  calibration::print_summary(out, stats);
   ProfileDocument doc{calibration::fit(stats, info, today_utc(), datasheet), dlsim_version(), host_name()};
   if (info.backend == "cpu") {
     doc.calibration.spec.memory_bytes = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
@@ -110,8 +121,9 @@ int validate_profile(const CalibrateOptions& o, std::ostream& out, std::ostream&
   const calibration::DeviceInfo info = backend->info();
   out << "validating " << o.validate << " (measured on " << cal.info.name << ", " << cal.date << ") against " << info.name << "\n";
   if (info.name != cal.info.name) out << "note: this machine is not the one the profile was measured on\n";
-  const auto stats = calibration::run_cases(*backend, calibration::case_grid(calibration::Grid::held_out), runner_options(o),
-                                            progress_bar(o, err));
+  const auto held_out = info.backend == "cuda" ? calibration::gpu_case_grid(calibration::Grid::held_out)
+                                               : calibration::case_grid(calibration::Grid::held_out);
+  const auto stats = calibration::run_cases(*backend, held_out, runner_options(o), progress_bar(o, err));
   char line[128];
   std::snprintf(line, sizeof line, "%-16s %-16s %14s %14s %9s\n", "kernel", "shape", "measured us", "predicted us", "error");
   out << "held-out cases (sizes not in the fitting grid):\n" << line;

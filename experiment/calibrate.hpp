@@ -15,6 +15,8 @@ struct CalibrateOptions {
   int repeats = 0;            // 0: 15 (7 with quick)
   double max_spread = 0.5;    // (p90 - p10) / median above which a case is unstable
   bool progress = true;       // progress bar on `err`
+  std::string device;         // the catalog device this GPU is (e.g. H100-SXM): its datasheet
+                              // peaks and its name in the profile; "" = found by description
 };
 
 // Both return the exit code; bad options throw ConfigError, unstable runs UnstableError.

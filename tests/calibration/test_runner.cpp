@@ -119,9 +119,7 @@ TEST(CpuBackend, MeasuresEveryCpuKernelWithCheckedOutputs) {
   EXPECT_FALSE(ms.back().note.empty());
 }
 
-TEST(Grids, QuickIsSmallerAndHeldOutSizesAreNotFitted) {
-  const auto full = case_grid(Grid::full), quick = case_grid(Grid::quick), held = case_grid(Grid::held_out);
-  EXPECT_LT(quick.size(), full.size());
+void expect_held_out_unfitted(const std::vector<KernelCase>& full, const std::vector<KernelCase>& held) {
   for (const KernelCase& h : held) {
     if (h.family == KernelFamily::launch) continue;
     for (const KernelCase& f : full) {
@@ -129,6 +127,31 @@ TEST(Grids, QuickIsSmallerAndHeldOutSizesAreNotFitted) {
       EXPECT_FALSE(same) << family_label(h) << " " << shape_label(h);
     }
   }
+}
+
+TEST(Grids, QuickIsSmallerAndHeldOutSizesAreNotFitted) {
+  const auto full = case_grid(Grid::full), quick = case_grid(Grid::quick);
+  EXPECT_LT(quick.size(), full.size());
+  expect_held_out_unfitted(full, case_grid(Grid::held_out));
+}
+
+TEST(Grids, TheGpuGridCoversEveryGemmPrecisionAndHostCopies) {
+  const auto full = gpu_case_grid(Grid::full);
+  for (models::Precision p : {models::Precision::fp64, models::Precision::fp32, models::Precision::tf32, models::Precision::fp16,
+                              models::Precision::bf16, models::Precision::fp8}) {
+    // Sides 64 .. 8192: 8 sizes per precision, from launch-bound to compute-bound.
+    EXPECT_EQ(std::count_if(full.begin(), full.end(), [p](const KernelCase& c) { return c.family == KernelFamily::gemm && c.precision == p; }), 8)
+        << models::to_string(p);
+  }
+  for (KernelFamily f : {KernelFamily::host_to_device, KernelFamily::device_to_host, KernelFamily::launch, KernelFamily::softmax}) {
+    EXPECT_TRUE(std::any_of(full.begin(), full.end(), [f](const KernelCase& c) { return c.family == f; })) << to_string(f);
+  }
+  // Every FP8 GEMM side is a multiple of 16 (cublasLt's requirement).
+  for (const KernelCase& c : full) {
+    if (c.precision == models::Precision::fp8) EXPECT_EQ(c.m % 16, 0);
+  }
+  EXPECT_LT(gpu_case_grid(Grid::quick).size(), full.size());
+  expect_held_out_unfitted(full, gpu_case_grid(Grid::held_out));
 }
 
 }  // namespace

@@ -73,6 +73,10 @@ TEST(CalibrateCommand, BadOptions) {
   const CommandResult no_out = run_dlsim(dir, "calibrate --backend cpu");
   EXPECT_EQ(no_out.exit_code, 2);
   EXPECT_NE(no_out.err.find("--out"), std::string::npos) << no_out.err;
+  const CommandResult gpu_name = run_dlsim(dir, "calibrate --backend cpu --device H100-SXM --out p.yaml --quick");
+  EXPECT_EQ(gpu_name.exit_code, 2);
+  EXPECT_NE(gpu_name.err.find("--device"), std::string::npos) << gpu_name.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "p.yaml"));  // nothing half-written
 }
 
 }  // namespace
