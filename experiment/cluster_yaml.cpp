@@ -197,13 +197,7 @@ void add_trace_jobs(const scheduler::Trace& trace, std::int64_t limit, const sch
   std::int64_t n = 0;
   for (const scheduler::TraceJob& t : trace.jobs) {
     if (limit > 0 && n >= limit) break;
-    scheduler::JobSpec j;
-    j.name = t.id;
-    j.submit_s = t.submit_s;
-    j.gpus = t.gpus;
-    j.iterations = std::max<std::int64_t>(1, std::llround(t.duration_s));
-    j.iteration_s = t.duration_s / static_cast<double>(j.iterations);
-    j.queue = t.queue;
+    scheduler::JobSpec j = scheduler::job_spec_from_trace(t);
     j.checkpoint = checkpoint;
     out.push_back(j);
     ++n;

@@ -135,4 +135,16 @@ int max_gpus_for(const ClusterSpec& spec, const JobSpec& job) {
   return total;
 }
 
+JobSpec job_spec_from_trace(const TraceJob& t) {
+  JobSpec j;
+  j.name = t.id;
+  j.submit_s = t.submit_s;
+  j.gpus = t.gpus;
+  j.iterations = std::max<std::int64_t>(1, std::llround(t.duration_s));
+  j.iteration_s = t.duration_s / static_cast<double>(j.iterations);
+  j.queue = t.queue;
+  j.checkpoint.warmup_s = 0;
+  return j;
+}
+
 }  // namespace dlsim::scheduler

@@ -8,6 +8,7 @@
 
 #include "scheduler/billing.hpp"
 #include "scheduler/hazard.hpp"
+#include "scheduler/trace.hpp"
 #include "scheduler/spot_market.hpp"
 
 namespace dlsim::scheduler {
@@ -119,6 +120,10 @@ struct ClusterSpec {
 
 // Throws std::invalid_argument naming the pool or job and the field.
 void validate(const ClusterSpec& spec);
+
+// A trace job as a JobSpec: its recorded duration becomes whole iterations of about a second
+// (iterations x iteration_s equals the duration), its queue kept; no warm-up, no checkpoints.
+JobSpec job_spec_from_trace(const TraceJob& job);
 
 // The most GPUs `job` could ever hold: every pool at its largest when the job names no pool (a
 // gang may span pools, zones and regions), else its pool and that pool's fallback chain.

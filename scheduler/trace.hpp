@@ -191,6 +191,8 @@ long long days_from_civil(long long year, unsigned month, unsigned day);
 bool id_less(std::string_view a, std::string_view b);
 // Sorts the jobs by (submit_s, id), stably, and subtracts the earliest submission from all.
 void finish(Trace& trace);
+// Appends `job`, or counts it as skipped when it lasted no time (every format's last rule).
+void keep(Trace& trace, TraceJob&& job);
 
 }  // namespace trace_detail
 }  // namespace dlsim::scheduler

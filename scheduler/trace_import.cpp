@@ -30,11 +30,7 @@ Trace read_philly_csv(const std::string& path) {
     job.duration_s = parse_duration(reader, "duration", f[duration]);
     if (has_gpu_time) parse_double(reader, "gpu_time", f[columns.at("gpu_time")]);  // checked, unused
     job.queue = f[cluster];
-    if (job.duration_s == 0) {
-      trace.skipped.add("duration 0");
-      continue;
-    }
-    trace.jobs.push_back(std::move(job));
+    keep(trace, std::move(job));
   }
   finish(trace);
   return trace;
@@ -60,11 +56,7 @@ Trace read_tiresias_csv(const std::string& path) {
     job.submit_s = parse_double(reader, "submit_time", f[columns.at("submit_time")]);
     job.duration_s = parse_duration(reader, "duration", f[columns.at("duration")]);
     if (has_model) job.model = std::string(trim(f[columns.at("model_name")]));
-    if (job.duration_s == 0) {
-      trace.skipped.add("duration 0");
-      continue;
-    }
-    trace.jobs.push_back(std::move(job));
+    keep(trace, std::move(job));
   }
   finish(trace);
   return trace;
@@ -130,11 +122,7 @@ Trace read_gavel_trace(const std::string& path, const GavelOptions& options) {
                     ") = " + std::to_string(per_step) + ", expected a finite value > 0");
     }
     job.duration_s = static_cast<double>(steps) * per_step;
-    if (job.duration_s == 0) {
-      trace.skipped.add("duration 0");
-      continue;
-    }
-    trace.jobs.push_back(std::move(job));
+    keep(trace, std::move(job));
   }
   finish(trace);
   return trace;

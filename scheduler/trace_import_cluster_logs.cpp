@@ -103,11 +103,7 @@ Trace read_pai_tables(const std::string& job_table_path, const std::string& task
       trace.skipped.add("no GPU (CPU-only job)");
       continue;
     }
-    if (job.duration_s == 0) {
-      trace.skipped.add("duration 0");
-      continue;
-    }
-    trace.jobs.push_back(std::move(job));
+    keep(trace, std::move(job));
   }
   finish(trace);
   return trace;
@@ -142,11 +138,9 @@ Trace read_helios_csv(const std::string& path) {
       trace.skipped.add("state " + (state.empty() ? std::string("empty") : state));
     } else if (gpus == 0) {
       trace.skipped.add("no GPU (CPU-only job)");
-    } else if (job.duration_s == 0) {
-      trace.skipped.add("duration 0");
     } else {
       job.gpus = static_cast<int>(gpus);
-      trace.jobs.push_back(std::move(job));
+      keep(trace, std::move(job));
     }
   }
   finish(trace);

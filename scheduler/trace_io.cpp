@@ -204,6 +204,14 @@ bool id_less(std::string_view a, std::string_view b) {
   return a < b;  // "07" and "7": the same value, still a strict order
 }
 
+void keep(Trace& trace, TraceJob&& job) {
+  if (job.duration_s == 0) {
+    trace.skipped.add("duration 0");
+    return;
+  }
+  trace.jobs.push_back(std::move(job));
+}
+
 void finish(Trace& trace) {
   if (trace.jobs.empty()) return;
   double first = trace.jobs.front().submit_s;

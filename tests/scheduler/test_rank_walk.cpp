@@ -61,12 +61,7 @@ TEST(RankWalk, LasReplayIsIdenticalWithAndWithoutTheIndex) {
   pool.price_per_node_hour = 10;
   spec.pools = {pool};
   for (const TraceJob& tj : trace.jobs) {
-    JobSpec j;
-    j.name = tj.id;
-    j.submit_s = tj.submit_s;
-    j.gpus = tj.gpus;
-    j.iterations = std::max<std::int64_t>(1, static_cast<std::int64_t>(tj.duration_s));
-    j.iteration_s = tj.duration_s / static_cast<double>(j.iterations);
+    JobSpec j = job_spec_from_trace(tj);
     j.checkpoint.warmup_s = 30;
     spec.jobs.push_back(j);
   }
