@@ -129,4 +129,29 @@ const std::vector<Column<PoolRow>>& pool_columns() {
   return columns;
 }
 
+const std::vector<Column<JobSpanRow>>& job_span_columns() {
+  using R = JobSpanRow;
+  static const std::vector<Column<R>> columns{
+      {"variant", "", "index of the variant (row of the results table)", kInteger, [](const R& r) { return double(r.variant); }},
+      {"job", "", "job name", kText, nullptr, [](const R& r) { return r.job; }},
+      {"state", "", "queued, restarting, running, checkpointing or resizing", kText, nullptr,
+       [](const R& r) { return scheduler::to_string(r.span.state); }},
+      {"start", "s", "when the job entered the state", kReal, [](const R& r) { return r.span.start_s; }},
+      {"end", "s", "when it left it (the horizon for jobs under way then)", kReal, [](const R& r) { return r.span.end_s; }},
+  };
+  return columns;
+}
+
+const std::vector<Column<PreemptionRow>>& preemption_columns() {
+  using R = PreemptionRow;
+  static const std::vector<Column<R>> columns{
+      {"variant", "", "index of the variant (row of the results table)", kInteger, [](const R& r) { return double(r.variant); }},
+      {"job", "", "job name", kText, nullptr, [](const R& r) { return r.job; }},
+      {"time", "s", "when the job lost its GPUs", kReal, [](const R& r) { return r.preemption.time_s; }},
+      {"cause", "", "capacity lost (spot reclaim, node failure) or suspended (by the scheduling policy)", kText, nullptr,
+       [](const R& r) { return std::string(r.preemption.by_scheduler ? "suspended" : "capacity lost"); }},
+  };
+  return columns;
+}
+
 }  // namespace dlsim::experiment

@@ -7,13 +7,23 @@
 
 namespace dlsim::experiment {
 
-void run_cluster(const Scenario& scenario, Results& results) {
+void run_cluster(const Scenario& scenario, Results& results, const sim::InterruptFlag* interrupt) {
   const ClusterScenario& cs = *scenario.cluster_sim;
   std::vector<JobRow> job_rows;
   std::vector<PoolRow> pool_rows;
+  std::vector<JobSpanRow> span_rows;
+  std::vector<PreemptionRow> preemption_rows;
   for (std::size_t v = 0; v < cs.variants.size(); ++v) {
     const ClusterVariant& variant = cs.variants[v];
-    const scheduler::ClusterResult r = scheduler::simulate_cluster(variant.spec, variant.options);
+    scheduler::SimulationOptions options = variant.options;
+    options.interrupt = interrupt;
+    const scheduler::ClusterResult r = scheduler::simulate_cluster(variant.spec, options);
+    for (const scheduler::JobSpan& span : r.timeline) {
+      span_rows.push_back({static_cast<int>(v), r.jobs[static_cast<std::size_t>(span.job)].name, span});
+    }
+    for (const scheduler::JobPreemption& p : r.preemptions) {
+      preemption_rows.push_back({static_cast<int>(v), r.jobs[static_cast<std::size_t>(p.job)].name, p});
+    }
     ClusterRow row;
     row.variant = variant.label;
     row.policy = variant.options.policy + (variant.options.backfill ? "+backfill" : "");
@@ -73,6 +83,8 @@ void run_cluster(const Scenario& scenario, Results& results) {
   results.jobs_table = make_table(job_columns(), job_rows);
   results.extra_tables.emplace(results.extra_tables.begin(), "jobs", results.jobs_table);
   results.extra_tables.emplace(results.extra_tables.begin() + 1, "pools", make_table(pool_columns(), pool_rows));
+  results.extra_tables.emplace(results.extra_tables.begin() + 2, "job_timeline", make_table(job_span_columns(), span_rows));
+  results.extra_tables.emplace(results.extra_tables.begin() + 3, "job_preemptions", make_table(preemption_columns(), preemption_rows));
 }
 
 }  // namespace dlsim::experiment

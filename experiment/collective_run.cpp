@@ -53,13 +53,14 @@ std::vector<std::vector<network::VertexId>> Scenario::collective_groups(const ne
   return groups;
 }
 
-std::vector<CollectiveRow> run_collectives(const Scenario& s) {
+std::vector<CollectiveRow> run_collectives(const Scenario& s, const sim::InterruptFlag* interrupt) {
   const CollectiveConfig& c = *s.collective;
   std::vector<CollectiveRow> rows;
   for (int nodes : s.node_counts()) {
     const network::Topology topology = s.topology_for(nodes);
     const auto groups = s.collective_groups(topology, nodes);
     for (double bytes : c.sizes) {
+      sim::check_interrupt(interrupt);
       std::vector<network::CollectiveSpec> specs;
       for (const auto& ranks : groups) specs.push_back(spec_for(c, bytes, ranks));
       const auto together = run_together(topology, specs);

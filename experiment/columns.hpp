@@ -24,6 +24,8 @@ const std::vector<Column<CollectiveRow>>& collective_columns();
 const std::vector<Column<ClusterRow>>& cluster_columns();
 const std::vector<Column<JobRow>>& job_columns();
 const std::vector<Column<PoolRow>>& pool_columns();
+const std::vector<Column<JobSpanRow>>& job_span_columns();
+const std::vector<Column<PreemptionRow>>& preemption_columns();
 
 template <class Row>
 Table make_table(const std::vector<Column<Row>>& columns, const std::vector<Row>& rows) {

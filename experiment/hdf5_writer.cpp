@@ -1,5 +1,6 @@
 // HDF5 layout (also in scenarios/README.md):
-//   /                      attributes: dlsim_version, seed, scenario_source, format ("dlsim-results-1")
+//   /                      attributes: dlsim_version, seed, scenario_source, format ("dlsim-results-1"),
+//                          kind ("training", "collective" or "cluster")
 //   /scenario              string: the scenario YAML as given (after --set overrides)
 //   /scenario_resolved     string: the scenario with defaults, catalog figures and SI units
 //   /results               group; attribute "columns": the column names in order
@@ -124,6 +125,7 @@ void write_hdf5(const std::string& path, const Results& results) {
     Handle file(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
                 "create '" + temporary + "'");
     write_string_attribute(file, "format", "dlsim-results-1");
+    write_string_attribute(file, "kind", results.kind);
     write_string_attribute(file, "dlsim_version", results.dlsim_version);
     write_u64_attribute(file, "seed", results.seed);
     write_string_attribute(file, "scenario_source", results.scenario_source);

@@ -9,6 +9,7 @@
 #include "experiment/scenario.hpp"
 #include "experiment/table.hpp"
 #include "models/iteration_trace.hpp"
+#include "sim/interrupt.hpp"
 
 namespace dlsim::experiment {
 
@@ -94,7 +95,22 @@ struct JobRow {
   scheduler::JobResult job;
 };
 
+// One state span of one job of one variant (the job_timeline table).
+struct JobSpanRow {
+  int variant = 0;
+  std::string job;
+  scheduler::JobSpan span;
+};
+
+// One preemption of one job of one variant (the job_preemptions table).
+struct PreemptionRow {
+  int variant = 0;
+  std::string job;
+  scheduler::JobPreemption preemption;
+};
+
 struct Results {
+  std::string kind;                // "training", "collective" or "cluster"
   std::vector<ResultRow> rows;     // training scenarios: in the order of Scenario::node_counts()
   std::vector<CollectiveRow> collective_rows;  // collective scenarios
   std::vector<ClusterRow> cluster_rows;        // cluster scenarios: one per variant
@@ -112,12 +128,14 @@ struct Results {
 };
 
 // Runs every node count of the scenario. Throws std::runtime_error for a run that cannot be
-// represented (e.g. a time to train beyond sim::Time's range).
-Results run(const Scenario& scenario);
+// represented (e.g. a time to train beyond sim::Time's range), and sim::Interrupted once
+// `interrupt` is set (checked between configurations and inside cluster simulations).
+Results run(const Scenario& scenario, const sim::InterruptFlag* interrupt = nullptr);
 // run.cpp; with `traces`, one iteration's trace per row is appended to it.
-std::vector<ResultRow> run_training(const Scenario& scenario, std::vector<models::IterationTrace>* traces = nullptr);
-std::vector<CollectiveRow> run_collectives(const Scenario& scenario); // collective_run.cpp
-void run_cluster(const Scenario& scenario, Results& results);          // cluster_run.cpp
+std::vector<ResultRow> run_training(const Scenario& scenario, std::vector<models::IterationTrace>* traces = nullptr,
+                                    const sim::InterruptFlag* interrupt = nullptr);
+std::vector<CollectiveRow> run_collectives(const Scenario& scenario, const sim::InterruptFlag* interrupt = nullptr);  // collective_run.cpp
+void run_cluster(const Scenario& scenario, Results& results, const sim::InterruptFlag* interrupt = nullptr);  // cluster_run.cpp
 
 std::string dlsim_version();
 std::string resolved_yaml(const Scenario& scenario);

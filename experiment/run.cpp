@@ -79,11 +79,13 @@ ResultRow evaluate(const Scenario& s, int nodes, int plan_index, models::Iterati
 
 }  // namespace
 
-std::vector<ResultRow> run_training(const Scenario& scenario, std::vector<models::IterationTrace>* traces) {
+std::vector<ResultRow> run_training(const Scenario& scenario, std::vector<models::IterationTrace>* traces,
+                                    const sim::InterruptFlag* interrupt) {
   std::vector<ResultRow> rows;
   const int plans = static_cast<int>(scenario.plans().size());
   for (int nodes : scenario.node_counts()) {
     for (int index = 0; index < plans; ++index) {
+      sim::check_interrupt(interrupt);
       models::IterationTrace* trace = nullptr;
       if (traces != nullptr) trace = &traces->emplace_back();
       rows.push_back(evaluate(scenario, nodes, index, trace));
@@ -100,7 +102,7 @@ std::vector<ResultRow> run_training(const Scenario& scenario, std::vector<models
   return rows;
 }
 
-Results run(const Scenario& scenario) {
+Results run(const Scenario& scenario, const sim::InterruptFlag* interrupt) {
   Results results;
   results.dlsim_version = dlsim_version();
   results.seed = scenario.seed;
@@ -108,12 +110,15 @@ Results run(const Scenario& scenario) {
   results.scenario_yaml = scenario.input_yaml;
   results.resolved_yaml = resolved_yaml(scenario);
   if (scenario.cluster_sim) {
-    run_cluster(scenario, results);
+    results.kind = "cluster";
+    run_cluster(scenario, results, interrupt);
   } else if (scenario.collective) {
-    results.collective_rows = run_collectives(scenario);
+    results.kind = "collective";
+    results.collective_rows = run_collectives(scenario, interrupt);
     results.table = make_table(collective_columns(), results.collective_rows);
   } else {
-    results.rows = run_training(scenario, scenario.output.trace.empty() ? nullptr : &results.traces);
+    results.kind = "training";
+    results.rows = run_training(scenario, scenario.output.trace.empty() ? nullptr : &results.traces, interrupt);
     results.table = make_table(training_columns(), results.rows);
   }
   return results;

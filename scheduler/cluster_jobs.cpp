@@ -6,12 +6,23 @@ namespace dlsim::scheduler::detail {
 
 void Simulation::set_state(Job& j, JobState to) {
   if (!allowed(j.state, to)) throw std::logic_error("job " + j.spec->name + " transition " + to_string(j.state) + " -> " + to_string(to));
-  if (j.state == JobState::queued) j.result.queueing_s += (engine_.now() - j.state_since).seconds();
-  if (j.state == JobState::restarting) j.result.restart_s += (engine_.now() - j.state_since).seconds();
-  if (j.state == JobState::checkpointing) j.result.checkpoint_s += (engine_.now() - j.state_since).seconds();
-  if (j.state == JobState::running) j.result.run_s += (engine_.now() - j.state_since).seconds();
+  close_state(j);
   j.state = to;
   j.state_since = engine_.now();
+}
+
+void Simulation::close_state(Job& j) {
+  const double spent = (engine_.now() - j.state_since).seconds();
+  if (j.state == JobState::queued) j.result.queueing_s += spent;
+  if (j.state == JobState::restarting) j.result.restart_s += spent;
+  if (j.state == JobState::checkpointing) j.result.checkpoint_s += spent;
+  if (j.state == JobState::running) j.result.run_s += spent;
+  record_span(j);
+}
+
+void Simulation::record_span(const Job& j) {
+  if (engine_.now() <= j.state_since || j.state == JobState::done || j.state == JobState::failed) return;
+  result_.timeline.push_back({static_cast<int>(&j - jobs_.data()), j.state, j.state_since.seconds(), engine_.now().seconds()});
 }
 
 void Simulation::arrive(int id) {
@@ -206,6 +217,7 @@ void Simulation::preempt_job(int id, bool by_scheduler) {
   } else {
     ++j.result.preemptions;
   }
+  result_.preemptions.push_back({id, engine_.now().seconds(), by_scheduler});
   const std::int64_t lost = j.done_at_start - j.saved;
   j.result.lost_gpu_s += static_cast<double>(lost) * j.base_iter.seconds() * j.spec->gpus;
   j.done_at_start = j.saved;

@@ -16,10 +16,8 @@ ClusterResult Simulation::finish() {
   // Jobs still under way at the horizon: count what they computed and kept.
   for (Job& j : jobs_) {
     if (j.state == JobState::done || j.state == JobState::failed) continue;
-    if (j.state == JobState::running) {
-      pause_running(j);
-      j.result.run_s += (engine_.now() - j.state_since).seconds();
-    }
+    if (j.state == JobState::running) pause_running(j);
+    if (j.spec->submit_s <= engine_.now().seconds()) close_state(j);  // not if it never arrived
     j.result.state = j.state;
     j.result.useful_iterations = j.saved;
     ++r.unfinished;

@@ -18,6 +18,7 @@ namespace detail {
 Simulation::Simulation(const ClusterSpec& spec, const SimulationOptions& options)
     : spec_(spec), options_(options), policy_(make_policy(options.policy, options.backfill, options.las_thresholds_gpu_s)),
       streams_(options.seed) {
+  engine_.set_interrupt(options.interrupt);
   for (const JobSpec& j : spec.jobs) {
     Job job;
     job.spec = &j;

@@ -19,6 +19,7 @@
 #include "scheduler/job_state.hpp"
 #include "scheduler/policy.hpp"
 #include "sim/recorder.hpp"
+#include "sim/interrupt.hpp"
 
 namespace dlsim::scheduler {
 
@@ -39,6 +40,8 @@ struct SimulationOptions {
   // Take ranked policies' decisions from the incremental index (rank_walk.hpp) rather than from
   // decide() on the full view: the same decisions, faster. Off only for differential tests.
   bool rank_index = true;
+  // Set from another thread to abandon the run: simulate_cluster then throws sim::Interrupted.
+  const sim::InterruptFlag* interrupt = nullptr;
 };
 
 // Costs by category (USD). Node time: on_demand + spot + reserved (a reserved pool's commitment
@@ -97,6 +100,22 @@ struct PoolResult {
   double unavailable_s = 0;            // spot market: time the price was above the maximum
 };
 
+// One span of time a job spent in one state (queued, restarting, running, checkpointing,
+// resizing): what a Gantt chart draws. Spans of one job are contiguous from its submission to
+// its end (or the horizon); zero-length spans are left out.
+struct JobSpan {
+  int job = 0;                         // index into ClusterSpec::jobs
+  JobState state = JobState::queued;
+  double start_s = 0, end_s = 0;
+};
+
+// A job losing its GPUs: capacity lost (spot reclaim, node failure) or suspended by the scheduler.
+struct JobPreemption {
+  int job = 0;
+  double time_s = 0;
+  bool by_scheduler = false;
+};
+
 struct ClusterResult {
   std::vector<JobResult> jobs;
   std::vector<PoolResult> pools;
@@ -112,6 +131,8 @@ struct ClusterResult {
   CostBreakdown costs;                 // by category: total_cost_usd == costs.total()
   double lost_gpu_hours = 0;
   std::int64_t events = 0;
+  std::vector<JobSpan> timeline;        // in the order the spans ended
+  std::vector<JobPreemption> preemptions;  // in time order
   // Series: busy_gpus, ready_gpus (GPUs of nodes in service), cost_usd (billed so far), and
   // nodes by state, all pools together: nodes_provisioning, nodes_ready (in service, idle),
   // nodes_busy (at least one job), nodes_draining (spot notice received).

@@ -171,6 +171,8 @@ class Simulation {
   // ---- jobs --------------------------------------------------------------------------------
   void set_state(Job& j, JobState to);
 
+  void close_state(Job& j);        // counts the time in its current state up to now, and its span
+  void record_span(const Job& j);  // the span of its current state, up to now
   void arrive(int id);
 
   int pool_index(const std::string& name) const;

@@ -76,13 +76,19 @@ void Engine::execute_top() {
 
 void Engine::run() {
   stop_requested_ = false;
-  while (!stop_requested_ && settle_top()) execute_top();
+  while (!stop_requested_ && settle_top()) {
+    execute_top();
+    if (executed_ % kInterruptCheckEvents == 0) check_interrupt(interrupt_);
+  }
 }
 
 void Engine::run_until(Time until) {
   check_not_past(until);
   stop_requested_ = false;
-  while (!stop_requested_ && settle_top() && queue_.top().time <= until.count_ns()) execute_top();
+  while (!stop_requested_ && settle_top() && queue_.top().time <= until.count_ns()) {
+    execute_top();
+    if (executed_ % kInterruptCheckEvents == 0) check_interrupt(interrupt_);
+  }
   if (!stop_requested_) now_ = until;
 }
 

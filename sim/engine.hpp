@@ -17,6 +17,7 @@
 
 #include "sim/callback.hpp"
 #include "sim/event_queue.hpp"
+#include "sim/interrupt.hpp"
 #include "sim/time.hpp"
 
 namespace dlsim::sim {
@@ -65,6 +66,10 @@ class Engine {
 
   std::size_t pending_count() const { return pending_; }
   std::uint64_t events_executed() const { return executed_; }
+  // Checks `flag` every kInterruptCheckEvents events of run()/run_until() and throws
+  // sim::Interrupted once it is set (null: never). The engine is left mid-run: discard it.
+  void set_interrupt(const InterruptFlag* flag) { interrupt_ = flag; }
+  static constexpr std::uint64_t kInterruptCheckEvents = 4096;
   // Pre-sizes the queue and slot storage so that a run of up to n pending events never grows.
   void reserve(std::size_t n);
 
@@ -92,6 +97,7 @@ class Engine {
   std::size_t pending_ = 0;
   std::size_t stale_entries_ = 0;  // cancelled events whose entries are still in the queue
   bool stop_requested_ = false;
+  const InterruptFlag* interrupt_ = nullptr;
 };
 
 }  // namespace dlsim::sim

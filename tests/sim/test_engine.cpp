@@ -494,3 +494,50 @@ TEST(Engine, ReserveDoesNotChangeBehaviour) {
 
 }  // namespace
 }  // namespace dlsim::sim
+
+namespace {
+
+// A self-rescheduling event: runs forever unless something stops the engine.
+struct Forever {
+  dlsim::sim::Engine* engine;
+  std::uint64_t* count;
+  void operator()() const {
+    ++*count;
+    engine->schedule_in(dlsim::sim::Time::from_seconds(1), Forever{engine, count});
+  }
+};
+
+}  // namespace
+
+TEST(EngineInterrupt, ASetFlagStopsAnEndlessRunWithInterrupted) {
+  dlsim::sim::Engine engine;
+  dlsim::sim::InterruptFlag flag{false};
+  engine.set_interrupt(&flag);
+  std::uint64_t count = 0;
+  // The event sets the flag itself at its 10,000th run: the engine must throw at its next check,
+  // at the first multiple of kInterruptCheckEvents (12,288), not run on.
+  struct Setter {
+    dlsim::sim::Engine* engine;
+    std::uint64_t* count;
+    dlsim::sim::InterruptFlag* flag;
+    void operator()() const {
+      if (++*count == 10000) flag->store(true);
+      engine->schedule_in(dlsim::sim::Time::from_seconds(1), Setter{engine, count, flag});
+    }
+  };
+  engine.schedule_at(dlsim::sim::Time::from_seconds(0), Setter{&engine, &count, &flag});
+  EXPECT_THROW(engine.run(), dlsim::sim::Interrupted);
+  EXPECT_EQ(count, 3 * dlsim::sim::Engine::kInterruptCheckEvents);
+}
+
+TEST(EngineInterrupt, AnUnsetOrAbsentFlagNeverInterrupts) {
+  for (bool with_flag : {false, true}) {
+    dlsim::sim::Engine engine;
+    dlsim::sim::InterruptFlag flag{false};
+    if (with_flag) engine.set_interrupt(&flag);
+    std::uint64_t count = 0;
+    engine.schedule_at(dlsim::sim::Time::from_seconds(0), Forever{&engine, &count});
+    engine.run_until(dlsim::sim::Time::from_seconds(20000));
+    EXPECT_EQ(count, 20001u);  // events at t = 0, 1, ..., 20000
+  }
+}

@@ -1,0 +1,139 @@
+// The job timeline (state spans, preemptions) that Gantt charts draw, and interrupting a run.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "scheduler/cluster_simulation.hpp"
+
+namespace dlsim::scheduler {
+namespace {
+
+PoolSpec one_pool(int nodes, int gpus_per_node) {
+  PoolSpec p;
+  p.name = "a";
+  p.nodes = nodes;
+  p.gpus_per_node = gpus_per_node;
+  p.price_per_node_hour = 10;
+  p.provisioning_s = 0;
+  return p;
+}
+
+JobSpec job(const std::string& name, double submit, int gpus, std::int64_t iterations) {
+  JobSpec j;
+  j.name = name;
+  j.submit_s = submit;
+  j.gpus = gpus;
+  j.iterations = iterations;
+  j.iteration_s = 1.0;
+  j.checkpoint.warmup_s = 0;
+  return j;
+}
+
+// Every job's spans follow one another without gap or overlap, from its submission to its end,
+// and add up, state by state, to what its result says it spent.
+void expect_contiguous_and_consistent(const ClusterSpec& spec, const ClusterResult& r) {
+  std::map<int, double> reached;  // job -> end of its last span
+  std::map<int, double> running, queued;
+  for (const JobSpan& s : r.timeline) {
+    const double from = reached.count(s.job) ? reached[s.job] : spec.jobs[static_cast<std::size_t>(s.job)].submit_s;
+    EXPECT_DOUBLE_EQ(s.start_s, from) << "job " << s.job << " " << to_string(s.state);
+    EXPECT_GT(s.end_s, s.start_s);
+    reached[s.job] = s.end_s;
+    if (s.state == JobState::running) running[s.job] += s.end_s - s.start_s;
+    if (s.state == JobState::queued) queued[s.job] += s.end_s - s.start_s;
+  }
+  for (std::size_t i = 0; i < r.jobs.size(); ++i) {
+    const JobResult& jr = r.jobs[i];
+    const int id = static_cast<int>(i);
+    if (spec.jobs[i].submit_s > r.makespan_s) {  // never arrived: no spans at all
+      EXPECT_EQ(reached.count(id), 0u) << jr.name;
+      continue;
+    }
+    EXPECT_DOUBLE_EQ(reached[id], jr.state == JobState::done ? jr.finish_s : r.makespan_s) << jr.name;
+    EXPECT_NEAR(running[id], jr.run_s, 1e-9 * (1 + jr.run_s)) << jr.name;
+    EXPECT_NEAR(queued[id], jr.queueing_s, 1e-9 * (1 + jr.queueing_s)) << jr.name;
+  }
+}
+
+TEST(JobTimeline, ASuspendedJobShowsRunningQueuedRunningAndOneSuspension) {
+  // LAS with a 50 GPU-s threshold: "long" runs 0..100, is suspended for "short" (100..120),
+  // then runs its remaining 100 iterations 120..220 (no warm-up, nothing lost).
+  ClusterSpec spec;
+  spec.pools = {one_pool(1, 1)};
+  spec.jobs = {job("long", 0, 1, 200), job("short", 100, 1, 20)};
+  SimulationOptions o;
+  o.policy = "las";
+  o.las_thresholds_gpu_s = {50};
+  const ClusterResult r = simulate_cluster(spec, o);
+  ASSERT_EQ(r.preemptions.size(), 1u);
+  EXPECT_EQ(r.preemptions[0].job, 0);
+  EXPECT_DOUBLE_EQ(r.preemptions[0].time_s, 100);
+  EXPECT_TRUE(r.preemptions[0].by_scheduler);
+  std::vector<std::pair<JobState, double>> long_spans;
+  for (const JobSpan& s : r.timeline) {
+    if (s.job == 0 && s.state != JobState::restarting) long_spans.push_back({s.state, s.end_s - s.start_s});
+  }
+  ASSERT_EQ(long_spans.size(), 3u);
+  EXPECT_EQ(long_spans[0], std::make_pair(JobState::running, 100.0));
+  EXPECT_EQ(long_spans[1], std::make_pair(JobState::queued, 20.0));
+  EXPECT_EQ(long_spans[2], std::make_pair(JobState::running, 100.0));
+  expect_contiguous_and_consistent(spec, r);
+}
+
+TEST(JobTimeline, EveryReclaimIsRecordedOnceAndSpansCoverEachJob) {
+  ClusterSpec spec;
+  PoolSpec p = one_pool(4, 8);
+  p.capacity = Capacity::spot;
+  p.reclaim.kind = Hazard::Kind::exponential;
+  p.reclaim.mean_s = 3 * 3600.0;
+  p.notice_s = 120;
+  p.provisioning_s = 300;
+  spec.pools = {p};
+  for (int i = 0; i < 6; ++i) spec.jobs.push_back(job("j" + std::to_string(i), i * 900.0, 8 * (1 + i % 2), 20000 + 2000 * i));
+  const ClusterResult r = simulate_cluster(spec, SimulationOptions{});
+  int capacity_lost = 0, suspended = 0;
+  for (const JobResult& jr : r.jobs) {
+    capacity_lost += jr.preemptions;
+    suspended += jr.suspensions;
+  }
+  ASSERT_GT(capacity_lost, 0);  // the test means nothing without reclaims
+  int recorded_lost = 0, recorded_suspended = 0;
+  double last = 0;
+  for (const JobPreemption& e : r.preemptions) {
+    (e.by_scheduler ? recorded_suspended : recorded_lost) += 1;
+    EXPECT_GE(e.time_s, last);
+    last = e.time_s;
+  }
+  EXPECT_EQ(recorded_lost, capacity_lost);
+  EXPECT_EQ(recorded_suspended, suspended);
+  expect_contiguous_and_consistent(spec, r);
+}
+
+TEST(JobTimeline, JobsUnderWayAtTheHorizonEndThereAndLaterOnesHaveNoSpans) {
+  ClusterSpec spec;
+  spec.pools = {one_pool(1, 1)};
+  spec.jobs = {job("runs", 0, 1, 1000), job("waits", 10, 1, 10), job("never-arrives", 5000, 1, 10)};
+  SimulationOptions o;
+  o.horizon_s = 100;
+  const ClusterResult r = simulate_cluster(spec, o);
+  ASSERT_EQ(r.jobs[0].state, JobState::running);
+  ASSERT_EQ(r.jobs[1].state, JobState::queued);
+  expect_contiguous_and_consistent(spec, r);
+}
+
+TEST(ClusterInterrupt, ASetFlagAbandonsTheRunWithInterrupted) {
+  ClusterSpec spec;
+  spec.pools = {one_pool(1, 1)};
+  spec.jobs = {job("long", 0, 1, 100000)};
+  SimulationOptions o;
+  o.series_interval_s = 1;  // one sampling event per simulated second: far more than one check's worth
+  sim::InterruptFlag flag{true};
+  o.interrupt = &flag;
+  EXPECT_THROW(simulate_cluster(spec, o), sim::Interrupted);
+  flag = false;
+  EXPECT_EQ(simulate_cluster(spec, o).jobs[0].state, JobState::done);
+}
+
+}  // namespace
+}  // namespace dlsim::scheduler
