@@ -22,5 +22,8 @@ int check_command(std::ostream& out, const ScenarioOptions& options);
 int collective_command(std::ostream& out, const ScenarioOptions& options);
 int catalog_command(std::ostream& out, const std::string& what);
 int version_command(std::ostream& out);
+// `dlsim plot results.h5 [--out DIR]`: runs `python3 -m dlsim.plot_command` with these arguments
+// (every plot of the file as PNG) and returns its exit code; 1 when Python cannot be started.
+int plot_command(const std::vector<std::string>& arguments, std::ostream& err);
 
 }  // namespace dlsim::cli

@@ -30,6 +30,8 @@ const char* const kUsage =
     "                         measure micro-kernels here, fit a device profile, write it\n"
     "  calibrate --validate profile.yaml [--backend cpu|cuda]\n"
     "                         predict held-out kernels from the profile, measure them, compare\n"
+    "  plot <results.h5> [--out DIR]  write every plot of a results file as PNG into DIR\n"
+    "                         (default: <stem>-plots/ beside the file), with /usr/bin/python3\n"
     "  version                print the dlsim version\n"
     "\n"
     "options of run, check and collective:\n"
@@ -49,6 +51,8 @@ int dispatch(int argc, char** argv) {
     return 0;
   }
   if (command == "version" || command == "--version") return cli::version_command(std::cout);
+  // Python parses plot's arguments (and answers --help).
+  if (command == "plot") return cli::plot_command(std::vector<std::string>(argv + 2, argv + argc), std::cerr);
 
   po::options_description options;
   cli::ScenarioOptions o;

@@ -1,0 +1,445 @@
+"""Plots of dlsim results, with matplotlib.
+
+Each function takes a ``dlsim.Results`` (from ``dlsim.run`` or ``dlsim.read_results``) and
+returns a ``matplotlib.figure.Figure``; most also draw into an ``ax=`` (or ``fig=``) you pass.
+Figures are made with ``matplotlib.figure.Figure``, not pyplot: nothing accumulates in
+pyplot's state, a notebook shows the returned figure once, a script calls ``fig.savefig``.
+
+- training results: :func:`scaling`, :func:`cost_vs_time`, :func:`breakdown`;
+- cluster results: :func:`cost_vs_time` (one point per variant), :func:`utilization`,
+  :func:`gantt`;
+- collective results: :func:`collective`;
+- :func:`save_all` writes every plot that applies as PNG files.
+
+Column names are those of the HDF5 file (see scenarios/README.md, "Result columns").
+"""
+from __future__ import annotations
+
+import pathlib
+import re
+from typing import List, Optional, Tuple
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
+
+from .results import Results
+
+__all__ = ["scaling", "cost_vs_time", "pareto_front", "utilization", "gantt", "breakdown",
+           "collective", "save_all", "STATE_COLORS"]
+
+#: Colours of the job states in :func:`gantt`.
+STATE_COLORS = {"queued": "#c7c7c7", "restarting": "#ff7f0e", "running": "#2ca02c",
+                "checkpointing": "#1f77b4", "resizing": "#9467bd"}
+
+# (label, how to get the per-iteration seconds from the results table): compute_time includes
+# the recomputation, so the compute bar is compute_time - recompute_time and the bars add up to
+# iteration_time.
+_BREAKDOWN = [
+    ("compute", lambda t: t["compute_time"] - t["recompute_time"]),
+    ("optimizer", lambda t: t["optimizer_time"]),
+    ("recompute", lambda t: t["recompute_time"]),
+    ("exposed communication", lambda t: t["exposed_communication_time"]),
+    ("tensor-parallel", lambda t: t["tensor_parallel_time"]),
+    ("expert all-to-all", lambda t: t["expert_all_to_all_time"]),
+    ("pipeline bubble", lambda t: t["pipeline_bubble_time"]),
+]
+
+_PREEMPTION_MARKERS = {"capacity lost": ("x", "red"), "suspended": ("v", "black")}
+
+
+# ----------------------------------------------------------------------------- helpers
+
+def _require(results, kinds: Tuple[str, ...], what: str) -> None:
+    if not isinstance(results, Results):
+        raise TypeError(f"{what}() takes a dlsim.Results, not {type(results).__name__}")
+    if results.kind not in kinds:
+        raise ValueError(f"{what}() plots {' or '.join(kinds)} results; these are {results.kind} results")
+
+
+def _require_columns(table: pd.DataFrame, columns, what: str) -> None:
+    missing = [c for c in columns if c not in table.columns]
+    if missing:
+        raise ValueError(f"{what}(): the table lacks the column(s) {', '.join(missing)}")
+
+
+def _axes(ax, figsize):
+    if ax is not None:
+        return ax.figure, ax
+    fig = Figure(figsize=figsize, layout="constrained")
+    return fig, fig.add_subplot()
+
+
+def _source(results: Results) -> str:
+    return f" ({pathlib.Path(results.scenario_source).name})" if results.scenario_source else ""
+
+
+def _time_unit(max_seconds: float) -> Tuple[float, str]:
+    """The divisor and unit name that show durations up to ``max_seconds`` readably."""
+    for divisor, unit in ((86400.0, "days"), (3600.0, "h"), (60.0, "min")):
+        if max_seconds >= 3 * divisor:
+            return divisor, unit
+    return 1.0, "s"
+
+
+def _check_variant(results: Results, variant: int) -> str:
+    """The name of a cluster variant; ValueError when there is no such variant."""
+    count = results.variants()
+    if not 0 <= variant < count:
+        raise ValueError(f"no variant {variant}: these results have variants 0..{count - 1}")
+    return str(results.table["variant"].iloc[variant])
+
+
+def _plan_groups(table: pd.DataFrame) -> List[Tuple[str, pd.DataFrame]]:
+    """The rows of each plan of a training table, labelled.
+
+    Rows come node count by node count, each with one row per plan in the scenario's order, so a
+    row's plan index is its position among the rows of its node count. The label is the plan
+    text without its data-parallel and micro-batch terms (they change with the node count).
+    """
+    index = table.groupby("nodes", sort=False).cumcount()
+    groups = [table[index == i] for i in range(int(index.max()) + 1)] if len(table) else []
+    labels = [re.sub(r"\b(d\d+|m\d+x\d+)\b", "", str(g["plan"].iloc[0])).split() for g in groups]
+    labels = [" ".join(words) or "data parallel" for words in labels]
+    if len(set(labels)) < len(labels):
+        labels = [str(g["plan"].iloc[0]) for g in groups]
+    return list(zip(labels, groups))
+
+
+def _step_values(series: pd.DataFrame, grid: np.ndarray) -> np.ndarray:
+    """A step series (value holds from its time on; the last of equal times wins) on ``grid``."""
+    last = series.drop_duplicates("time", keep="last")
+    times, values = last["time"].to_numpy(float), last["value"].to_numpy(float)
+    at = np.searchsorted(times, grid, side="right") - 1
+    return np.where(at >= 0, values[np.clip(at, 0, None)], 0.0)
+
+
+def _bytes(value: float, _pos=None) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(value) < 1024 or unit == "TiB":
+            return f"{value:g} {unit}"
+        value /= 1024
+    return ""
+
+
+# ----------------------------------------------------------------------------- training
+
+def scaling(results: Results, fig: Optional[Figure] = None) -> Figure:
+    """Throughput and scaling efficiency against the number of accelerators (training results).
+
+    Top: ``samples_per_second`` (samples/s); bottom: ``scaling_efficiency`` (in %, against the
+    smallest configuration of the same plan), both against ``accelerators`` (log-log when they
+    span 4x or more, so that linear scaling is a straight line); one line per plan
+    (column ``plan``) when the scenario has several, a legend then names them.
+    """
+    _require(results, ("training",), "scaling")
+    table = results.table
+    _require_columns(table, ("nodes", "accelerators", "plan", "samples_per_second", "scaling_efficiency"), "scaling")
+    fig = fig if fig is not None else Figure(figsize=(7, 6.5), layout="constrained")
+    top, bottom = fig.subplots(2, 1, sharex=True)
+    groups = _plan_groups(table)
+    for label, rows in groups:
+        rows = rows.sort_values("accelerators")
+        top.plot(rows["accelerators"], rows["samples_per_second"], marker="o", label=label)
+        bottom.plot(rows["accelerators"], 100 * rows["scaling_efficiency"], marker="o", label=label)
+    bottom.axhline(100, color="grey", linestyle=":", linewidth=1, gid="ideal")
+    counts = np.unique(table["accelerators"].to_numpy())
+    if len(counts) > 1 and counts.max() >= 4 * counts.min():
+        bottom.set_xscale("log", base=2)  # log-log: linear scaling is a straight line
+        top.set_yscale("log")
+    bottom.set_xticks(counts, [str(c) for c in counts])
+    bottom.xaxis.set_minor_locator(NullLocator())
+    top.set_ylabel("throughput (samples/s)")
+    bottom.set_ylabel("scaling efficiency (%)")
+    bottom.set_xlabel("accelerators")
+    bottom.set_ylim(0, max(105, 100 * table["scaling_efficiency"].max() + 5))
+    top.grid(True, alpha=0.3)
+    bottom.grid(True, alpha=0.3)
+    if len(groups) > 1:
+        top.legend(title="plan", fontsize="small")
+    fig.suptitle("Throughput and scaling efficiency" + _source(results))
+    return fig
+
+
+def breakdown(results: Results, ax=None) -> Figure:
+    """Where an iteration's time goes: one stacked bar per configuration (training results).
+
+    Segments: compute (``compute_time`` less ``recompute_time``), optimizer (``optimizer_time``),
+    recompute (``recompute_time``), exposed communication (``exposed_communication_time``),
+    tensor-parallel (``tensor_parallel_time``), expert all-to-all (``expert_all_to_all_time``),
+    pipeline bubble (``pipeline_bubble_time``); a bar adds up to ``iteration_time``. Categories
+    that are zero everywhere (below a millionth of the longest iteration) are left out. The y axis
+    is in ms when every iteration lasts under a second, else in s.
+    """
+    _require(results, ("training",), "breakdown")
+    table = results.table
+    _require_columns(table, ["nodes", "plan", "compute_time", "optimizer_time", "recompute_time",
+                             "exposed_communication_time", "tensor_parallel_time",
+                             "expert_all_to_all_time", "pipeline_bubble_time"], "breakdown")
+    parts = {label: get(table).fillna(0).to_numpy(float) for label, get in _BREAKDOWN}
+    total = sum(parts.values())
+    longest = float(total.max()) if len(total) else 0.0
+    parts = {k: v for k, v in parts.items() if np.abs(v).max(initial=0) > 1e-6 * longest}
+    scale, unit = (1e3, "ms") if longest < 1 else (1.0, "s")
+    fig, ax = _axes(ax, (max(6, 1.1 * len(table) + 3), 5))
+    x = np.arange(len(table))
+    bottom = np.zeros(len(table))
+    for label, values in parts.items():
+        ax.bar(x, values * scale, bottom=bottom, label=label, width=0.7)
+        bottom += values * scale
+    names = [f"{n} nodes\n{p}" for n, p in zip(table["nodes"], table["plan"])]
+    ax.set_xticks(x, names, rotation=30 if len(table) > 6 else 0, ha="right" if len(table) > 6 else "center",
+                  fontsize="small")
+    ax.set_ylim(0, 1.15 * longest * scale)  # room for the legend
+    ax.set_ylabel(f"time per iteration ({unit})")
+    ax.set_xlabel("configuration (nodes, plan)")
+    ax.set_title("Where an iteration's time goes" + _source(results))
+    ax.legend(fontsize="small")
+    return fig
+
+
+# ----------------------------------------------------------------------------- cost against time
+
+def pareto_front(time, cost) -> np.ndarray:
+    """A boolean mask of the points that no other point beats on both time and cost.
+
+    A point is dominated when another is no slower and no dearer, and better in one of the two.
+    NaN points are never on the front.
+    """
+    t, c = np.asarray(time, float), np.asarray(cost, float)
+    ok = np.isfinite(t) & np.isfinite(c)
+    front = ok.copy()
+    for i in np.flatnonzero(ok):
+        better = ok & (t <= t[i]) & (c <= c[i]) & ((t < t[i]) | (c < c[i]))
+        front[i] = not better.any()
+    return front
+
+
+def _cost_time_frame(data, time, cost, label) -> Tuple[pd.DataFrame, str, str, str]:
+    """(columns time, cost, label, eligible; a title; the time and cost column names)."""
+    if isinstance(data, pd.DataFrame):
+        time, cost = time or "time_to_train", cost or "cost_to_train"
+        _require_columns(data, [time, cost] + ([label] if label else []), "cost_vs_time")
+        labels = data[label].astype(str) if label else pd.Series([str(i) for i in data.index])
+        eligible = np.ones(len(data), bool)
+        title = f"{cost} against {time}"
+    else:
+        _require(data, ("training", "cluster"), "cost_vs_time")
+        table = data.table
+        if data.kind == "training":
+            time, cost = "time_to_train", "cost_to_train"
+            labels = [f"{n} nodes, {p}" for n, p in zip(table["nodes"], table["plan"])]
+            eligible = np.ones(len(table), bool)
+        else:
+            time, cost = "makespan", "total_cost"
+            labels = table["variant"].astype(str)
+            unfinished = table["unfinished"] if "unfinished" in table else pd.Series(0, index=table.index)
+            eligible = (unfinished.fillna(0) == 0).to_numpy()
+        _require_columns(table, [time, cost], "cost_vs_time")
+        data, title = table, "Cost against time" + _source(data)
+    frame = pd.DataFrame({"time": data[time].to_numpy(float), "cost": data[cost].to_numpy(float),
+                          "label": list(labels), "eligible": eligible})
+    return frame, title, time, cost
+
+
+def cost_vs_time(data, time: Optional[str] = None, cost: Optional[str] = None,
+                 label: Optional[str] = None, ax=None) -> Figure:
+    """Cost against time, one point per configuration, with the Pareto front highlighted.
+
+    ``data`` is a ``dlsim.Results``: training (``time_to_train`` against ``cost_to_train``, one
+    point per node count x plan) or cluster (``makespan`` against ``total_cost``, one point per
+    variant; variants with unfinished jobs are drawn hollow and kept off the front); or a
+    DataFrame (a sweep) whose columns ``time`` and ``cost`` (default ``time_to_train`` and
+    ``cost_to_train``, time in s, cost in USD) are plotted, labelled by column ``label`` (or the
+    index). The front (see :func:`pareto_front`: no other point both cheaper and faster) is drawn
+    as a red line through red points. Rows with NaN time or cost are left out. Every point is
+    labelled when there are at most 12, else only the front's.
+    """
+    frame, title, time_name, cost_name = _cost_time_frame(data, time, cost, label)
+    frame = frame[np.isfinite(frame["time"]) & np.isfinite(frame["cost"])].reset_index(drop=True)
+    if frame.empty:
+        raise ValueError(f"cost_vs_time(): no row has both {time_name} and {cost_name}")
+    divisor, unit = _time_unit(frame["time"].max())
+    x, y = frame["time"] / divisor, frame["cost"]
+    front = pareto_front(np.where(frame["eligible"], frame["time"], np.nan), frame["cost"])
+    fig, ax = _axes(ax, (8, 5.5))
+    done, hollow = frame["eligible"].to_numpy(), ~frame["eligible"].to_numpy()
+    ax.scatter(x[done], y[done], color="tab:blue", zorder=2, gid="configurations", label="configuration")
+    if hollow.any():
+        ax.scatter(x[hollow], y[hollow], facecolors="none", edgecolors="tab:blue", zorder=2,
+                   gid="unfinished", label="unfinished jobs")
+    order = np.argsort(x[front].to_numpy())
+    ax.plot(x[front].to_numpy()[order], y[front].to_numpy()[order], color="red", linewidth=1.5,
+            drawstyle="steps-post", zorder=1, gid="pareto-line")
+    ax.scatter(x[front], y[front], color="red", s=60, zorder=3, gid="pareto", label="Pareto front")
+    show = frame.index if len(frame) <= 12 else frame.index[front]
+    for i in show:
+        ax.annotate(frame["label"][i], (x[i], y[i]), textcoords="offset points", xytext=(5, 4), fontsize="x-small")
+    ax.set_xlabel(f"{time_name} ({unit})")
+    ax.set_ylabel(f"{cost_name} (USD)")
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small")
+    return fig
+
+
+# ----------------------------------------------------------------------------- cluster
+
+def utilization(results: Results, variant: int = 0, fig: Optional[Figure] = None) -> Figure:
+    """GPU utilization and nodes by state over time, for one variant of a cluster scenario.
+
+    Top: utilization in % = series ``busy_gpus`` / ``ready_gpus`` (0 while no GPU is ready), as
+    steps. Bottom: the ``nodes_<state>`` series (busy, ready, provisioning, draining, ...)
+    stacked as steps. Time in hours.
+    """
+    _require(results, ("cluster",), "utilization")
+    name = _check_variant(results, variant)
+    try:
+        busy, ready = results.series("busy_gpus", variant), results.series("ready_gpus", variant)
+    except KeyError as e:
+        raise ValueError(f"utilization(): {e.args[0]}") from None
+    states = [n for n in results.series_names(variant) if n.startswith("nodes_")]
+    nodes = [results.series(n, variant) for n in states]
+    grid = np.unique(np.concatenate([s["time"].to_numpy(float) for s in [busy, ready] + nodes]))
+    busy_v, ready_v = _step_values(busy, grid), _step_values(ready, grid)
+    share = np.divide(busy_v, ready_v, out=np.zeros_like(busy_v), where=ready_v > 0)
+    fig = fig if fig is not None else Figure(figsize=(9, 6.5), layout="constrained")
+    top, bottom = fig.subplots(2, 1, sharex=True)
+    hours = grid / 3600
+    top.step(hours, 100 * share, where="post", color="tab:green")
+    top.set_ylim(0, 105)
+    top.set_ylabel("GPU utilization (%)\nbusy / ready GPUs")
+    if states:
+        bottom.stackplot(hours, *[_step_values(s, grid) for s in nodes], step="post",
+                         labels=[n[len("nodes_"):] for n in states])
+        bottom.legend(title="node state", fontsize="small", loc="upper right")
+    bottom.yaxis.set_major_locator(MaxNLocator(integer=True))
+    bottom.set_ylabel("nodes")
+    bottom.set_xlabel("time (h)")
+    for ax in (top, bottom):
+        ax.grid(True, alpha=0.3)
+    fig.suptitle(f"GPU utilization and nodes, variant {variant}: {name}")
+    return fig
+
+
+def _gantt_rows(results: Results, variant: int, max_jobs: int):
+    """(spans of the variant, jobs shown in order of first start, how many jobs in all)."""
+    timeline = results.job_timeline
+    if timeline is None:
+        raise ValueError("gantt() needs the table 'job_timeline' (job state spans), which these "
+                         "results lack; they were written by a dlsim that did not record it")
+    _require_columns(timeline, ["variant", "job", "state", "start", "end"], "gantt")
+    spans = timeline[timeline["variant"] == variant]
+    if spans.empty:
+        raise ValueError(f"gantt(): the job timeline has no spans for variant {variant}")
+    first = spans.groupby("job", sort=False)["start"].min().reset_index()
+    jobs = first.sort_values(["start", "job"], kind="stable")["job"].tolist()
+    return spans, jobs[:max_jobs], len(jobs)
+
+
+def gantt(results: Results, variant: int = 0, max_jobs: int = 40, ax=None) -> Figure:
+    """Every job's states over time, one row per job, for one variant of a cluster scenario.
+
+    From the table ``job_timeline`` (variant, job, state, start, end in s): a bar per span,
+    coloured by state (queued, restarting, running, checkpointing, resizing; see
+    ``STATE_COLORS``). Preemptions from ``job_preemptions`` (variant, job, time, cause) are
+    marked: a red x where capacity was lost, a black triangle where the job was suspended. Jobs
+    are ordered by first start; only the first ``max_jobs`` are drawn and the title says how many
+    were left out. Time in hours. ValueError when the results have no job timeline.
+    """
+    _require(results, ("cluster",), "gantt")
+    name = _check_variant(results, variant)
+    spans, jobs, total = _gantt_rows(results, variant, max_jobs)
+    row = {job: i for i, job in enumerate(jobs)}
+    spans = spans[spans["job"].isin(row)]
+    fig, ax = _axes(ax, (10, min(40, max(3.0, 0.28 * len(jobs) + 1.8))))
+    for state in list(STATE_COLORS) + sorted(set(spans["state"]) - set(STATE_COLORS)):
+        part = spans[spans["state"] == state]
+        if not part.empty:
+            ax.barh(part["job"].map(row), (part["end"] - part["start"]) / 3600, left=part["start"] / 3600,
+                    height=0.7, color=STATE_COLORS.get(state, "#8c564b"), label=state)
+    preemptions = results.job_preemptions
+    if preemptions is not None and not preemptions.empty:
+        marks = preemptions[(preemptions["variant"] == variant) & preemptions["job"].isin(row)]
+        for cause, group in marks.groupby("cause", sort=True):
+            marker, color = _PREEMPTION_MARKERS.get(cause, ("x", "purple"))
+            ax.scatter(group["time"] / 3600, group["job"].map(row), marker=marker, color=color, s=40,
+                       zorder=3, gid="preemptions", label=f"preemption: {cause}")
+    ax.set_yticks(range(len(jobs)), jobs, fontsize="small" if len(jobs) <= 20 else "x-small")
+    ax.set_ylim(len(jobs) - 0.5, -0.5)
+    ax.set_xlabel("time (h)")
+    ax.set_ylabel("job")
+    left_out = f"; first {len(jobs)} of {total} jobs, {total - len(jobs)} left out" if total > len(jobs) else ""
+    ax.set_title(f"Jobs over time, variant {variant}: {name}{left_out}")
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1))
+    ax.grid(True, axis="x", alpha=0.3)
+    return fig
+
+
+# ----------------------------------------------------------------------------- collective
+
+def collective(results: Results, ax=None) -> Figure:
+    """Bus bandwidth against message size (collective results), as nccl-tests reports it.
+
+    ``busbw`` (GB/s, averaged over the groups running at once) against ``size`` (bytes per rank,
+    log scale), one line per node count (``nodes``) and group count (``groups``).
+    """
+    _require(results, ("collective",), "collective")
+    table = results.table
+    _require_columns(table, ["nodes", "groups", "size", "busbw", "operation"], "collective")
+    fig, ax = _axes(ax, (8, 5))
+    for (nodes, groups), rows in table.groupby(["nodes", "groups"], sort=True):
+        mean = rows.groupby("size", sort=True)["busbw"].mean()
+        label = f"{nodes} node{'s' if nodes != 1 else ''}" + (f", {groups} groups" if groups > 1 else "")
+        ax.plot(mean.index, mean.to_numpy() / 1e9, marker="o", markersize=3, label=label)
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_formatter(FuncFormatter(_bytes))
+    ax.set_xlabel("message size per rank")
+    ax.set_ylabel("bus bandwidth (GB/s)")
+    operations = ", ".join(sorted(set(map(str, table["operation"]))))
+    ax.set_title(f"{operations}: bus bandwidth" + _source(results))
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize="small")
+    return fig
+
+
+# ----------------------------------------------------------------------------- all at once
+
+def _plots_for(results: Results):
+    """(file stem, function making the figure) for every plot that applies to the results."""
+    if results.kind == "training":
+        return [("scaling", lambda: scaling(results)), ("cost_vs_time", lambda: cost_vs_time(results)),
+                ("breakdown", lambda: breakdown(results))]
+    if results.kind == "collective":
+        return [("collective", lambda: collective(results))]
+    plots = [("cost_vs_time", lambda: cost_vs_time(results))] if results.variants() > 1 else []
+    timeline = results.job_timeline
+    for v in range(results.variants()):
+        if "busy_gpus" in results.series_names(v):
+            plots.append((f"utilization-variant{v}", lambda v=v: utilization(results, v)))
+        if timeline is not None and (timeline["variant"] == v).any():
+            plots.append((f"gantt-variant{v}", lambda v=v: gantt(results, v)))
+    return plots
+
+
+def save_all(results: Results, out_dir, prefix: str = "") -> List[pathlib.Path]:
+    """Writes every plot that applies to the results as PNG files; returns their paths.
+
+    Training: scaling, cost_vs_time, breakdown. Cluster: cost_vs_time (with more than one
+    variant), then per variant ``utilization-variant<i>`` and ``gantt-variant<i>`` (when the job
+    timeline exists). Collective: collective. Files are ``<out_dir>/<prefix><name>.png``;
+    ``out_dir`` is created when missing.
+    """
+    if not isinstance(results, Results):
+        raise TypeError(f"save_all() takes a dlsim.Results, not {type(results).__name__}")
+    out = pathlib.Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for stem, make in _plots_for(results):
+        fig = make()
+        path = out / f"{prefix}{stem}.png"
+        fig.savefig(path, dpi=110)
+        del fig  # made outside pyplot: nothing else holds it, so this is its close
+        paths.append(path)
+    return paths
