@@ -42,9 +42,15 @@ calibration::RunnerOptions runner_options(const CalibrateOptions& o) {
   return r;
 }
 
+// The progress callback runs before every case: it is also where a set interrupt flag stops
+// the measurements (sim::Interrupted), before anything is written.
 calibration::Progress progress_bar(const CalibrateOptions& o, std::ostream& err) {
-  if (!o.progress) return nullptr;
-  return [&err](std::size_t done, std::size_t total, const calibration::KernelCase& c) {
+  if (!o.progress) {
+    if (o.interrupt == nullptr) return nullptr;
+    return [flag = o.interrupt](std::size_t, std::size_t, const calibration::KernelCase&) { sim::check_interrupt(flag); };
+  }
+  return [&err, flag = o.interrupt](std::size_t done, std::size_t total, const calibration::KernelCase& c) {
+    sim::check_interrupt(flag);
     constexpr int kWidth = 30;
     const int filled = total == 0 ? kWidth : static_cast<int>(kWidth * done / total);
     err << "\r[" << std::string(filled, '#') << std::string(kWidth - filled, '.') << "] " << done << "/" << total << "  ";

@@ -5,6 +5,8 @@
 #include <ostream>
 #include <string>
 
+#include "sim/interrupt.hpp"
+
 namespace dlsim::experiment {
 
 struct CalibrateOptions {
@@ -17,6 +19,7 @@ struct CalibrateOptions {
   bool progress = true;       // progress bar on `err`
   std::string device;         // the catalog device this GPU is (e.g. H100-SXM): its datasheet
                               // peaks and its name in the profile; "" = found by description
+  const sim::InterruptFlag* interrupt = nullptr;  // set: stop before the next case (sim::Interrupted)
 };
 
 // Both return the exit code; bad options throw ConfigError, unstable runs UnstableError.

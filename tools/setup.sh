@@ -8,6 +8,9 @@ packages=(
   libboost-graph-dev libboost-program-options-dev
   libeigen3-dev libyaml-cpp-dev libhdf5-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  # The Python module and its tests, for Debian's /usr/bin/python3 (PyPI is not used).
+  python3-dev pybind11-dev python3-numpy python3-pandas python3-matplotlib python3-h5py
+  python3-pytest python3-nbclient python3-nbformat python3-ipykernel
 )
 
 missing=()

@@ -76,8 +76,9 @@ def test_plot_without_a_file_prints_its_usage_and_exits_2(plot):
     assert "usage: dlsim plot" in result.stderr
 
 
-def test_the_python_module_runs_alone(run_scenario, source_dir, tmp_path):
-    env = dict(os.environ, PYTHONPATH=str(source_dir / "bindings" / "python"))
+def test_the_python_module_runs_alone(run_scenario, tmp_path):
+    # python -m dlsim.plot_command, as `dlsim plot` runs it, with the package on PYTHONPATH.
+    env = dict(os.environ)
     command = [sys.executable, "-m", "dlsim.plot_command", str(run_scenario("allreduce-p4d.yaml")), "--out", str(tmp_path)]
     result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
     assert result.returncode == 0, result.stderr

@@ -95,6 +95,12 @@ class Results:
         """A table as numpy arrays, one per column (text columns as object arrays)."""
         return {c: self.tables[table][c].to_numpy() for c in self.tables[table].columns}
 
+    def printed_table(self) -> str:
+        """The table ``dlsim run`` prints (for results read from a file: the main table as text)."""
+        if self._native is None:
+            return self.table.to_string(index=False)
+        return self._native.printed_table()
+
     def write_hdf5(self, path: str) -> None:
         """Writes the HDF5 file ``dlsim run`` would write (atomically: no half-written file)."""
         if self._native is None:

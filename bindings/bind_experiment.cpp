@@ -1,0 +1,162 @@
+// Scenarios, runs and sweeps: experiment::load_scenario*, experiment::run, experiment::run_sweep.
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <sstream>
+
+#include "bindings/bind_common.hpp"
+#include "experiment/load.hpp"
+#include "experiment/results.hpp"
+#include "experiment/sweep.hpp"
+#include "experiment/writers.hpp"
+
+namespace dlsim::bindings {
+namespace {
+
+using experiment::Results;
+using experiment::Scenario;
+
+std::string kind_of(const Scenario& s) {
+  if (s.cluster_sim) return "cluster";
+  if (s.collective) return "collective";
+  return "training";
+}
+
+// What a scenario describes, in a few figures (what `dlsim check` prints).
+py::dict summary_of(const Scenario& s) {
+  py::dict d;
+  d["kind"] = kind_of(s);
+  d["source"] = s.source;
+  d["seed"] = s.seed;
+  if (s.cluster_sim) {
+    const auto& first = s.cluster_sim->variants.front().spec;
+    d["variants"] = s.cluster_sim->variants.size();
+    d["pools"] = first.pools.size();
+    d["jobs"] = first.jobs.size();
+    py::list labels;
+    for (const auto& v : s.cluster_sim->variants) labels.append(v.label);
+    d["variant_labels"] = labels;
+    return d;
+  }
+  d["instance"] = s.cluster.instance_name;
+  d["device"] = s.cluster.device.name;
+  d["accelerators_per_node"] = s.cluster.instance.accelerators_per_node;
+  d["node_counts"] = s.node_counts();
+  if (s.collective) return d;
+  d["model"] = s.workload.model_name;
+  d["precision"] = models::to_string(s.workload.precision);
+  d["plans"] = s.plans().size();
+  return d;
+}
+
+experiment::SweepSource source_of(const std::string& path, const std::string& text, const std::string& name,
+                                  const std::string& base_dir, const std::vector<std::string>& sets) {
+  experiment::SweepSource source;
+  source.path = path;
+  source.text = text;
+  source.name = name;
+  source.base_dir = base_dir;
+  source.set_arguments = sets;
+  return source;
+}
+
+}  // namespace
+
+py::list table_to_python(const experiment::Table& table) {
+  py::list out;
+  for (const experiment::TableColumn& c : table.columns) {
+    py::object values;
+    if (c.type == experiment::TableColumn::Type::text) {
+      py::list texts;
+      for (const std::string& t : c.texts) texts.append(py::str(t));
+      values = texts;
+    } else if (c.type == experiment::TableColumn::Type::integer) {
+      py::array_t<std::int64_t> a(static_cast<py::ssize_t>(c.numbers.size()));
+      auto* data = a.mutable_data();
+      for (std::size_t i = 0; i < c.numbers.size(); ++i) data[i] = static_cast<std::int64_t>(c.numbers[i]);
+      values = a;
+    } else {
+      py::array_t<double> a(static_cast<py::ssize_t>(c.numbers.size()));
+      std::copy(c.numbers.begin(), c.numbers.end(), a.mutable_data());
+      values = a;
+    }
+    out.append(py::make_tuple(c.name, c.unit, c.description, values));
+  }
+  return out;
+}
+
+void bind_experiment(py::module_& m) {
+  py::class_<Scenario, std::shared_ptr<Scenario>>(m, "Scenario",
+                                                  "A validated scenario (immutable). Build it with dlsim.load or dlsim.Scenario.")
+      .def_property_readonly("kind", &kind_of, "training, collective or cluster")
+      .def_property_readonly("source", [](const Scenario& s) { return s.source; })
+      .def_property_readonly("seed", [](const Scenario& s) { return s.seed; })
+      .def_property_readonly("yaml", [](const Scenario& s) { return s.input_yaml; }, "the scenario as given (after overrides)")
+      .def_property_readonly("resolved_yaml", &experiment::resolved_yaml, "every default, catalog figure and unit resolved (SI)")
+      .def("summary", &summary_of, "what the scenario describes, as a dict");
+
+  m.def("load_file", [](const std::string& path, const std::vector<std::string>& sets) {
+          return std::make_shared<Scenario>(experiment::load_scenario(path, sets));
+        },
+        py::arg("path"), py::arg("sets") = std::vector<std::string>{});
+  m.def("load_text",
+        [](const std::string& text, const std::string& name, const std::vector<std::string>& sets, const std::string& base_dir) {
+          return std::make_shared<Scenario>(experiment::load_scenario_text(text, name, sets, base_dir));
+        },
+        py::arg("text"), py::arg("name"), py::arg("sets"), py::arg("base_dir"));
+
+  py::class_<Results, std::shared_ptr<Results>>(m, "RunResult", "The results of one run, as the C++ core holds them")
+      .def_property_readonly("kind", [](const Results& r) { return r.kind; })
+      .def_property_readonly("dlsim_version", [](const Results& r) { return r.dlsim_version; })
+      .def_property_readonly("seed", [](const Results& r) { return r.seed; })
+      .def_property_readonly("scenario_source", [](const Results& r) { return r.scenario_source; })
+      .def_property_readonly("scenario_yaml", [](const Results& r) { return r.scenario_yaml; })
+      .def_property_readonly("resolved_yaml", [](const Results& r) { return r.resolved_yaml; })
+      .def("tables", [](const Results& r) {
+             py::list out;
+             out.append(py::make_tuple("results", table_to_python(r.table)));
+             for (const auto& [name, table] : r.extra_tables) out.append(py::make_tuple(name, table_to_python(table)));
+             return out;
+           }, "[(name, [(column, unit, description, values)])], the HDF5 file's tables in its order")
+      .def("printed_table", [](const Results& r) {
+             std::ostringstream out;
+             experiment::print_table(out, r);
+             return out.str();
+           }, "the table `dlsim run` prints")
+      .def("write_hdf5", [](const Results& r, const std::string& path) {
+             py::gil_scoped_release release;
+             experiment::write_hdf5(path, r);
+           }, py::arg("path"))
+      .def("write_csv", [](const Results& r, const std::string& path) {
+             py::gil_scoped_release release;
+             experiment::write_csv(path, r);
+           }, py::arg("path"));
+
+  m.def("run", [](std::shared_ptr<const Scenario> scenario) {
+          return run_interruptibly([scenario](const sim::InterruptFlag* flag) {
+            return std::make_shared<Results>(experiment::run(*scenario, flag));
+          });
+        },
+        py::arg("scenario"), "Runs every configuration of the scenario (GIL released; Ctrl-C stops it).");
+
+  m.def("sweep",
+        [](const std::string& path, const std::string& text, const std::string& name, const std::string& base_dir,
+           const std::vector<std::string>& sets, const std::vector<std::pair<std::string, std::vector<std::string>>>& grid,
+           int threads) {
+          std::vector<experiment::SweepAxis> axes;
+          for (const auto& [key, values] : grid) axes.push_back({key, values});
+          const experiment::SweepSource source = source_of(path, text, name, base_dir, sets);
+          const experiment::SweepResults r = run_interruptibly([&source, &axes, threads](const sim::InterruptFlag* flag) {
+            return experiment::run_sweep(source, axes, threads, flag);
+          });
+          py::dict out;
+          out["kind"] = r.kind;
+          out["variants"] = r.variants;
+          out["table"] = table_to_python(r.table);
+          return out;
+        },
+        py::arg("path"), py::arg("text"), py::arg("name"), py::arg("base_dir"), py::arg("sets"), py::arg("grid"),
+        py::arg("threads"), "Runs a grid of overrides over one scenario on threads (GIL released; Ctrl-C stops it).");
+}
+
+}  // namespace dlsim::bindings

@@ -1,0 +1,13 @@
+// The extension module dlsim._core. Users import `dlsim`, whose Python modules wrap it
+// (bindings/python/dlsim/); everything here is thin over experiment/.
+#include "bindings/bind_common.hpp"
+#include "experiment/results.hpp"
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "dlsim's C++ core: scenario loading, runs, sweeps, catalog, calibration (use the dlsim package)";
+  m.attr("__version__") = dlsim::experiment::dlsim_version();
+  dlsim::bindings::bind_errors(m);
+  dlsim::bindings::bind_experiment(m);
+  dlsim::bindings::bind_models(m);
+  dlsim::bindings::bind_calibration(m);
+}

@@ -1,0 +1,260 @@
+"""Scenarios, runs, sweeps, the catalog and calibration: dlsim's Python API.
+
+Everything goes through the same C++ code as the ``dlsim`` command: a scenario given as a dict
+passes the same validation and gets the same error messages as a YAML file, raised as
+``dlsim.ConfigError`` with the key path. Runs release the GIL and stop on Ctrl-C
+(KeyboardInterrupt).
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+
+import pandas as pd
+
+from . import _core
+from .errors import CalibrationError, ConfigError
+from .results import Results
+
+__all__ = ["Scenario", "load", "run", "sweep", "devices", "instances", "models", "model", "calibrate",
+           "validate_profile"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+Overrides = Union[None, Mapping[str, Any], Sequence[str]]
+ScenarioLike = Union["Scenario", Mapping[str, Any], PathLike]
+
+
+def _yaml_value(value: Any) -> str:
+    """A Python value as the YAML text an override takes: strings as given (like --set), the rest as JSON."""
+    if isinstance(value, str):
+        return value
+    if hasattr(value, "item"):  # numpy scalars
+        value = value.item()
+    return json.dumps(value)
+
+
+def _set_arguments(overrides: Overrides) -> List[str]:
+    """{"cluster.nodes": 8} or ["cluster.nodes=8"] -> ["cluster.nodes=8"]."""
+    if overrides is None:
+        return []
+    if isinstance(overrides, Mapping):
+        return [f"{key}={_yaml_value(value)}" for key, value in overrides.items()]
+    if isinstance(overrides, str):
+        raise TypeError("overrides are a dict {key.path: value} or a list of 'key.path=value' strings, not one string")
+    return [str(o) for o in overrides]
+
+
+def _json_default(value: Any) -> Any:
+    if hasattr(value, "item"):
+        return value.item()
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    raise TypeError(f"a scenario dict holds dicts, lists, strings, numbers and booleans, not {type(value).__name__}")
+
+
+class Scenario:
+    """A validated scenario, from a YAML file, a dict, or YAML text.
+
+    ``Scenario("scenarios/quickstart.yaml")``, ``Scenario({"cluster": {...}, "workload": {...}})``
+    or ``Scenario.from_yaml(text)``; ``set`` overrides values before validation, as the CLI's
+    ``--set`` does: ``{"cluster.nodes": 8, "workload.precision": "bf16"}``. Relative paths in a
+    dict or text (trace files, profiles, catalog files) are taken from ``base_dir`` (default: the
+    current folder). Bad input raises ``dlsim.ConfigError`` naming where and why.
+    """
+
+    def __init__(self, source: Union[Mapping[str, Any], PathLike], set: Overrides = None,
+                 base_dir: Optional[PathLike] = None):
+        self._sets = _set_arguments(set)
+        if isinstance(source, Mapping):
+            self._path, self._name = "", "<dict>"
+            self._text = json.dumps(source, default=_json_default)  # JSON is YAML: one parser, one validation
+            self._base_dir = os.fspath(base_dir) if base_dir is not None else os.getcwd()
+        elif isinstance(source, (str, os.PathLike)):
+            self._path, self._name, self._text = os.fspath(source), os.fspath(source), ""
+            self._base_dir = ""
+            if base_dir is not None:
+                raise TypeError("base_dir is for dicts and text; a file's relative paths are taken from its folder")
+        else:
+            raise TypeError(f"a scenario is a dict or a path to a YAML file, not {type(source).__name__}")
+        self._native = self._load()
+
+    @classmethod
+    def from_yaml(cls, text: str, name: str = "<yaml>", set: Overrides = None,
+                  base_dir: Optional[PathLike] = None) -> "Scenario":
+        """A scenario from YAML text; ``name`` stands for the file in error messages."""
+        self = cls.__new__(cls)
+        self._sets = _set_arguments(set)
+        self._path, self._name, self._text = "", name, text
+        self._base_dir = os.fspath(base_dir) if base_dir is not None else os.getcwd()
+        self._native = self._load()
+        return self
+
+    def _load(self):
+        try:
+            if self._path:
+                return _core.load_file(self._path, self._sets)
+            return _core.load_text(self._text, self._name, self._sets, self._base_dir)
+        except ConfigError as e:
+            if e.file != "<dict>":
+                raise
+            # Positions would point into the JSON text made from the dict: leave them out.
+            where = f"<dict>: {e.key_path}: " if e.key_path else "<dict>: "
+            raise ConfigError(where + e.message, "<dict>", None, None, e.key_path, e.message) from None
+
+    def with_values(self, values: Overrides) -> "Scenario":
+        """A new scenario: this one with more overrides (``{"cluster.nodes": 16}``), validated again."""
+        other = Scenario.__new__(Scenario)
+        other.__dict__.update(self.__dict__)
+        other._sets = self._sets + _set_arguments(values)
+        other._native = other._load()
+        return other
+
+    @property
+    def kind(self) -> str:
+        """``"training"`` (one job at several sizes), ``"collective"`` or ``"cluster"`` (many jobs)."""
+        return self._native.kind
+
+    @property
+    def seed(self) -> int:
+        return self._native.seed
+
+    @property
+    def source(self) -> str:
+        """The file the scenario came from ("<dict>" for a dict)."""
+        return self._native.source
+
+    @property
+    def yaml(self) -> str:
+        """The scenario as given, after overrides."""
+        return self._native.yaml
+
+    @property
+    def resolved_yaml(self) -> str:
+        """The scenario with every default, catalog figure and unit resolved (SI units)."""
+        return self._native.resolved_yaml
+
+    def summary(self) -> Dict[str, Any]:
+        """What the scenario describes: kind, instance, model, node counts, or pools, jobs and variants."""
+        return self._native.summary()
+
+    def run(self) -> Results:
+        """Runs it (see ``dlsim.run``)."""
+        return _results_of(_core.run(self._native))
+
+    def sweep(self, grid: Mapping[str, Sequence[Any]], threads: int = 0) -> pd.DataFrame:
+        """Runs it over a grid of values (see ``dlsim.sweep``)."""
+        axes = [(key, [_yaml_value(v) for v in values]) for key, values in grid.items()]
+        for key, values in axes:
+            if isinstance(grid[key], str):
+                raise TypeError(f"sweep values of {key} are a list, not one string")
+        r = _core.sweep(self._path, self._text, self._name, self._base_dir, self._sets, axes, int(threads))
+        return _sweep_frame(r)
+
+    def __repr__(self) -> str:
+        if "_native" not in self.__dict__:
+            return "<dlsim.Scenario (not loaded)>"
+        return f"<dlsim.Scenario {self.kind} from {self.source}{' with ' + ', '.join(self._sets) if self._sets else ''}>"
+
+
+def _frame(columns) -> tuple:
+    names = [c[0] for c in columns]
+    frame = pd.DataFrame({c[0]: c[3] for c in columns}, columns=names)
+    return frame, {c[0]: c[1] for c in columns}, {c[0]: c[2] for c in columns}
+
+
+def _results_of(native) -> Results:
+    tables, units, descriptions = {}, {}, {}
+    for name, columns in native.tables():
+        tables[name], units[name], descriptions[name] = _frame(columns)
+    return Results(kind=native.kind, tables=tables, units=units, descriptions=descriptions,
+                   dlsim_version=native.dlsim_version, seed=native.seed, scenario_source=native.scenario_source,
+                   scenario_yaml=native.scenario_yaml, resolved_yaml=native.resolved_yaml, _native=native)
+
+
+def _sweep_frame(r) -> pd.DataFrame:
+    frame, units, descriptions = _frame(r["table"])
+    frame.attrs.update(kind=r["kind"], variants=r["variants"], units=units, descriptions=descriptions)
+    return frame
+
+
+def _scenario(scenario: ScenarioLike, set: Overrides) -> Scenario:
+    if isinstance(scenario, Scenario):
+        return scenario.with_values(set) if set else scenario
+    return Scenario(scenario, set=set)
+
+
+def load(scenario: Union[Mapping[str, Any], PathLike], set: Overrides = None) -> Scenario:
+    """Loads and validates a scenario from a YAML file or a dict; raises ConfigError when it is bad."""
+    return Scenario(scenario, set=set)
+
+
+def run(scenario: ScenarioLike, set: Overrides = None) -> Results:
+    """Runs a scenario (a Scenario, a dict or a YAML file) and returns its Results.
+
+    The run releases the GIL; Ctrl-C (or a notebook's interrupt) stops it with KeyboardInterrupt.
+    Results hold the tables of the HDF5 file as pandas DataFrames (``results.table``).
+    """
+    return _scenario(scenario, set).run()
+
+
+def sweep(scenario: ScenarioLike, grid: Mapping[str, Sequence[Any]], threads: int = 0,
+          set: Overrides = None) -> pd.DataFrame:
+    """Runs a scenario at every point of a grid: the cartesian product of the values of each key.
+
+    ``dlsim.sweep("scenarios/quickstart.yaml", {"workload.precision": ["fp16", "fp32"],
+    "cluster.instance": ["aws/p3.16xlarge", "aws/p4d.24xlarge"]})``. Every variant is validated
+    before any runs; variants run on ``threads`` threads (0: one per core) with the same results
+    whatever the count. Returns one DataFrame: every row of every variant's results table, after a
+    ``variant`` column and one column per key holding the variant's value (as given, as text).
+    ``frame.attrs`` holds ``kind``, ``variants`` (each variant's overrides) and ``units``.
+    """
+    return _scenario(scenario, set).sweep(grid, threads)
+
+
+def devices() -> pd.DataFrame:
+    """The built-in devices (index: name): peak dense FLOP/s per precision, memory in bytes,
+    bandwidths in bytes/s, and the source of the figures."""
+    return pd.DataFrame(_core.devices()).set_index("name")
+
+
+def instances() -> pd.DataFrame:
+    """The built-in cloud instance types (index: name): accelerators per node, device, network
+    bandwidth (bytes/s), on-demand price (USD per node-hour) and its date, and sources."""
+    return pd.DataFrame(_core.instances()).set_index("name")
+
+
+def models() -> pd.DataFrame:
+    """The model zoo (index: name): parameters, forward and training FLOPs per sample at the
+    model's usual sequence length, and the sample unit."""
+    return pd.DataFrame([_core.model(name) for name in _core.model_names()]).set_index("name")
+
+
+def model(name: str, sequence_length: int = 0) -> Dict[str, Any]:
+    """One zoo model's figures; ``sequence_length`` 0 means its usual length. KeyError for an unknown name."""
+    if name not in _core.model_names():
+        raise KeyError(f"unknown model '{name}'; the zoo has: {', '.join(_core.model_names())}")
+    return _core.model(name, sequence_length)
+
+
+def calibrate(out: PathLike, backend: str = "cpu", quick: bool = False, repeats: int = 0,
+              max_spread: float = 0.5, device: str = "") -> str:
+    """Measures micro-kernels on this machine (``backend`` "cpu" or "cuda"), fits a device
+    profile and writes it to ``out`` (as ``dlsim calibrate``). Returns the report text.
+
+    Raises CalibrationError when measurements stay too noisy, ConfigError for bad options.
+    Ctrl-C stops it before the next kernel; nothing is written then.
+    """
+    code, report = _core.calibrate(backend, os.fspath(out), quick, repeats, max_spread, device)
+    if code != 0:
+        raise CalibrationError(report)
+    return report
+
+
+def validate_profile(profile: PathLike, backend: str = "", repeats: int = 0, max_spread: float = 0.5) -> str:
+    """Predicts held-out kernels from a profile, measures them here, and returns the comparison
+    (as ``dlsim calibrate --validate``). Raises CalibrationError when the profile fails."""
+    code, report = _core.validate_profile(os.fspath(profile), backend, repeats, max_spread)
+    if code != 0:
+        raise CalibrationError(report)
+    return report

@@ -1,0 +1,194 @@
+"""The Python API: scenarios from files and dicts, runs, results tables, sweeps, catalog, calibration."""
+import math
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dlsim
+
+# The quick-start scenario written as a dict (scenarios/quickstart.yaml without its output section).
+QUICKSTART = {
+    "seed": 1,
+    "cluster": {"instance": "aws/p3.16xlarge", "nodes": 1},
+    "workload": {
+        "model": "resnet50",
+        "precision": "fp16",
+        "batch": {"per_device": 256},
+        "data": {"samples": 1281167, "epochs": 90},
+        "data_parallel": {"overlap": True, "bucket": "25MiB", "gradient_precision": "fp32"},
+    },
+    "sweep": {"nodes": [1, 2, 4, 8, 16, 32]},
+}
+
+
+def assert_same_tables(a: pd.DataFrame, b: pd.DataFrame):
+    assert list(a.columns) == list(b.columns)
+    for c in a.columns:
+        x, y = a[c].to_numpy(), b[c].to_numpy()
+        if x.dtype.kind == "f":
+            assert np.array_equal(x, y, equal_nan=True), c
+        else:
+            assert list(x) == list(y), c
+
+
+def test_a_file_runs_and_gives_the_tables_of_the_hdf5_file(source_dir, run_scenario):
+    results = dlsim.run(source_dir / "scenarios/quickstart.yaml")
+    assert results.kind == "training"
+    table = results.table
+    assert list(table["nodes"]) == [1, 2, 4, 8, 16, 32]
+    assert list(table["accelerators"]) == [8, 16, 32, 64, 128, 256]  # 8 V100s per p3.16xlarge
+    assert table["nodes"].dtype == np.int64 and table["samples_per_second"].dtype == np.float64
+    assert (np.diff(table["samples_per_second"]) > 0).all()  # more nodes, more throughput
+    assert results.units["results"]["time_to_train"] == "s"
+    # The same numbers as the file `dlsim run` writes, bit for bit.
+    from_file = dlsim.read_results(run_scenario("quickstart.yaml"))
+    assert_same_tables(results.table, from_file.table)
+    assert results.units == from_file.units
+    assert results.seed == from_file.seed == 1
+
+
+def test_a_dict_gives_what_the_same_yaml_file_gives(source_dir):
+    from_dict = dlsim.run(QUICKSTART)
+    from_file = dlsim.run(source_dir / "scenarios/quickstart.yaml")
+    assert_same_tables(from_dict.table, from_file.table)
+
+
+def test_overrides_as_dict_or_list_and_with_values_agree():
+    # fp32 at 256 images per V100-16GB does not fit (activations double): 64 per GPU.
+    a = dlsim.run(QUICKSTART, set={"workload.precision": "fp32", "workload.batch.per_device": 64, "sweep.nodes": [2]})
+    b = dlsim.run(QUICKSTART, set=["workload.precision=fp32", "workload.batch.per_device=64", "sweep.nodes=[2]"])
+    c = dlsim.Scenario(QUICKSTART).with_values({"workload.precision": "fp32", "workload.batch.per_device": 64,
+                                                "sweep.nodes": [2]}).run()
+    assert len(a.table) == 1 and a.table["nodes"][0] == 2
+    assert_same_tables(a.table, b.table)
+    assert_same_tables(a.table, c.table)
+    fp16 = dlsim.run(QUICKSTART, set={"sweep.nodes": [2], "workload.batch.per_device": 64})
+    assert fp16.table["samples_per_second"][0] > a.table["samples_per_second"][0]  # tensor cores
+
+
+def test_scenario_properties_and_summary():
+    s = dlsim.load(QUICKSTART)
+    assert s.kind == "training" and s.seed == 1 and s.source == "<dict>"
+    summary = s.summary()
+    assert summary["model"] == "resnet50" and summary["device"] == "V100-16GB"
+    assert summary["node_counts"] == [1, 2, 4, 8, 16, 32]
+    assert "resnet50" in s.yaml and "instance" in s.resolved_yaml
+
+
+def test_results_written_from_python_read_back_identical(tmp_path):
+    results = dlsim.run(QUICKSTART)
+    path = tmp_path / "q.h5"
+    results.write_hdf5(path)
+    back = dlsim.read_results(path)
+    assert back.kind == "training"
+    assert_same_tables(results.table, back.table)
+    results.write_csv(tmp_path / "q.csv")
+    csv = pd.read_csv(tmp_path / "q.csv")
+    assert list(csv.columns) == list(results.table.columns)
+    assert "samples/s" in results.printed_table() or "samples" in results.printed_table()
+
+
+def test_a_cluster_scenario_gives_jobs_pools_timeline_and_series(source_dir, run_scenario):
+    results = dlsim.run(source_dir / "scenarios/spot-vs-on-demand.yaml")
+    assert results.kind == "cluster"
+    n = results.variants()
+    assert n == len(results.table) > 1
+    assert set(results.jobs["variant"]) == set(range(n))
+    # Every preemption counted in the jobs table is in the preemptions table.
+    assert results.jobs["preemptions"].sum() == (results.job_preemptions["cause"] == "capacity lost").sum()
+    spans = results.job_timeline
+    assert set(spans["state"]) <= {"queued", "restarting", "running", "checkpointing", "resizing"}
+    assert (spans["end"] > spans["start"]).all()
+    busy = results.series("busy_gpus", 0)
+    assert list(busy.columns) == ["time", "value"] and busy["value"].max() <= 64
+    with pytest.raises(KeyError):
+        results.series("nope", 0)
+    from_file = dlsim.read_results(run_scenario("spot-vs-on-demand.yaml"))
+    assert sorted(from_file.tables) == sorted(results.tables)
+    for name in ("results", "jobs", "job_timeline", "job_preemptions"):
+        assert_same_tables(results.tables[name], from_file.tables[name])
+
+
+def test_a_sweep_is_the_grid_of_runs_whatever_the_thread_count():
+    grid = {"workload.precision": ["fp16", "fp32"], "workload.batch.per_device": [32, 64]}
+    base = {"sweep.nodes": [1, 4]}
+    one = dlsim.sweep(QUICKSTART, grid, threads=1, set=base)
+    two = dlsim.sweep(QUICKSTART, grid, threads=2, set=base)
+    assert one.attrs["kind"] == "training" and len(one.attrs["variants"]) == 4
+    assert len(one) == 8  # 4 variants x 2 node counts
+    assert list(one.columns[:3]) == ["variant", "workload.precision", "workload.batch.per_device"]
+    assert list(one["workload.batch.per_device"][:4]) == ["32", "32", "64", "64"]
+    assert_same_tables(one, two)
+    single = dlsim.run(QUICKSTART, set={**base, "workload.precision": "fp32", "workload.batch.per_device": 64})
+    last = one[one["variant"] == 3].drop(columns=["variant", "workload.precision", "workload.batch.per_device"])
+    assert_same_tables(last.reset_index(drop=True), single.table)
+
+
+def test_catalog_and_model_zoo():
+    devices = dlsim.devices()
+    assert devices.loc["H100-SXM", "memory_bytes"] == pytest.approx(80e9, rel=0.08)  # 80 GB (GiB or GB)
+    assert devices.loc["A100-40GB", "peak_fp16_flops"] == pytest.approx(312e12)  # NVIDIA A100 datasheet, dense
+    instances = dlsim.instances()
+    assert instances.loc["aws/p4d.24xlarge", "accelerators_per_node"] == 8
+    assert instances.loc["aws/p4d.24xlarge", "device"] in devices.index
+    models = dlsim.models()
+    assert models.loc["resnet50", "parameters"] == pytest.approx(25.6e6, rel=0.02)  # He et al. 2016
+    assert dlsim.model("bert-large")["parameters"] == pytest.approx(340e6, rel=0.05)  # Devlin et al. 2019
+    with pytest.raises(KeyError, match="unknown model 'nope'"):
+        dlsim.model("nope")
+
+
+def test_calibration_on_the_cpu_writes_a_profile_a_scenario_can_use(tmp_path):
+    out = tmp_path / "cpu.yaml"
+    report = dlsim.calibrate(out, backend="cpu", quick=True, repeats=3, max_spread=10)
+    assert out.exists() and "backend: cpu" in out.read_text()
+    assert "gemm" in report.lower()
+
+
+def test_runs_release_the_gil(source_dir):
+    # While a run works in another thread, this thread keeps running Python.
+    scenario = dlsim.load(source_dir / "scenarios/trace-policies.yaml")
+    done = threading.Event()
+    worker = threading.Thread(target=lambda: (scenario.run(), done.set()))
+    ticks = 0
+    worker.start()
+    while not done.is_set() and worker.is_alive():
+        ticks += 1
+        time.sleep(0.001)
+    worker.join()
+    assert ticks > 50  # with the GIL held for the whole run, this loop could not tick at all
+
+
+LONG_RUN = textwrap.dedent("""
+    import sys, time, dlsim
+    s = dlsim.Scenario({"seed": 1, "pools": [{"name": "p", "instance": "aws/p3.16xlarge", "nodes": 64}],
+                        "trace": {"format": "synthetic", "jobs": 300000, "mean_interarrival": "20s", "duration_max": "3d"},
+                        "scheduler": {"policy": "las"}})
+    print("loaded", flush=True)
+    start = time.monotonic()
+    try:
+        s.run()
+        print("finished", flush=True)
+    except KeyboardInterrupt:
+        print(f"interrupted {time.monotonic() - start:.2f}", flush=True)
+""")
+
+
+def test_ctrl_c_stops_a_long_run_with_keyboard_interrupt():
+    child = subprocess.Popen([sys.executable, "-c", LONG_RUN], stdout=subprocess.PIPE, text=True)
+    assert child.stdout.readline().strip() == "loaded"
+    time.sleep(1.0)
+    sent = time.monotonic()
+    child.send_signal(signal.SIGINT)
+    out, _ = child.communicate(timeout=120)
+    waited = time.monotonic() - sent
+    assert out.startswith("interrupted"), out
+    assert waited < 5, f"took {waited:.1f} s to stop"
+    assert child.returncode == 0
