@@ -89,7 +89,8 @@ void Simulation::arm_hazards(int id) {
 void Simulation::spot_notice(int id, int gen) {
   Node& n = nodes_[static_cast<std::size_t>(id)];
   if (n.generation != gen || (n.state != NodeState::ready && n.state != NodeState::busy)) return;
-  if (n.state == NodeState::ready) remove_ready(n);
+  // A draining node stays counted in ready_gpus_ until it is gone (node_lost): its GPUs may still
+  // be busy, and busy GPUs are counted until their job leaves, so busy <= ready always holds.
   set_state(n, NodeState::draining);
   // Jobs that can write a checkpoint within the notice do so now.
   const double notice = spec_.pools[static_cast<std::size_t>(n.pool)].notice_s;
@@ -103,7 +104,7 @@ void Simulation::spot_notice(int id, int gen) {
 }
 
 void Simulation::remove_ready(Node& n) {
-  // A node leaving service: its free GPUs no longer count.
+  // A node leaving service (lost, or released idle): its GPUs no longer count.
   ready_gpus_ -= spec_.pools[static_cast<std::size_t>(n.pool)].gpus_per_node;
   record_gpus();
 }
@@ -112,7 +113,6 @@ void Simulation::node_lost(int id, int gen, bool reclaimed) {
   Node& n = nodes_[static_cast<std::size_t>(id)];
   if (n.generation != gen) return;
   if (n.state != NodeState::ready && n.state != NodeState::busy && n.state != NodeState::draining) return;
-  if (n.state != NodeState::draining) remove_ready(n);
   if (reclaimed) {
     if (n.state != NodeState::draining) set_state(n, NodeState::draining);
     set_state(n, NodeState::preempted);
@@ -124,6 +124,7 @@ void Simulation::node_lost(int id, int gen, bool reclaimed) {
   ++n.generation;
   close_node(n);
   for (int j : std::vector<int>(n.jobs)) preempt_job(j, false);
+  remove_ready(n);  // after its jobs gave their GPUs back, so that busy <= ready at every record
   if (spec_.pools[static_cast<std::size_t>(n.pool)].replace_lost_nodes && !all_jobs_finished()) request_node(n.pool);
   request_pass();
 }

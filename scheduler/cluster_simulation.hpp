@@ -133,7 +133,8 @@ struct ClusterResult {
   std::int64_t events = 0;
   std::vector<JobSpan> timeline;        // in the order the spans ended
   std::vector<JobPreemption> preemptions;  // in time order
-  // Series: busy_gpus, ready_gpus (GPUs of nodes in service), cost_usd (billed so far), and
+  // Series: busy_gpus, ready_gpus (GPUs of nodes in service, draining ones included until they
+  // are gone: busy <= ready), cost_usd (billed so far), and
   // nodes by state, all pools together: nodes_provisioning, nodes_ready (in service, idle),
   // nodes_busy (at least one job), nodes_draining (spot notice received).
   sim::Recorder recorder;

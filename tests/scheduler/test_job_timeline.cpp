@@ -137,3 +137,37 @@ TEST(ClusterInterrupt, ASetFlagAbandonsTheRunWithInterrupted) {
 
 }  // namespace
 }  // namespace dlsim::scheduler
+
+namespace dlsim::scheduler {
+namespace {
+
+// Regression: a busy node that received a spot notice kept its GPUs in ready_gpus after it was
+// reclaimed, so with every reclaim the cluster seemed to grow (and policies saw phantom GPUs).
+TEST(ClusterSeries, ReadyGpusNeverExceedTheNodesHeldAndBusyNeverExceedsReady) {
+  ClusterSpec spec;
+  PoolSpec p = one_pool(4, 8);
+  p.capacity = Capacity::spot;
+  p.reclaim.kind = Hazard::Kind::exponential;
+  p.reclaim.mean_s = 2 * 3600.0;
+  p.notice_s = 120;
+  p.provisioning_s = 300;
+  spec.pools = {p};
+  for (int i = 0; i < 4; ++i) spec.jobs.push_back(job("j" + std::to_string(i), i * 600.0, 16, 30000));
+  const ClusterResult r = simulate_cluster(spec, SimulationOptions{});
+  ASSERT_GT(r.pools[0].reclaimed, 3);
+  const sim::TimeSeries* busy = nullptr;
+  const sim::TimeSeries* ready = nullptr;
+  for (const auto& s : r.recorder.all_series()) {
+    if (s.name == "busy_gpus") busy = &s;
+    if (s.name == "ready_gpus") ready = &s;
+  }
+  ASSERT_TRUE(busy && ready);
+  ASSERT_EQ(busy->values.size(), ready->values.size());  // recorded together
+  for (std::size_t i = 0; i < ready->values.size(); ++i) {
+    EXPECT_LE(ready->values[i], 4 * 8) << "at " << ready->times[i].seconds();  // at most 4 nodes of 8 GPUs
+    EXPECT_LE(busy->values[i], ready->values[i]) << "at " << ready->times[i].seconds();
+  }
+}
+
+}  // namespace
+}  // namespace dlsim::scheduler
