@@ -193,7 +193,9 @@ def run(scenario: ScenarioLike, set: Overrides = None) -> Results:
     """Runs a scenario (a Scenario, a dict or a YAML file) and returns its Results.
 
     The run releases the GIL; Ctrl-C (or a notebook's interrupt) stops it with KeyboardInterrupt.
-    Results hold the tables of the HDF5 file as pandas DataFrames (``results.table``).
+    Results hold the tables of the HDF5 file as pandas DataFrames (``results.table``). Unlike
+    ``dlsim run``, it writes no files (the scenario's ``output`` section is ignored): call
+    ``results.write_hdf5(path)`` or ``results.write_csv(path)``.
     """
     return _scenario(scenario, set).run()
 
