@@ -22,6 +22,14 @@ int check_command(std::ostream& out, const ScenarioOptions& options);
 int collective_command(std::ostream& out, const ScenarioOptions& options);
 int catalog_command(std::ostream& out, const std::string& what);
 int version_command(std::ostream& out);
+
+struct SweepFlags {
+  int threads = 0;      // -j: local threads (0: one per core)
+  bool resume = false;  // --resume: run only the variants the journal lacks
+};
+// sweep_command.cpp; argc/argv go to MPI_Init when launched by mpirun.
+int sweep_command(std::ostream& out, std::ostream& err, const ScenarioOptions& options, const SweepFlags& flags, int& argc,
+                  char**& argv);
 // `dlsim plot results.h5 [--out DIR]`: runs `python3 -m dlsim.plot_command` with these arguments
 // (every plot of the file as PNG) and returns its exit code; 1 when Python cannot be started.
 int plot_command(const std::vector<std::string>& arguments, std::ostream& err);

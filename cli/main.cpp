@@ -32,6 +32,11 @@ const char* const kUsage =
     "                         predict held-out kernels from the profile, measure them, compare\n"
     "  plot <results.h5> [--out DIR]  write every plot of a results file as PNG into DIR\n"
     "                         (default: <stem>-plots/ beside the file), with /usr/bin/python3\n"
+    "  sweep <scenario.yaml> [-j N] [--output store.h5] [--resume]\n"
+    "                         run every variant of the scenario's sweep.grid/zip/random on N\n"
+    "                         threads (default: all cores), or across machines under\n"
+    "                         mpirun -n N; one HDF5 store (default results/<name>-sweep.h5),\n"
+    "                         written as variants finish; --resume runs only unfinished ones\n"
     "  version                print the dlsim version\n"
     "\n"
     "options of run, check and collective:\n"
@@ -72,6 +77,10 @@ int dispatch(int argc, char** argv) {
       ("repeats", po::value<int>(&calibrate.repeats))
       ("max-spread", po::value<double>(&calibrate.max_spread))
       ("device", po::value<std::string>(&calibrate.device));
+  cli::SweepFlags sweep;
+  options.add_options()
+      ("jobs,j", po::value<int>(&sweep.threads))
+      ("resume", po::bool_switch(&sweep.resume));
   po::positional_options_description positional;
   positional.add(command == "catalog" ? "what" : "scenario", 1);
   po::variables_map vm;
@@ -86,6 +95,11 @@ int dispatch(int argc, char** argv) {
                                       : experiment::validate_profile(calibrate, std::cout, std::cerr);
   }
   if (command == "collective") return cli::collective_command(std::cout, o);
+  if (command == "sweep") {
+    if (o.scenario.empty()) throw po::error("sweep needs the scenario file");
+    if (sweep.threads < 0 || sweep.threads > 4096) throw po::error("-j must be in 1..4096");
+    return cli::sweep_command(std::cout, std::cerr, o, sweep, argc, argv);
+  }
   if (command != "run" && command != "check") {
     std::cerr << "dlsim: unknown command '" << command << "'\n\n" << kUsage;
     return 2;

@@ -1,5 +1,6 @@
 // Reading cluster scenarios (see cluster_yaml.hpp).
 #include "experiment/cluster_yaml.hpp"
+#include "experiment/sweep_spec.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -395,6 +396,7 @@ ClusterScenario read_cluster_scenario(const YAML::Node& root, const std::functio
     if (!sweep.IsMap()) throw ConfigError(source.locate(sweep, "sweep"), "sweep", "expected a mapping from key paths to lists of values");
     for (const auto& kv : sweep) {
       const std::string key = kv.first.as<std::string>();
+      if (is_variant_sweep_key(key)) continue;  // sweep.grid / zip / random: variants of `dlsim sweep`
       const std::string path = "sweep." + key;
       if (!kv.second.IsSequence() || kv.second.size() == 0) {
         throw ConfigError(source.locate(kv.second, path), path, "expected a non-empty list of values for " + key);

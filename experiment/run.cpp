@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "experiment/columns.hpp"
+#include "experiment/config_error.hpp"
 #include "experiment/results.hpp"
 #include "experiment/plan_yaml.hpp"
 #include "models/memory_model.hpp"
@@ -103,6 +104,10 @@ std::vector<ResultRow> run_training(const Scenario& scenario, std::vector<models
 }
 
 Results run(const Scenario& scenario, const sim::InterruptFlag* interrupt) {
+  if (!scenario.sweep.variants.empty()) {
+    throw ConfigError({scenario.source, 0, 0}, "sweep",
+                      "the scenario sweeps variants (sweep.grid, zip or random): run it with 'dlsim sweep' (Python: dlsim.sweep)");
+  }
   Results results;
   results.dlsim_version = dlsim_version();
   results.seed = scenario.seed;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "experiment/cluster_scenario.hpp"
+#include "experiment/sweep_axis.hpp"
 #include "models/parallel_plan.hpp"
 #include "models/device.hpp"
 #include "models/instance_type.hpp"
@@ -93,6 +94,7 @@ struct CollectiveConfig {
 struct SweepConfig {
   std::vector<int> nodes;         // empty: just cluster.nodes
   std::vector<PlanConfig> plans;  // empty: just workload.plan; else every plan at every node count
+  VariantSweep variants;          // sweep.grid / zip / random: what `dlsim sweep` runs (any kind of scenario)
 };
 
 struct OutputConfig {

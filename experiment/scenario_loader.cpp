@@ -16,6 +16,7 @@
 #include "experiment/network_yaml.hpp"
 #include "experiment/plan_yaml.hpp"
 #include "experiment/profile_yaml.hpp"
+#include "experiment/sweep_spec.hpp"
 #include "experiment/overrides.hpp"
 #include "experiment/yaml_reader.hpp"
 #include "models/catalog.hpp"
@@ -316,6 +317,7 @@ Scenario read_scenario(const YAML::Node& root, const std::function<YAML::Node()>
   Scenario s;
   s.source = source.file;
   s.seed = static_cast<std::uint64_t>(top.integer("seed", 0, std::numeric_limits<std::int64_t>::max(), 1));
+  s.sweep.variants = read_variant_sweep(root["sweep"], source, s.seed);
   if (top.has("pools")) {
     // A cluster scenario: many jobs on node pools (cluster_yaml.hpp).
     s.cluster_sim = read_cluster_scenario(root, fresh_root, source, base_dir, s.seed);
@@ -358,7 +360,10 @@ Scenario read_scenario(const YAML::Node& root, const std::function<YAML::Node()>
     top.allow({"collective"});
   }
   MapReader sweep(top.node("sweep"), "sweep", source, true);
+  sweep.allow({"grid", "zip", "random"});  // read above (sweep_spec.hpp)
+  VariantSweep variants = std::move(s.sweep.variants);
   s.sweep = read_sweep(sweep);
+  s.sweep.variants = std::move(variants);
   MapReader output(top.node("output"), "output", source, true);
   s.output = read_output(output);
   top.finish();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -12,50 +13,8 @@
 namespace dlsim::experiment {
 namespace {
 
-Scenario load_variant(const SweepSource& source, const std::vector<std::string>& grid, std::size_t index) {
-  std::vector<std::string> sets = source.set_arguments;
-  sets.insert(sets.end(), grid.begin(), grid.end());
-  try {
-    return source.path.empty() ? load_scenario_text(source.text, source.name, sets, source.base_dir)
-                               : load_scenario(source.path, sets);
-  } catch (const ConfigError& e) {
-    std::string which = "sweep variant " + std::to_string(index);
-    for (const auto& g : grid) which += (which.back() == ')' ? ", " : " (") + g;
-    if (!grid.empty()) which += ")";
-    throw ConfigError(e.where(), e.key_path(), e.message() + " [in " + which + "]");
-  }
-}
-
-// The variants' tables stacked, after the variant and axis columns.
-Table stack(const std::vector<SweepAxis>& axes, const std::vector<std::vector<std::string>>& variants,
-            const std::vector<Results>& results) {
-  Table out;
-  out.columns.push_back({"variant", "", "index of the sweep variant", TableColumn::Type::integer, {}, {}});
-  for (const SweepAxis& a : axes) out.columns.push_back({a.key, "", "swept value of " + a.key, TableColumn::Type::text, {}, {}});
-  const std::size_t fixed = out.columns.size();
-  for (const TableColumn& c : results.front().table.columns) out.columns.push_back({c.name, c.unit, c.description, c.type, {}, {}});
-  for (std::size_t v = 0; v < results.size(); ++v) {
-    const Table& t = results[v].table;
-    if (t.columns.size() + fixed != out.columns.size()) {
-      throw std::runtime_error("sweep variant " + std::to_string(v) + " has other result columns than variant 0");
-    }
-    for (std::size_t row = 0; row < t.rows(); ++row) {
-      out.columns[0].numbers.push_back(static_cast<double>(v));
-      for (std::size_t a = 0; a < axes.size(); ++a) {
-        const std::string& set = variants[v][a];
-        out.columns[1 + a].texts.push_back(set.substr(set.find('=') + 1));
-      }
-    }
-    for (std::size_t c = 0; c < t.columns.size(); ++c) {
-      TableColumn& to = out.columns[fixed + c];
-      const TableColumn& from = t.columns[c];
-      if (from.name != to.name) throw std::runtime_error("sweep variant " + std::to_string(v) + " has other result columns than variant 0");
-      to.numbers.insert(to.numbers.end(), from.numbers.begin(), from.numbers.end());
-      to.texts.insert(to.texts.end(), from.texts.begin(), from.texts.end());
-    }
-  }
-  return out;
-}
+std::string key_of(const std::string& set) { return set.substr(0, set.find('=')); }
+std::string value_of(const std::string& set) { return set.substr(set.find('=') + 1); }
 
 }  // namespace
 
@@ -80,30 +39,50 @@ std::vector<std::vector<std::string>> grid_variants(const std::vector<SweepAxis>
   return variants;
 }
 
-SweepResults run_sweep(const SweepSource& source, const std::vector<SweepAxis>& axes, int threads,
-                       const sim::InterruptFlag* interrupt) {
-  SweepResults out;
-  out.variants = grid_variants(axes);
+std::vector<Scenario> load_variants(const SweepSource& source, const std::vector<std::vector<std::string>>& variants) {
   std::vector<Scenario> scenarios;
-  for (std::size_t v = 0; v < out.variants.size(); ++v) scenarios.push_back(load_variant(source, out.variants[v], v));
+  scenarios.reserve(variants.size());
+  for (std::size_t v = 0; v < variants.size(); ++v) {
+    std::vector<std::string> sets = source.set_arguments;
+    sets.insert(sets.end(), variants[v].begin(), variants[v].end());
+    try {
+      scenarios.push_back(source.path.empty() ? load_scenario_text(source.text, source.name, sets, source.base_dir)
+                                              : load_scenario(source.path, sets));
+      scenarios.back().sweep.variants = {};  // a variant is one run: the scenario's own variant sweep is set aside
+    } catch (const ConfigError& e) {
+      std::string which = "sweep variant " + std::to_string(v);
+      if (!variants[v].empty()) {
+        which += " (";
+        for (std::size_t i = 0; i < variants[v].size(); ++i) which += (i ? ", " : "") + variants[v][i];
+        which += ")";
+      }
+      throw ConfigError(e.where(), e.key_path(), e.message() + " [in " + which + "]");
+    }
+  }
+  return scenarios;
+}
 
-  std::vector<Results> results(scenarios.size());
-  std::vector<std::exception_ptr> errors(scenarios.size());
+void run_variants(const std::vector<Scenario>& scenarios, const std::vector<std::size_t>& todo, int threads,
+                  const sim::InterruptFlag* interrupt, const std::function<void(std::size_t, Results&&)>& finished) {
+  std::vector<std::exception_ptr> errors(todo.size());
   std::atomic<std::size_t> next{0};
   std::atomic<bool> failed{false};
+  std::mutex report;
   const auto work = [&] {
-    for (std::size_t v = next++; v < scenarios.size() && !failed; v = next++) {
+    for (std::size_t k = next++; k < todo.size() && !failed; k = next++) {
       try {
         sim::check_interrupt(interrupt);
-        results[v] = run(scenarios[v], interrupt);
+        Results r = run(scenarios[todo[k]], interrupt);
+        const std::lock_guard<std::mutex> lock(report);
+        finished(todo[k], std::move(r));
       } catch (...) {
-        errors[v] = std::current_exception();
+        errors[k] = std::current_exception();
         failed = true;  // the others stop taking variants
       }
     }
   };
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t n = std::min<std::size_t>(threads > 0 ? static_cast<std::size_t>(threads) : cores, scenarios.size());
+  const std::size_t n = std::min<std::size_t>(threads > 0 ? static_cast<std::size_t>(threads) : cores, todo.size());
   std::vector<std::thread> pool;
   for (std::size_t t = 1; t < n; ++t) pool.emplace_back(work);
   work();
@@ -111,9 +90,58 @@ SweepResults run_sweep(const SweepSource& source, const std::vector<SweepAxis>& 
   for (const std::exception_ptr& e : errors) {
     if (e) std::rethrow_exception(e);
   }
-  out.kind = results.front().kind;
-  out.table = stack(axes, out.variants, results);
+}
+
+Table stack_variants(const std::vector<std::vector<std::string>>& variants, const std::vector<std::size_t>& indices,
+                     const std::vector<const Table*>& tables) {
+  Table out;
+  out.columns.push_back({"variant", "", "index of the sweep variant", TableColumn::Type::integer, {}, {}});
+  const std::vector<std::string>& first = variants.front();
+  for (const std::string& set : first) {
+    out.columns.push_back({key_of(set), "", "swept value of " + key_of(set), TableColumn::Type::text, {}, {}});
+  }
+  const std::size_t fixed = out.columns.size();
+  if (tables.empty()) return out;
+  for (const TableColumn& c : tables.front()->columns) out.columns.push_back({c.name, c.unit, c.description, c.type, {}, {}});
+  for (std::size_t k = 0; k < tables.size(); ++k) {
+    const std::size_t v = indices[k];
+    const Table& t = *tables[k];
+    const auto differ = [v] { return std::runtime_error("sweep variant " + std::to_string(v) + " has other result columns than the first"); };
+    if (t.columns.size() + fixed != out.columns.size()) throw differ();
+    for (std::size_t row = 0; row < t.rows(); ++row) {
+      out.columns[0].numbers.push_back(static_cast<double>(v));
+      for (std::size_t a = 0; a < first.size(); ++a) out.columns[1 + a].texts.push_back(value_of(variants[v][a]));
+    }
+    for (std::size_t c = 0; c < t.columns.size(); ++c) {
+      TableColumn& to = out.columns[fixed + c];
+      const TableColumn& from = t.columns[c];
+      if (from.name != to.name || from.type != to.type) throw differ();
+      to.numbers.insert(to.numbers.end(), from.numbers.begin(), from.numbers.end());
+      to.texts.insert(to.texts.end(), from.texts.begin(), from.texts.end());
+    }
+  }
   return out;
+}
+
+SweepResults run_sweep(const SweepSource& source, const std::vector<std::vector<std::string>>& variants, int threads,
+                       const sim::InterruptFlag* interrupt) {
+  SweepResults out;
+  out.variants = variants;
+  const std::vector<Scenario> scenarios = load_variants(source, variants);
+  std::vector<Results> results(scenarios.size());
+  std::vector<std::size_t> all(scenarios.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  run_variants(scenarios, all, threads, interrupt, [&results](std::size_t v, Results&& r) { results[v] = std::move(r); });
+  std::vector<const Table*> tables;
+  for (const Results& r : results) tables.push_back(&r.table);
+  out.kind = results.front().kind;
+  out.table = stack_variants(out.variants, all, tables);
+  return out;
+}
+
+SweepResults run_sweep(const SweepSource& source, const std::vector<SweepAxis>& axes, int threads,
+                       const sim::InterruptFlag* interrupt) {
+  return run_sweep(source, grid_variants(axes), threads, interrupt);
 }
 
 }  // namespace dlsim::experiment

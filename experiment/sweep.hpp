@@ -4,20 +4,15 @@
 // random streams: the results are the same, bit for bit, whatever the thread count.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "experiment/results.hpp"
+#include "experiment/sweep_axis.hpp"
 #include "sim/interrupt.hpp"
 
 namespace dlsim::experiment {
-
-// One key of the grid and the values it takes, each a YAML value as --set takes it ("8", "fp16",
-// "[1, 2]").
-struct SweepAxis {
-  std::string key;
-  std::vector<std::string> values;
-};
 
 // Where the base scenario comes from: a file (path), or text (name stands for it in messages,
 // base_dir resolves its relative paths). `set_arguments` apply to every variant, before the grid.
@@ -37,13 +32,28 @@ struct SweepResults {
   std::string kind;                                // of the scenario: training, collective, cluster
 };
 
-// The grid's variants in order, the first axis varying slowest. Throws ConfigError for an axis
-// without a key or without values, or a key given twice.
-std::vector<std::vector<std::string>> grid_variants(const std::vector<SweepAxis>& axes);
+// Loads every variant (the source with the variant's overrides; the scenario's own sweep.grid,
+// zip and random are set aside, a variant being one run). A bad one throws its ConfigError,
+// its message ending "[in sweep variant i (key=value, ...)]", before anything runs.
+std::vector<Scenario> load_variants(const SweepSource& source, const std::vector<std::vector<std::string>>& variants);
 
-// Loads every variant first (a bad one throws its ConfigError, prefixed by the variant, before
-// anything runs), then runs them on `threads` threads (0: one per core). Throws sim::Interrupted
-// once `interrupt` is set, or the error of the first failing variant.
+// Runs the variants `todo` (indices into `scenarios`) on `threads` threads (0: one per core),
+// calling `finished(index, results)` as each ends, one call at a time (under a lock), in the
+// order they end. Throws sim::Interrupted once `interrupt` is set, or the first error by index
+// after the running variants end (no new variant starts after an error).
+void run_variants(const std::vector<Scenario>& scenarios, const std::vector<std::size_t>& todo, int threads,
+                  const sim::InterruptFlag* interrupt, const std::function<void(std::size_t, Results&&)>& finished);
+
+// The variants' main tables stacked in variant order: a "variant" column, one text column per
+// swept key (the keys of the first variant's overrides) holding the variant's value, then the
+// result columns. Throws std::runtime_error when the variants' columns differ.
+Table stack_variants(const std::vector<std::vector<std::string>>& variants, const std::vector<std::size_t>& indices,
+                     const std::vector<const Table*>& tables);
+
+// A sweep in memory: load, run on threads, stack. `variants` from grid_variants() or expand().
+SweepResults run_sweep(const SweepSource& source, const std::vector<std::vector<std::string>>& variants, int threads = 0,
+                       const sim::InterruptFlag* interrupt = nullptr);
+// The same over a grid of axes.
 SweepResults run_sweep(const SweepSource& source, const std::vector<SweepAxis>& axes, int threads = 0,
                        const sim::InterruptFlag* interrupt = nullptr);
 

@@ -1,0 +1,44 @@
+// Sweeps across machines on MPI (Open MPI): `mpirun -n N dlsim sweep ...`. Rank 0 hands out
+// variants one at a time to whichever rank asks (dynamic load balancing), runs variants itself
+// on one thread beside that, and gathers every result; the other ranks run what they are given
+// and send back their result tables (serialize_table). Every rank loads and validates every
+// variant itself, so all ranks agree on the list without sending scenarios around. Only this
+// file's .cpp includes mpi.h; without MPI at build time, MpiSession cannot be made.
+#pragma once
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+#include "experiment/scenario.hpp"
+#include "experiment/table.hpp"
+
+namespace dlsim::experiment {
+
+class MpiSession {
+ public:
+  static bool built();     // dlsim was built with MPI
+  static bool launched();  // this process was started by mpirun (its environment says so)
+  // MPI_Init_thread (funneled: only this thread calls MPI); std::runtime_error when not built.
+  MpiSession(int& argc, char**& argv);
+  ~MpiSession();
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+  int rank() const { return rank_; }
+  // Ends every rank of the job at once with `code` (MPI_Abort): after a failure, so that no rank
+  // waits for one that is gone.
+  [[noreturn]] void abort(int code) const;
+  int size() const { return size_; }
+
+ private:
+  int rank_ = 0, size_ = 1;
+};
+
+// Rank 0: runs `todo` across all ranks; calls finished(index, table) on this thread as results
+// arrive. Throws std::runtime_error naming the variant and rank when a variant fails (after
+// every rank has stopped).
+void mpi_coordinate(const std::vector<Scenario>& scenarios, const std::vector<std::size_t>& todo,
+                    const std::function<void(std::size_t, Table&&)>& finished);
+// Ranks > 0: runs what rank 0 sends until it says stop. Returns how many variants it ran.
+std::size_t mpi_work(const std::vector<Scenario>& scenarios);
+
+}  // namespace dlsim::experiment
