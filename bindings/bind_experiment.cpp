@@ -7,7 +7,9 @@
 #include "bindings/bind_common.hpp"
 #include "experiment/load.hpp"
 #include "experiment/results.hpp"
+#include "experiment/config_error.hpp"
 #include "experiment/sweep.hpp"
+#include "experiment/sweep_spec.hpp"
 #include "experiment/writers.hpp"
 
 namespace dlsim::bindings {
@@ -146,8 +148,20 @@ void bind_experiment(py::module_& m) {
           std::vector<experiment::SweepAxis> axes;
           for (const auto& [key, values] : grid) axes.push_back({key, values});
           const experiment::SweepSource source = source_of(path, text, name, base_dir, sets);
-          const experiment::SweepResults r = run_interruptibly([&source, &axes, threads](const sim::InterruptFlag* flag) {
-            return experiment::run_sweep(source, axes, threads, flag);
+          // No grid: the variants of the scenario's own sweep section (grid, zip, random).
+          std::vector<std::vector<std::string>> variants;
+          if (axes.empty()) {
+            const Scenario base = path.empty() ? experiment::load_scenario_text(text, name, sets, base_dir)
+                                               : experiment::load_scenario(path, sets);
+            if (base.sweep.variants.empty()) {
+              throw experiment::ConfigError({base.source, 0, 0}, "sweep", "nothing to sweep: give a grid, or sweep.grid, zip or random in the scenario");
+            }
+            variants = experiment::expand(base.sweep.variants);
+          } else {
+            variants = experiment::grid_variants(axes);
+          }
+          const experiment::SweepResults r = run_interruptibly([&source, &variants, threads](const sim::InterruptFlag* flag) {
+            return experiment::run_sweep_variants(source, variants, threads, flag);
           });
           py::dict out;
           out["kind"] = r.kind;

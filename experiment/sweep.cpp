@@ -95,10 +95,16 @@ void run_variants(const std::vector<Scenario>& scenarios, const std::vector<std:
 Table stack_variants(const std::vector<std::vector<std::string>>& variants, const std::vector<std::size_t>& indices,
                      const std::vector<const Table*>& tables) {
   Table out;
-  out.columns.push_back({"variant", "", "index of the sweep variant", TableColumn::Type::integer, {}, {}});
+  out.columns.push_back({"sweep_variant", "", "index of the sweep variant", TableColumn::Type::integer, {}, {}});
   const std::vector<std::string>& first = variants.front();
+  std::set<std::string> result_names;
+  if (!tables.empty()) {
+    for (const TableColumn& c : tables.front()->columns) result_names.insert(c.name);
+  }
   for (const std::string& set : first) {
-    out.columns.push_back({key_of(set), "", "swept value of " + key_of(set), TableColumn::Type::text, {}, {}});
+    // A swept key is its own column; "set:<key>" when a result column has its name ("seed").
+    const std::string key = key_of(set);
+    out.columns.push_back({result_names.count(key) ? "set:" + key : key, "", "swept value of " + key, TableColumn::Type::text, {}, {}});
   }
   const std::size_t fixed = out.columns.size();
   if (tables.empty()) return out;
@@ -123,7 +129,7 @@ Table stack_variants(const std::vector<std::vector<std::string>>& variants, cons
   return out;
 }
 
-SweepResults run_sweep(const SweepSource& source, const std::vector<std::vector<std::string>>& variants, int threads,
+SweepResults run_sweep_variants(const SweepSource& source, const std::vector<std::vector<std::string>>& variants, int threads,
                        const sim::InterruptFlag* interrupt) {
   SweepResults out;
   out.variants = variants;
@@ -141,7 +147,7 @@ SweepResults run_sweep(const SweepSource& source, const std::vector<std::vector<
 
 SweepResults run_sweep(const SweepSource& source, const std::vector<SweepAxis>& axes, int threads,
                        const sim::InterruptFlag* interrupt) {
-  return run_sweep(source, grid_variants(axes), threads, interrupt);
+  return run_sweep_variants(source, grid_variants(axes), threads, interrupt);
 }
 
 }  // namespace dlsim::experiment

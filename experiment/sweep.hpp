@@ -26,8 +26,8 @@ struct SweepSource {
 
 struct SweepResults {
   std::vector<std::vector<std::string>> variants;  // each variant's grid overrides ("key=value")
-  // Every row of every variant's results table, in variant order, after a "variant" column and
-  // one text column per axis (named by its key) holding the variant's value.
+  // Every row of every variant's results table, in variant order, after a "sweep_variant" column
+  // and one text column per axis (named by its key) holding the variant's value.
   Table table;
   std::string kind;                                // of the scenario: training, collective, cluster
 };
@@ -44,14 +44,14 @@ std::vector<Scenario> load_variants(const SweepSource& source, const std::vector
 void run_variants(const std::vector<Scenario>& scenarios, const std::vector<std::size_t>& todo, int threads,
                   const sim::InterruptFlag* interrupt, const std::function<void(std::size_t, Results&&)>& finished);
 
-// The variants' main tables stacked in variant order: a "variant" column, one text column per
-// swept key (the keys of the first variant's overrides) holding the variant's value, then the
-// result columns. Throws std::runtime_error when the variants' columns differ.
+// The variants' main tables stacked in variant order: a "sweep_variant" column, one text column
+// per swept key (the keys of the first variant's overrides; "set:<key>" when a result column has
+// that name) holding the variant's value, then the result columns. Throws std::runtime_error when the variants' columns differ.
 Table stack_variants(const std::vector<std::vector<std::string>>& variants, const std::vector<std::size_t>& indices,
                      const std::vector<const Table*>& tables);
 
 // A sweep in memory: load, run on threads, stack. `variants` from grid_variants() or expand().
-SweepResults run_sweep(const SweepSource& source, const std::vector<std::vector<std::string>>& variants, int threads = 0,
+SweepResults run_sweep_variants(const SweepSource& source, const std::vector<std::vector<std::string>>& variants, int threads = 0,
                        const sim::InterruptFlag* interrupt = nullptr);
 // The same over a grid of axes.
 SweepResults run_sweep(const SweepSource& source, const std::vector<SweepAxis>& axes, int threads = 0,

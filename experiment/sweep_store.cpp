@@ -44,7 +44,7 @@ void write_store(const std::string& path, const Scenario& base, const std::vecto
   }
   r.table = stack_variants(variants, indices, tables);
   Table list;
-  TableColumn index{"variant", "", "index of the sweep variant", TableColumn::Type::integer, {}, {}};
+  TableColumn index{"sweep_variant", "", "index of the sweep variant", TableColumn::Type::integer, {}, {}};
   TableColumn overrides{"overrides", "", "the variant's overrides of the scenario (key=value; ...)", TableColumn::Type::text, {}, {}};
   TableColumn done{"finished", "", "1 when its results are in /results", TableColumn::Type::integer, {}, {}};
   for (std::size_t v = 0; v < variants.size(); ++v) {
@@ -80,7 +80,7 @@ SweepStoreReport run_sweep_store(const SweepStoreOptions& o, const MpiSession* m
   SweepStoreReport report;
   report.variants = variants.size();
   report.kind = kind_of(base);
-  report.store = o.store.empty() ? default_store_path(o.scenario) : o.store;
+  report.store = !o.store.empty() ? o.store : !base.output.results.empty() ? base.output.results : default_store_path(o.scenario);
   report.journal = report.store + ".journal";
   if (mpi != nullptr && mpi->rank() != 0) {
     report.ran = mpi_work(scenarios);

@@ -19,7 +19,7 @@ namespace dlsim::experiment {
 struct SweepStoreOptions {
   std::string scenario;                    // the scenario file
   std::vector<std::string> set_arguments;  // --set, before the variants' own overrides
-  std::string store;                       // HDF5 path; "" = results/<scenario stem>-sweep.h5
+  std::string store;                       // HDF5 path; "": output.results, else results/<scenario stem>-sweep.h5
   bool resume = false;
   int threads = 0;                         // local run: 0 = one per core; under MPI one per rank
   bool progress = false;                   // a progress bar on `err`

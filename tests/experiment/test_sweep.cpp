@@ -67,7 +67,7 @@ TEST(Sweep, EachVariantHoldsTheRowsOfItsOwnRunAndThreadsChangeNothing) {
   ASSERT_EQ(one.variants.size(), 4u);
   // Two node counts per variant: 8 rows.
   ASSERT_EQ(one.table.rows(), 8u);
-  EXPECT_EQ(column(one.table, "variant").numbers, (std::vector<double>{0, 0, 1, 1, 2, 2, 3, 3}));
+  EXPECT_EQ(column(one.table, "sweep_variant").numbers, (std::vector<double>{0, 0, 1, 1, 2, 2, 3, 3}));
   EXPECT_EQ(column(one.table, "workload.precision").texts[4], "fp32");
   EXPECT_EQ(column(one.table, "workload.batch.per_device").texts[2], "64");
   // Variant 2 (fp32, batch 32) gives what a single run with those overrides gives.

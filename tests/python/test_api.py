@@ -123,11 +123,11 @@ def test_a_sweep_is_the_grid_of_runs_whatever_the_thread_count():
     two = dlsim.sweep(QUICKSTART, grid, threads=2, set=base)
     assert one.attrs["kind"] == "training" and len(one.attrs["variants"]) == 4
     assert len(one) == 8  # 4 variants x 2 node counts
-    assert list(one.columns[:3]) == ["variant", "workload.precision", "workload.batch.per_device"]
+    assert list(one.columns[:3]) == ["sweep_variant", "workload.precision", "workload.batch.per_device"]
     assert list(one["workload.batch.per_device"][:4]) == ["32", "32", "64", "64"]
     assert_same_tables(one, two)
     single = dlsim.run(QUICKSTART, set={**base, "workload.precision": "fp32", "workload.batch.per_device": 64})
-    last = one[one["variant"] == 3].drop(columns=["variant", "workload.precision", "workload.batch.per_device"])
+    last = one[one["sweep_variant"] == 3].drop(columns=["sweep_variant", "workload.precision", "workload.batch.per_device"])
     assert_same_tables(last.reset_index(drop=True), single.table)
 
 
@@ -192,3 +192,17 @@ def test_ctrl_c_stops_a_long_run_with_keyboard_interrupt():
     assert out.startswith("interrupted"), out
     assert waited < 5, f"took {waited:.1f} s to stop"
     assert child.returncode == 0
+
+
+def test_a_sweep_of_the_scenario_own_section_matches_dlsim_sweep(tmp_path, dlsim_exe):
+    scenario = dict(QUICKSTART, sweep={"nodes": [1, 4], "grid": {"workload.precision": ["fp16", "fp32"]},
+                                       "zip": {"workload.batch.per_device": [32, 64]}})
+    frame = dlsim.sweep(scenario)
+    assert len(frame) == 2 * 2 * 2 and list(frame.columns[:3]) == ["sweep_variant", "workload.precision", "workload.batch.per_device"]
+    path = tmp_path / "s.yaml"
+    path.write_text(__import__("json").dumps(scenario))
+    subprocess.run([str(dlsim_exe), "sweep", str(path), "--output", str(tmp_path / "s.h5"), "--quiet"], check=True)
+    stored = dlsim.read_results(tmp_path / "s.h5").table
+    assert_same_tables(frame, stored)
+    with pytest.raises(dlsim.ConfigError, match="dlsim sweep"):
+        dlsim.run(scenario)

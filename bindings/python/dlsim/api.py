@@ -142,8 +142,9 @@ class Scenario:
         """Runs it (see ``dlsim.run``)."""
         return _results_of(_core.run(self._native))
 
-    def sweep(self, grid: Mapping[str, Sequence[Any]], threads: int = 0) -> pd.DataFrame:
-        """Runs it over a grid of values (see ``dlsim.sweep``)."""
+    def sweep(self, grid: Optional[Mapping[str, Sequence[Any]]] = None, threads: int = 0) -> pd.DataFrame:
+        """Runs it over a grid of values, or its own sweep section (see ``dlsim.sweep``)."""
+        grid = grid or {}
         axes = [(key, [_yaml_value(v) for v in values]) for key, values in grid.items()]
         for key, values in axes:
             if isinstance(grid[key], str):
@@ -200,15 +201,18 @@ def run(scenario: ScenarioLike, set: Overrides = None) -> Results:
     return _scenario(scenario, set).run()
 
 
-def sweep(scenario: ScenarioLike, grid: Mapping[str, Sequence[Any]], threads: int = 0,
+def sweep(scenario: ScenarioLike, grid: Optional[Mapping[str, Sequence[Any]]] = None, threads: int = 0,
           set: Overrides = None) -> pd.DataFrame:
     """Runs a scenario at every point of a grid: the cartesian product of the values of each key.
+    Without a grid: the variants of the scenario's own ``sweep.grid``, ``sweep.zip`` and
+    ``sweep.random`` (as ``dlsim sweep`` runs them, in memory; use the command for stores that
+    survive a kill, or for MPI).
 
     ``dlsim.sweep("scenarios/quickstart.yaml", {"workload.precision": ["fp16", "fp32"],
     "cluster.instance": ["aws/p3.16xlarge", "aws/p4d.24xlarge"]})``. Every variant is validated
     before any runs; variants run on ``threads`` threads (0: one per core) with the same results
     whatever the count. Returns one DataFrame: every row of every variant's results table, after a
-    ``variant`` column and one column per key holding the variant's value (as given, as text).
+    ``sweep_variant`` column and one column per key holding the variant's value (as given, as text).
     ``frame.attrs`` holds ``kind``, ``variants`` (each variant's overrides) and ``units``.
     """
     return _scenario(scenario, set).sweep(grid, threads)
