@@ -4,8 +4,12 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <utility>
+#include <vector>
 
+#include "experiment/load.hpp"
 #include "experiment/progress.hpp"
+#include "experiment/results.hpp"
 
 namespace dlsim::experiment {
 namespace {
@@ -89,6 +93,59 @@ TEST(ProgressBar, LineShowsTheBarRateAndTimeRemaining) {
   EXPECT_EQ(bar.line(1000, 200), "jobs [########################] 1,000/1,000  5.0/s  done in 3 min 20 s");
   EXPECT_EQ(bar.line(0, 0), "jobs [........................] 0/1,000  -/s  ETA ?");
   EXPECT_TRUE(out.str().empty());  // line() draws nothing
+}
+
+// run() reports through its callback: cluster scenarios jobs over all variants, training
+// scenarios configurations; the results do not change.
+std::vector<std::pair<double, double>> progress_of(const Scenario& s, Results* results) {
+  std::vector<std::pair<double, double>> seen;
+  *results = run(s, nullptr, [&seen](double done, double total) { seen.emplace_back(done, total); });
+  return seen;
+}
+
+TEST(RunProgress, ClusterScenarioCountsJobsOverAllVariants) {
+  const Scenario s = load_scenario_text(
+      "seed: 3\n"
+      "pools:\n"
+      "  - {name: a, instance: aws/p3.16xlarge, nodes: 2}\n"
+      "jobs:\n"
+      "  - {name: big, gpus: 16, iterations: 1000, iteration_time: 1s}\n"
+      "  - {name: small, submit: 10s, gpus: 1, iterations: 100, iteration_time: 1s}\n"
+      "  - {name: tiny, submit: 20s, gpus: 1, iterations: 10, iteration_time: 1s}\n"
+      "sweep:\n  pools[0].nodes: [2, 4]\n",
+      "c.yaml");
+  EXPECT_EQ(progress_total(s), 6);
+  EXPECT_EQ(progress_unit(s), "jobs");
+  Results with;
+  const auto seen = progress_of(s, &with);
+  ASSERT_GE(seen.size(), 2u);  // at least the end of each variant
+  for (std::size_t i = 1; i < seen.size(); ++i) EXPECT_GE(seen[i].first, seen[i - 1].first);
+  for (const auto& [done, total] : seen) EXPECT_EQ(total, 6);
+  EXPECT_EQ(seen.back().first, 6);
+  EXPECT_NE(std::find(seen.begin(), seen.end(), std::make_pair(3.0, 6.0)), seen.end());  // the first variant's end
+  const Results without = run(s);
+  ASSERT_EQ(with.cluster_rows.size(), 2u);
+  for (std::size_t v = 0; v < 2; ++v) {
+    EXPECT_EQ(with.cluster_rows[v].makespan_s, without.cluster_rows[v].makespan_s);
+    EXPECT_EQ(with.cluster_rows[v].total_cost, without.cluster_rows[v].total_cost);
+    EXPECT_EQ(with.cluster_rows[v].events, without.cluster_rows[v].events);
+  }
+}
+
+TEST(RunProgress, TrainingScenarioCountsConfigurations) {
+  const Scenario s = load_scenario_text(
+      "seed: 1\n"
+      "cluster: {instance: aws/p3.16xlarge, nodes: 1}\n"
+      "workload: {model: resnet50, precision: fp16, batch: {per_device: 64}, iterations: 100}\n"
+      "sweep: {nodes: [1, 2, 4]}\n",
+      "t.yaml");
+  EXPECT_EQ(progress_total(s), 3);
+  EXPECT_EQ(progress_unit(s), "configurations");
+  Results r;
+  const auto seen = progress_of(s, &r);
+  const std::vector<std::pair<double, double>> expected{{0, 3}, {1, 3}, {2, 3}, {3, 3}};
+  EXPECT_EQ(seen, expected);
+  EXPECT_EQ(r.rows.size(), 3u);
 }
 
 }  // namespace
