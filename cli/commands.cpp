@@ -2,9 +2,11 @@
 
 #include <cstdio>
 #include <iomanip>
+#include <iostream>
 
 #include "experiment/config_error.hpp"
 #include "experiment/load.hpp"
+#include "experiment/progress.hpp"
 #include "experiment/results.hpp"
 #include "experiment/trace_writer.hpp"
 #include "experiment/units.hpp"
@@ -47,10 +49,27 @@ std::string tflops(double flops) {
   return buf;
 }
 
+// Runs the scenario with a progress bar on standard error when it is a terminal and the run is
+// not quiet (cluster jobs or training configurations done; nothing for collectives).
+experiment::Results run_with_progress(const ScenarioOptions& o, const experiment::Scenario& scenario) {
+  const double total = experiment::progress_total(scenario);
+  experiment::ProgressBar bar(std::cerr, experiment::progress_unit(scenario), total,
+                              !o.quiet && total > 0 && experiment::stderr_is_terminal());
+  if (!bar.enabled()) return experiment::run(scenario);
+  try {
+    experiment::Results results = experiment::run(scenario, nullptr, [&bar](double done, double) { bar.update(done); });
+    bar.finish();
+    return results;
+  } catch (...) {
+    bar.finish();  // end the line before the error is printed
+    throw;
+  }
+}
+
 }  // namespace
 
 int run_loaded(std::ostream& out, const ScenarioOptions& o, const experiment::Scenario& scenario) {
-  const experiment::Results results = experiment::run(scenario);
+  const experiment::Results results = run_with_progress(o, scenario);
   if (!o.quiet && scenario.cluster_sim) {
     out << "dlsim " << results.dlsim_version << ": cluster scenario, " << scenario.cluster_sim->variants.size() << " variant"
         << (scenario.cluster_sim->variants.size() == 1 ? "" : "s") << ", seed " << scenario.seed << "\n";

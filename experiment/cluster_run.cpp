@@ -7,8 +7,11 @@
 
 namespace dlsim::experiment {
 
-void run_cluster(const Scenario& scenario, Results& results, const sim::InterruptFlag* interrupt) {
+void run_cluster(const Scenario& scenario, Results& results, const sim::InterruptFlag* interrupt, const RunProgress& progress) {
   const ClusterScenario& cs = *scenario.cluster_sim;
+  double total_jobs = 0;
+  for (const ClusterVariant& v : cs.variants) total_jobs += static_cast<double>(v.spec.jobs.size());
+  double jobs_before = 0;  // jobs of the variants already run
   std::vector<JobRow> job_rows;
   std::vector<PoolRow> pool_rows;
   std::vector<JobSpanRow> span_rows;
@@ -17,7 +20,11 @@ void run_cluster(const Scenario& scenario, Results& results, const sim::Interrup
     const ClusterVariant& variant = cs.variants[v];
     scheduler::SimulationOptions options = variant.options;
     options.interrupt = interrupt;
+    if (progress) {
+      options.progress = [&progress, jobs_before, total_jobs](double done, double) { progress(jobs_before + done, total_jobs); };
+    }
     const scheduler::ClusterResult r = scheduler::simulate_cluster(variant.spec, options);
+    jobs_before += static_cast<double>(variant.spec.jobs.size());
     for (const scheduler::JobSpan& span : r.timeline) {
       span_rows.push_back({static_cast<int>(v), r.jobs[static_cast<std::size_t>(span.job)].name, span});
     }

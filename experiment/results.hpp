@@ -3,6 +3,7 @@
 // figures of a job given in iterations without a dataset size).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -127,15 +128,27 @@ struct Results {
   std::vector<models::IterationTrace> traces;
 };
 
+// How far a run is, reported on the calling thread: cluster scenarios count jobs finished
+// (done or failed) over all variants, training scenarios configurations evaluated. Collective
+// scenarios report nothing. Empty: nothing is reported. Results never depend on it.
+using RunProgress = std::function<void(double done, double total)>;
+
 // Runs every node count of the scenario. Throws std::runtime_error for a run that cannot be
 // represented (e.g. a time to train beyond sim::Time's range), and sim::Interrupted once
 // `interrupt` is set (checked between configurations and inside cluster simulations).
-Results run(const Scenario& scenario, const sim::InterruptFlag* interrupt = nullptr);
+Results run(const Scenario& scenario, const sim::InterruptFlag* interrupt = nullptr, const RunProgress& progress = {});
 // run.cpp; with `traces`, one iteration's trace per row is appended to it.
 std::vector<ResultRow> run_training(const Scenario& scenario, std::vector<models::IterationTrace>* traces = nullptr,
-                                    const sim::InterruptFlag* interrupt = nullptr);
+                                    const sim::InterruptFlag* interrupt = nullptr, const RunProgress& progress = {});
 std::vector<CollectiveRow> run_collectives(const Scenario& scenario, const sim::InterruptFlag* interrupt = nullptr);  // collective_run.cpp
-void run_cluster(const Scenario& scenario, Results& results, const sim::InterruptFlag* interrupt = nullptr);  // cluster_run.cpp
+void run_cluster(const Scenario& scenario, Results& results, const sim::InterruptFlag* interrupt = nullptr,
+                 const RunProgress& progress = {});  // cluster_run.cpp
+
+// What a run of `scenario` reports progress in: the total run() passes to its callback (jobs of
+// all variants, or configurations; 0 for collective scenarios), and the unit ("jobs",
+// "configurations").
+double progress_total(const Scenario& scenario);
+std::string progress_unit(const Scenario& scenario);
 
 std::string dlsim_version();
 std::string resolved_yaml(const Scenario& scenario);

@@ -81,15 +81,18 @@ ResultRow evaluate(const Scenario& s, int nodes, int plan_index, models::Iterati
 }  // namespace
 
 std::vector<ResultRow> run_training(const Scenario& scenario, std::vector<models::IterationTrace>* traces,
-                                    const sim::InterruptFlag* interrupt) {
+                                    const sim::InterruptFlag* interrupt, const RunProgress& progress) {
   std::vector<ResultRow> rows;
   const int plans = static_cast<int>(scenario.plans().size());
+  const double total = static_cast<double>(scenario.node_counts().size()) * plans;
+  if (progress) progress(0, total);
   for (int nodes : scenario.node_counts()) {
     for (int index = 0; index < plans; ++index) {
       sim::check_interrupt(interrupt);
       models::IterationTrace* trace = nullptr;
       if (traces != nullptr) trace = &traces->emplace_back();
       rows.push_back(evaluate(scenario, nodes, index, trace));
+      if (progress) progress(static_cast<double>(rows.size()), total);
     }
   }
   // Efficiency is relative to the smallest configuration of the same plan, whatever the sweep order.
@@ -103,7 +106,7 @@ std::vector<ResultRow> run_training(const Scenario& scenario, std::vector<models
   return rows;
 }
 
-Results run(const Scenario& scenario, const sim::InterruptFlag* interrupt) {
+Results run(const Scenario& scenario, const sim::InterruptFlag* interrupt, const RunProgress& progress) {
   if (!scenario.sweep.variants.empty()) {
     throw ConfigError({scenario.source, 0, 0}, "sweep",
                       "the scenario sweeps variants (sweep.grid, zip or random): run it with 'dlsim sweep' (Python: dlsim.sweep)");
@@ -116,18 +119,30 @@ Results run(const Scenario& scenario, const sim::InterruptFlag* interrupt) {
   results.resolved_yaml = resolved_yaml(scenario);
   if (scenario.cluster_sim) {
     results.kind = "cluster";
-    run_cluster(scenario, results, interrupt);
+    run_cluster(scenario, results, interrupt, progress);
   } else if (scenario.collective) {
     results.kind = "collective";
     results.collective_rows = run_collectives(scenario, interrupt);
     results.table = make_table(collective_columns(), results.collective_rows);
   } else {
     results.kind = "training";
-    results.rows = run_training(scenario, scenario.output.trace.empty() ? nullptr : &results.traces, interrupt);
+    results.rows = run_training(scenario, scenario.output.trace.empty() ? nullptr : &results.traces, interrupt, progress);
     results.table = make_table(training_columns(), results.rows);
   }
   return results;
 }
+
+double progress_total(const Scenario& scenario) {
+  if (scenario.cluster_sim) {
+    double jobs = 0;
+    for (const ClusterVariant& v : scenario.cluster_sim->variants) jobs += static_cast<double>(v.spec.jobs.size());
+    return jobs;
+  }
+  if (scenario.collective) return 0;
+  return static_cast<double>(scenario.node_counts().size() * scenario.plans().size());
+}
+
+std::string progress_unit(const Scenario& scenario) { return scenario.cluster_sim ? "jobs" : "configurations"; }
 
 std::string dlsim_version() { return DLSIM_VERSION; }
 

@@ -31,13 +31,24 @@ void Simulation::arrive(int id) {
   if (!fits_anywhere(*j.spec)) {
     set_state(j, JobState::failed);
     j.result.state = JobState::failed;
-    ++finished_;
-    if (all_jobs_finished()) engine_.stop();
+    job_finished();
     return;
   }
   if (autoscaling_) arrivals_.push_back({engine_.now().seconds(), j.spec->start_gpus(), pool_index(j.spec->pool)});
   enqueue(id);
   request_pass();
+}
+
+void Simulation::job_finished() {
+  ++finished_;
+  if (options_.progress && (all_jobs_finished() || engine_.events_executed() - reported_at_ >= kProgressEvents)) report_progress();
+  if (all_jobs_finished()) engine_.stop();
+}
+
+void Simulation::report_progress() {
+  reported_ = finished_;
+  reported_at_ = engine_.events_executed();
+  options_.progress(finished_, static_cast<double>(jobs_.size()));
 }
 
 int Simulation::pool_index(const std::string& name) const {
@@ -202,8 +213,7 @@ void Simulation::complete(int id, int gen) {
   j.result.state = JobState::done;
   j.result.finish_s = engine_.now().seconds();
   j.result.useful_iterations = j.saved;
-  ++finished_;
-  if (all_jobs_finished()) engine_.stop();
+  job_finished();
   request_pass();
 }
 

@@ -78,6 +78,7 @@ ClusterResult Simulation::run() {
     if (autoscalers_[p] && autoscalers_[p]->interval_s() > 0 && !jobs_.empty()) scale_tick(static_cast<int>(p));
   }
   if (!jobs_.empty()) engine_.run_until(sim::Time::from_seconds(options_.horizon_s));
+  if (options_.progress && reported_ != finished_) report_progress();  // jobs left at the horizon
   return finish();
 }
 

@@ -10,6 +10,7 @@
 // its useful iterations equal its work.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -42,6 +43,11 @@ struct SimulationOptions {
   bool rank_index = true;
   // Set from another thread to abandon the run: simulate_cluster then throws sim::Interrupted.
   const sim::InterruptFlag* interrupt = nullptr;
+  // Called on the simulation's thread as jobs finish (done or failed): done = jobs finished,
+  // total = jobs in the spec. At most once every 4096 engine events, always when the last job
+  // finishes, and once at the end when jobs are left unfinished at the horizon. Empty: never
+  // called. It only observes: results are the same with or without it.
+  std::function<void(double done, double total)> progress;
 };
 
 // Costs by category (USD). Node time: on_demand + spot + reserved (a reserved pool's commitment

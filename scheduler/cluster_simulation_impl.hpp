@@ -29,6 +29,7 @@
 namespace dlsim::scheduler::detail {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr std::uint64_t kProgressEvents = 4096;  // engine events between progress reports, at least
 
 struct Node {
   int pool = 0;
@@ -255,6 +256,11 @@ class Simulation {
 
   bool all_jobs_finished() const { return finished_ == static_cast<int>(jobs_.size()); }
 
+  // One more job done or failed: counts it, reports progress (options_.progress, throttled),
+  // stops the engine after the last.
+  void job_finished();
+  void report_progress();
+
   // ---- scheduling --------------------------------------------------------------------------
   void request_pass();
 
@@ -337,6 +343,8 @@ class Simulation {
   std::array<sim::SeriesId, 4> node_series_{};
   std::vector<double> queue_weight_;   // fair-share weight per queue
   int finished_ = 0;
+  int reported_ = -1;                  // finished_ at the last progress report
+  std::uint64_t reported_at_ = 0;      // engine events executed then
   bool pass_pending_ = false;
   double billed_ = 0, busy_billed_ = 0;
   std::vector<int> fallback_;                      // per pool: its fallback's index, -1 for none
