@@ -8,6 +8,8 @@
 #include "experiment/load.hpp"
 #include "experiment/progress.hpp"
 #include "experiment/results.hpp"
+#include "experiment/sweep.hpp"
+#include "experiment/sweep_spec.hpp"
 #include "experiment/trace_writer.hpp"
 #include "experiment/units.hpp"
 #include "experiment/writers.hpp"
@@ -121,6 +123,16 @@ int collective_command(std::ostream& out, const ScenarioOptions& o) {
 
 int check_command(std::ostream& out, const ScenarioOptions& o) {
   const experiment::Scenario s = load(o);
+  if (!s.sweep.variants.empty()) {
+    // Every variant of the sweep passes the same validation, as `dlsim sweep` would load it.
+    const auto variants = experiment::expand(s.sweep.variants);
+    experiment::SweepSource source;
+    source.path = o.scenario;
+    source.set_arguments = sets_of(o);
+    experiment::load_variants(source, variants);
+    out << s.source << ": sweep of " << variants.size() << " variant" << (variants.size() == 1 ? "" : "s")
+        << " (sweep.grid/zip/random), each ok: run it with 'dlsim sweep'\n";
+  }
   if (s.cluster_sim) {
     const auto& v = s.cluster_sim->variants;
     out << s.source << ": ok (cluster scenario: " << v.front().spec.pools.size() << " pool" << (v.front().spec.pools.size() == 1 ? "" : "s")

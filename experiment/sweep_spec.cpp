@@ -44,9 +44,7 @@ std::pair<double, std::string> number_and_unit(const YAML::Node& node, const std
   } catch (const std::exception&) {
   }
   if (!std::isfinite(x)) throw ConfigError(source.locate(node, path), path, "expected a number (a unit may follow), got '" + text + "'");
-  std::string unit = text.substr(used);
-  while (!unit.empty() && unit.front() == ' ') unit.erase(unit.begin());
-  return {x, unit};
+  return {x, text.substr(used)};  // the unit as written, with its space if any ("10 USD/h")
 }
 
 RandomAxis read_random_axis(const std::string& key, const YAML::Node& node, const std::string& path, const Source& source) {

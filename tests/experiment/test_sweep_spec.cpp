@@ -15,6 +15,7 @@
 #include "experiment/load.hpp"
 #include "experiment/results.hpp"
 #include "experiment/sweep_journal.hpp"
+#include "experiment/sweep.hpp"
 #include "experiment/sweep_spec.hpp"
 #include "scenario_text.hpp"
 
@@ -104,16 +105,33 @@ TEST(SweepSection, ASingleRunOfAScenarioWithVariantsIsRefused) {
 }
 
 TEST(SweepSection, ClusterScenariosKeepTheirOwnSweepBesideTheVariants) {
-  const Scenario s = load_scenario_text(R"(pools: [{name: p, instance: aws/p3.16xlarge, nodes: 2}]
+  const std::string text = R"(pools: [{name: p, instance: aws/p3.16xlarge, nodes: 2}]
 jobs: [{name: a, gpus: 8, iterations: 100, iteration_time: 1s}]
 sweep:
   scheduler.policy: [fifo, las]
   grid:
     pools[0].nodes: [2, 4]
-)", "c.yaml");
+  random:
+    samples: 3
+    keys:
+      pools[0].price: {uniform: [10 USD/h, 20 USD/h]}
+)";
+  const Scenario s = load_scenario_text(text, "c.yaml");
   ASSERT_TRUE(s.cluster_sim);
   EXPECT_EQ(s.cluster_sim->variants.size(), 2u);  // fifo, las: inside each run
-  EXPECT_EQ(expand(s.sweep.variants).size(), 2u);  // two variants of the sweep
+  const auto variants = expand(s.sweep.variants);
+  ASSERT_EQ(variants.size(), 6u);                   // 2 grid points x 3 samples
+  SweepSource source;
+  source.text = text;
+  source.name = "c.yaml";
+  const std::vector<Scenario> loaded = load_variants(source, variants);
+  for (std::size_t v = 0; v < loaded.size(); ++v) {
+    const double price = loaded[v].cluster_sim->variants.front().spec.pools[0].price_per_node_hour;
+    EXPECT_GE(price, 10.0);
+    EXPECT_LE(price, 20.0);
+    EXPECT_EQ(std::to_string(price).substr(0, 4), value(variants[v][1]).substr(0, 4)) << variants[v][1];  // "12.3 USD/h" read as 12.3
+    EXPECT_TRUE(loaded[v].sweep.variants.empty());  // a variant is one run
+  }
 }
 
 Table sample_table() {
