@@ -245,6 +245,7 @@ void Simulation::take(int node, int gpus, int job) {
   n.free -= gpus;
   n.jobs.push_back(job);
   if (n.state == NodeState::ready) set_state(n, NodeState::busy);
+  index_node(n);
   busy_gpus_ += gpus;
   record_gpus();
 }
@@ -276,6 +277,7 @@ void Simulation::give_back(int id, std::size_t k, int gpus) {
         note_idle(a.node);
       }
     }
+    index_node(n);
     busy_gpus_ -= gpus;
     j.result.gpu_hours += gpus * held_s / 3600.0;
     const double share = node_value(ps, n.committed, a.since.seconds(), engine_.now().seconds()) * gpus / ps.gpus_per_node;

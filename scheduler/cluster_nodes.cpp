@@ -41,6 +41,12 @@ void Simulation::set_state(Node& n, NodeState to) {
   count_node(n.pool, n.state, -1);
   n.state = to;
   count_node(n.pool, to, +1);
+  index_node(n);
+}
+
+void Simulation::index_node(const Node& n) {
+  const bool in_service = n.state == NodeState::ready || n.state == NodeState::busy;
+  free_index_.update(static_cast<int>(&n - nodes_.data()), n.pool, in_service ? n.free : 0);
 }
 
 void Simulation::count_node(int pool, NodeState s, int change) {

@@ -4,6 +4,20 @@
 namespace dlsim::scheduler::detail {
 
 std::vector<Allocation> Simulation::find_nodes(int gpus, const std::string& pool) {
+  if (options_.placement != Placement::spread) {
+    // Fast path (most gangs fit on one node): the index's best fit over the pools that serve
+    // the job; the same node the scan below would pick (fewest free GPUs, then node order).
+    long long free_total = 0;
+    std::pair<int, int> best{-1, -1};
+    for (int p = 0; p < static_cast<int>(spec_.pools.size()); ++p) {
+      if (!pool.empty() && !serves(p, pool)) continue;
+      free_total += free_index_.free_gpus(p);
+      const auto fit = free_index_.best_fit(gpus, p);
+      if (fit.second >= 0 && (best.second < 0 || fit < best)) best = fit;
+    }
+    if (free_total < gpus) return {};
+    if (best.second >= 0) return {{best.second, gpus, {}}};
+  }
   candidates_.clear();
   int free_total = 0;
   for (std::size_t i = 0; i < nodes_.size(); ++i) {

@@ -54,7 +54,10 @@ Simulation::Simulation(const ClusterSpec& spec, const SimulationOptions& options
     for (std::size_t r = 0; r < by_arrival_.size(); ++r) arrival_rank_[static_cast<std::size_t>(by_arrival_[r])] = static_cast<int>(r);
     rank_walk_ = std::make_unique<RankWalk>(policy_->rank_levels() * static_cast<int>(jobs_.size()));
   }
-  for (std::size_t p = 0; p < spec.pools.size(); ++p) pool_results_[p].name = spec.pools[p].name;
+  for (std::size_t p = 0; p < spec.pools.size(); ++p) {
+    pool_results_[p].name = spec.pools[p].name;
+    free_index_.add_pool(spec.pools[p].gpus_per_node);
+  }
   init_markets();
   busy_series_ = recorder().series("busy_gpus");
   ready_series_ = recorder().series("ready_gpus");

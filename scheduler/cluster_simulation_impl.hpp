@@ -21,6 +21,7 @@
 #include "scheduler/autoscaler.hpp"
 #include "scheduler/checkpoint_math.hpp"
 #include "scheduler/fabric_share.hpp"
+#include "scheduler/free_node_index.hpp"
 #include "scheduler/rank_walk.hpp"
 #include "scheduler/pool_billing.hpp"
 #include "sim/engine.hpp"
@@ -313,6 +314,8 @@ class Simulation {
   std::vector<Job> jobs_;
   std::vector<int> queued_;
   std::vector<int> candidates_;
+  FreeNodeIndex free_index_;       // nodes in service with free GPUs (placement's fast path)
+  void index_node(const Node& n);  // refiles n after its state or free count changed
   FabricShare fabric_;
   std::map<std::pair<int, int>, int> uplinks_;  // (pool, leaf) -> its uplink on fabric_
   std::map<std::pair<std::string, std::string>, int> wan_links_;  // (region, region) -> its link on fabric_
