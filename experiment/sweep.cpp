@@ -4,6 +4,7 @@
 #include <atomic>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -39,26 +40,51 @@ std::vector<std::vector<std::string>> grid_variants(const std::vector<SweepAxis>
   return variants;
 }
 
-std::vector<Scenario> load_variants(const SweepSource& source, const std::vector<std::vector<std::string>>& variants) {
+Scenario load_variant(const SweepSource& source, const std::vector<std::string>& overrides, std::size_t index) {
+  std::vector<std::string> sets = source.set_arguments;
+  sets.insert(sets.end(), overrides.begin(), overrides.end());
+  try {
+    Scenario s = source.path.empty() ? load_scenario_text(source.text, source.name, sets, source.base_dir)
+                                     : load_scenario(source.path, sets);
+    s.sweep.variants = {};  // a variant is one run: the scenario's own variant sweep is set aside
+    return s;
+  } catch (const ConfigError& e) {
+    std::string which = "sweep variant " + std::to_string(index);
+    if (!overrides.empty()) {
+      which += " (";
+      for (std::size_t i = 0; i < overrides.size(); ++i) which += (i ? ", " : "") + overrides[i];
+      which += ")";
+    }
+    throw ConfigError(e.where(), e.key_path(), e.message() + " [in " + which + "]");
+  }
+}
+
+std::vector<Scenario> load_variants(const SweepSource& source, const std::vector<std::vector<std::string>>& variants,
+                                    int threads) {
+  std::vector<std::optional<Scenario>> loaded(variants.size());
+  std::vector<std::exception_ptr> errors(variants.size());
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    for (std::size_t v = next++; v < variants.size(); v = next++) {
+      try {
+        loaded[v].emplace(load_variant(source, variants[v], v));
+      } catch (...) {
+        errors[v] = std::current_exception();
+      }
+    }
+  };
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t n = std::min<std::size_t>(threads > 0 ? static_cast<std::size_t>(threads) : cores, variants.size());
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < n; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  for (const std::exception_ptr& e : errors) {  // the first bad variant by index, whatever the thread count
+    if (e) std::rethrow_exception(e);
+  }
   std::vector<Scenario> scenarios;
   scenarios.reserve(variants.size());
-  for (std::size_t v = 0; v < variants.size(); ++v) {
-    std::vector<std::string> sets = source.set_arguments;
-    sets.insert(sets.end(), variants[v].begin(), variants[v].end());
-    try {
-      scenarios.push_back(source.path.empty() ? load_scenario_text(source.text, source.name, sets, source.base_dir)
-                                              : load_scenario(source.path, sets));
-      scenarios.back().sweep.variants = {};  // a variant is one run: the scenario's own variant sweep is set aside
-    } catch (const ConfigError& e) {
-      std::string which = "sweep variant " + std::to_string(v);
-      if (!variants[v].empty()) {
-        which += " (";
-        for (std::size_t i = 0; i < variants[v].size(); ++i) which += (i ? ", " : "") + variants[v][i];
-        which += ")";
-      }
-      throw ConfigError(e.where(), e.key_path(), e.message() + " [in " + which + "]");
-    }
-  }
+  for (auto& s : loaded) scenarios.push_back(std::move(*s));
   return scenarios;
 }
 
@@ -133,7 +159,7 @@ SweepResults run_sweep_variants(const SweepSource& source, const std::vector<std
                        const sim::InterruptFlag* interrupt) {
   SweepResults out;
   out.variants = variants;
-  const std::vector<Scenario> scenarios = load_variants(source, variants);
+  const std::vector<Scenario> scenarios = load_variants(source, variants, threads);
   std::vector<Results> results(scenarios.size());
   std::vector<std::size_t> all(scenarios.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;

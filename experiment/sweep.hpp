@@ -35,7 +35,11 @@ struct SweepResults {
 // Loads every variant (the source with the variant's overrides; the scenario's own sweep.grid,
 // zip and random are set aside, a variant being one run). A bad one throws its ConfigError,
 // its message ending "[in sweep variant i (key=value, ...)]", before anything runs.
-std::vector<Scenario> load_variants(const SweepSource& source, const std::vector<std::vector<std::string>>& variants);
+// On `threads` threads (0: one per core); the error reported is the first bad variant's by index.
+std::vector<Scenario> load_variants(const SweepSource& source, const std::vector<std::vector<std::string>>& variants,
+                                    int threads = 0);
+// One variant (index: for messages).
+Scenario load_variant(const SweepSource& source, const std::vector<std::string>& overrides, std::size_t index);
 
 // Runs the variants `todo` (indices into `scenarios`) on `threads` threads (0: one per core),
 // calling `finished(index, results)` as each ends, one call at a time (under a lock), in the

@@ -33,7 +33,9 @@ void MpiSession::abort(int code) const { std::exit(code); }
 void mpi_coordinate(const std::vector<Scenario>&, const std::vector<std::size_t>&, const std::function<void(std::size_t, Table&&)>&) {
   throw std::runtime_error("this dlsim was built without MPI");
 }
-std::size_t mpi_work(const std::vector<Scenario>&) { throw std::runtime_error("this dlsim was built without MPI"); }
+std::size_t mpi_work(const SweepSource&, const std::vector<std::vector<std::string>>&) {
+  throw std::runtime_error("this dlsim was built without MPI");
+}
 
 #else
 
@@ -163,18 +165,25 @@ void mpi_coordinate(const std::vector<Scenario>& scenarios, const std::vector<st
   if (!first_error.empty()) throw std::runtime_error(first_error);
 }
 
-std::size_t mpi_work(const std::vector<Scenario>& scenarios) {
+std::size_t mpi_work(const SweepSource& source, const std::vector<std::vector<std::string>>& variants) {
   std::size_t ran = 0;
   send("", 0, kReady);
   for (;;) {
+    // Wait for rank 0 without spinning (a blocking probe busy-polls in Open MPI, taking a core
+    // from the ranks that compute on the same machine).
     MPI_Status status;
-    MPI_Probe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &status);
+    for (int flag = 0;;) {
+      MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
+      if (flag) break;
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
     const std::string bytes = receive(status);
     if (status.MPI_TAG == kStop) return ran;
     const std::uint64_t v = index_of(bytes);
     try {
-      if (v >= scenarios.size()) throw std::runtime_error("no such variant");
-      send(index_bytes(v) + serialize_table(run(scenarios[static_cast<std::size_t>(v)]).table), 0, kResult);
+      if (v >= variants.size()) throw std::runtime_error("no such variant");
+      const Scenario scenario = load_variant(source, variants[static_cast<std::size_t>(v)], static_cast<std::size_t>(v));
+      send(index_bytes(v) + serialize_table(run(scenario).table), 0, kResult);
       ++ran;
     } catch (const std::exception& e) {
       send(index_bytes(v) + e.what(), 0, kError);

@@ -1,8 +1,8 @@
-// Sweeps across machines on MPI (Open MPI): `mpirun -n N dlsim sweep ...`. Rank 0 hands out
-// variants one at a time to whichever rank asks (dynamic load balancing), runs variants itself
-// on one thread beside that, and gathers every result; the other ranks run what they are given
-// and send back their result tables (serialize_table). Every rank loads and validates every
-// variant itself, so all ranks agree on the list without sending scenarios around. Only this
+// Sweeps across machines on MPI (Open MPI): `mpirun -n N dlsim sweep ...`. Rank 0 validates
+// every variant, hands them out one at a time to whichever rank asks (dynamic load balancing),
+// runs variants itself on one thread beside that, and gathers every result; the other ranks
+// expand the same variant list from the same files, load the variants they are given, and send
+// back their result tables (serialize_table): no scenario travels. Only this
 // file's .cpp includes mpi.h; without MPI at build time, MpiSession cannot be made.
 #pragma once
 #include <cstddef>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "experiment/scenario.hpp"
+#include "experiment/sweep.hpp"
 #include "experiment/table.hpp"
 
 namespace dlsim::experiment {
@@ -38,7 +39,8 @@ class MpiSession {
 // every rank has stopped).
 void mpi_coordinate(const std::vector<Scenario>& scenarios, const std::vector<std::size_t>& todo,
                     const std::function<void(std::size_t, Table&&)>& finished);
-// Ranks > 0: runs what rank 0 sends until it says stop. Returns how many variants it ran.
-std::size_t mpi_work(const std::vector<Scenario>& scenarios);
+// Ranks > 0: loads and runs the variants rank 0 sends until it says stop, waiting without
+// spinning. Returns how many variants it ran.
+std::size_t mpi_work(const SweepSource& source, const std::vector<std::vector<std::string>>& variants);
 
 }  // namespace dlsim::experiment

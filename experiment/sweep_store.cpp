@@ -75,17 +75,18 @@ SweepStoreReport run_sweep_store(const SweepStoreOptions& o, const MpiSession* m
   SweepSource source;
   source.path = o.scenario;
   source.set_arguments = o.set_arguments;
-  const std::vector<Scenario> scenarios = load_variants(source, variants);  // every rank validates every variant
-
   SweepStoreReport report;
   report.variants = variants.size();
   report.kind = kind_of(base);
   report.store = !o.store.empty() ? o.store : !base.output.results.empty() ? base.output.results : default_store_path(o.scenario);
   report.journal = report.store + ".journal";
   if (mpi != nullptr && mpi->rank() != 0) {
-    report.ran = mpi_work(scenarios);
+    report.ran = mpi_work(source, variants);  // loads what it is given (rank 0 validated them all)
     return report;
   }
+  // Every variant is loaded, so validated, before any runs; on all cores (under MPI the other
+  // ranks wait without spinning meanwhile).
+  const std::vector<Scenario> scenarios = load_variants(source, variants, mpi != nullptr ? 0 : o.threads);
 
   SweepJournal journal(report.journal, fingerprint(base, variants), variants.size(), o.resume);
   report.resumed = journal.finished().size();
