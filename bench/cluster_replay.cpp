@@ -35,16 +35,7 @@ ClusterSpec philly_like_cluster(double load) {
   pool.gpus_per_node = 8;
   pool.price_per_node_hour = 24.48;
   spec.pools = {pool};
-  for (const TraceJob& j : trace.jobs) {
-    JobSpec s;
-    s.name = j.id;
-    s.submit_s = j.submit_s;
-    s.gpus = j.gpus;
-    s.iterations = std::max<std::int64_t>(1, static_cast<std::int64_t>(j.duration_s));
-    s.iteration_s = j.duration_s / static_cast<double>(s.iterations);
-    s.checkpoint.warmup_s = 0;
-    spec.jobs.push_back(s);
-  }
+  for (const TraceJob& j : trace.jobs) spec.jobs.push_back(job_spec_from_trace(j));
   return spec;
 }
 

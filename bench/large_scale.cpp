@@ -29,17 +29,6 @@ Trace philly_trace(int jobs) {
   return synthetic_trace(t, 42);
 }
 
-JobSpec job_of(const TraceJob& j) {
-  JobSpec s;
-  s.name = j.id;
-  s.submit_s = j.submit_s;
-  s.gpus = j.gpus;
-  s.iterations = std::max<std::int64_t>(1, static_cast<std::int64_t>(j.duration_s));
-  s.iteration_s = j.duration_s / static_cast<double>(s.iterations);
-  s.checkpoint.warmup_s = 0;
-  return s;
-}
-
 PoolSpec pool_of(const char* name, int nodes, double price) {
   PoolSpec p;
   p.name = name;
@@ -62,7 +51,7 @@ ClusterSpec hundred_thousand_gpus() {
   spec.jobs.reserve(trace.jobs.size());
   for (TraceJob& j : trace.jobs) {
     j.submit_s *= scale;
-    spec.jobs.push_back(job_of(j));
+    spec.jobs.push_back(job_spec_from_trace(j));
   }
   return spec;
 }
@@ -91,7 +80,7 @@ ClusterSpec month_with_spot() {
   for (std::size_t i = 0; i < n; ++i) {
     TraceJob& j = trace.jobs[i];
     j.submit_s *= scale;
-    JobSpec s = job_of(j);
+    JobSpec s = job_spec_from_trace(j);
     s.pool = i % 2 == 0 ? "on-demand" : "spot";
     if (i % 2 == 1) {
       s.checkpoint.policy = CheckpointPolicy::young_daly;

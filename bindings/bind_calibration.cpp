@@ -6,6 +6,22 @@
 #include "experiment/calibrate.hpp"
 
 namespace dlsim::bindings {
+namespace {
+
+using Command = int (*)(const experiment::CalibrateOptions&, std::ostream&, std::ostream&);
+
+// Runs `command` with the options, off the GIL; returns (exit code, report).
+std::pair<int, std::string> report_of(Command command, experiment::CalibrateOptions o) {
+  o.progress = false;
+  return run_interruptibly([command, o](const sim::InterruptFlag* flag) mutable {
+    o.interrupt = flag;
+    std::ostringstream report;
+    const int code = command(o, report, report);
+    return std::make_pair(code, report.str());
+  });
+}
+
+}  // namespace
 
 void bind_calibration(py::module_& m) {
   m.def("calibrate",
@@ -17,13 +33,7 @@ void bind_calibration(py::module_& m) {
           o.repeats = repeats;
           o.max_spread = max_spread;
           o.device = device;
-          o.progress = false;
-          return run_interruptibly([o](const sim::InterruptFlag* flag) mutable {
-            o.interrupt = flag;
-            std::ostringstream report;
-            const int code = experiment::calibrate(o, report, report);
-            return std::make_pair(code, report.str());
-          });
+          return report_of(&experiment::calibrate, o);
         },
         py::arg("backend"), py::arg("out"), py::arg("quick"), py::arg("repeats"), py::arg("max_spread"), py::arg("device"),
         "Measures micro-kernels, fits and writes a profile; returns (exit code, report).");
@@ -34,13 +44,7 @@ void bind_calibration(py::module_& m) {
           o.backend = backend;
           o.repeats = repeats;
           o.max_spread = max_spread;
-          o.progress = false;
-          return run_interruptibly([o](const sim::InterruptFlag* flag) mutable {
-            o.interrupt = flag;
-            std::ostringstream report;
-            const int code = experiment::validate_profile(o, report, report);
-            return std::make_pair(code, report.str());
-          });
+          return report_of(&experiment::validate_profile, o);
         },
         py::arg("profile"), py::arg("backend"), py::arg("repeats"), py::arg("max_spread"),
         "Predicts held-out kernels from a profile, measures them here; returns (exit code, report).");

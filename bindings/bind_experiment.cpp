@@ -18,16 +18,10 @@ namespace {
 using experiment::Results;
 using experiment::Scenario;
 
-std::string kind_of(const Scenario& s) {
-  if (s.cluster_sim) return "cluster";
-  if (s.collective) return "collective";
-  return "training";
-}
-
 // What a scenario describes, in a few figures (what `dlsim check` prints).
 py::dict summary_of(const Scenario& s) {
   py::dict d;
-  d["kind"] = kind_of(s);
+  d["kind"] = s.kind();
   d["source"] = s.source;
   d["seed"] = s.seed;
   if (s.cluster_sim) {
@@ -90,7 +84,7 @@ py::list table_to_python(const experiment::Table& table) {
 void bind_experiment(py::module_& m) {
   py::class_<Scenario, std::shared_ptr<Scenario>>(m, "Scenario",
                                                   "A validated scenario (immutable). Build it with dlsim.load or dlsim.Scenario.")
-      .def_property_readonly("kind", &kind_of, "training, collective or cluster")
+      .def_property_readonly("kind", &Scenario::kind, "training, collective or cluster")
       .def_property_readonly("source", [](const Scenario& s) { return s.source; })
       .def_property_readonly("seed", [](const Scenario& s) { return s.seed; })
       .def_property_readonly("yaml", [](const Scenario& s) { return s.input_yaml; }, "the scenario as given (after overrides)")

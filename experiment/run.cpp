@@ -117,15 +117,13 @@ Results run(const Scenario& scenario, const sim::InterruptFlag* interrupt, const
   results.scenario_source = scenario.source;
   results.scenario_yaml = scenario.input_yaml;
   results.resolved_yaml = resolved_yaml(scenario);
+  results.kind = scenario.kind();
   if (scenario.cluster_sim) {
-    results.kind = "cluster";
     run_cluster(scenario, results, interrupt, progress);
   } else if (scenario.collective) {
-    results.kind = "collective";
     results.collective_rows = run_collectives(scenario, interrupt);
     results.table = make_table(collective_columns(), results.collective_rows);
   } else {
-    results.kind = "training";
     results.rows = run_training(scenario, scenario.output.trace.empty() ? nullptr : &results.traces, interrupt, progress);
     results.table = make_table(training_columns(), results.rows);
   }

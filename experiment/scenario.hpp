@@ -116,6 +116,8 @@ struct Scenario {
   OutputConfig output;
   std::string input_yaml;         // the scenario text after --set overrides, re-emitted
 
+  // "cluster" (pools of jobs), "collective" or "training".
+  std::string kind() const;
   // The node counts to evaluate: the sweep, or the cluster's own count.
   std::vector<int> node_counts() const;
   // The parallel plan of the training job at a node count: sizes and micro-batches derived from

@@ -379,6 +379,8 @@ Scenario read_scenario(const YAML::Node& root, const std::function<YAML::Node()>
 
 }  // namespace
 
+std::string Scenario::kind() const { return cluster_sim ? "cluster" : collective ? "collective" : "training"; }
+
 std::vector<int> Scenario::node_counts() const {
   return sweep.nodes.empty() ? std::vector<int>{cluster.nodes} : sweep.nodes;
 }

@@ -15,6 +15,34 @@ namespace dlsim::experiment {
 namespace {
 
 std::string key_of(const std::string& set) { return set.substr(0, set.find('=')); }
+
+// Calls task(k) once for every k in [0, count) on `threads` threads (0: one per core). With
+// `stop_on_error`, no thread starts a task after one has thrown. Rethrows the error of the lowest
+// k that failed, so that which error is reported does not depend on the thread count.
+void for_each_on_threads(std::size_t count, int threads, bool stop_on_error, const std::function<void(std::size_t)>& task) {
+  std::vector<std::exception_ptr> errors(count);
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};
+  const auto work = [&] {
+    for (std::size_t k = next++; k < count && !(stop_on_error && failed); k = next++) {
+      try {
+        task(k);
+      } catch (...) {
+        errors[k] = std::current_exception();
+        failed = true;
+      }
+    }
+  };
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t n = std::min<std::size_t>(threads > 0 ? static_cast<std::size_t>(threads) : cores, count);
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < n; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  for (const std::exception_ptr& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+}
 std::string value_of(const std::string& set) { return set.substr(set.find('=') + 1); }
 
 }  // namespace
@@ -62,26 +90,8 @@ Scenario load_variant(const SweepSource& source, const std::vector<std::string>&
 std::vector<Scenario> load_variants(const SweepSource& source, const std::vector<std::vector<std::string>>& variants,
                                     int threads) {
   std::vector<std::optional<Scenario>> loaded(variants.size());
-  std::vector<std::exception_ptr> errors(variants.size());
-  std::atomic<std::size_t> next{0};
-  const auto work = [&] {
-    for (std::size_t v = next++; v < variants.size(); v = next++) {
-      try {
-        loaded[v].emplace(load_variant(source, variants[v], v));
-      } catch (...) {
-        errors[v] = std::current_exception();
-      }
-    }
-  };
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t n = std::min<std::size_t>(threads > 0 ? static_cast<std::size_t>(threads) : cores, variants.size());
-  std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < n; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
-  for (const std::exception_ptr& e : errors) {  // the first bad variant by index, whatever the thread count
-    if (e) std::rethrow_exception(e);
-  }
+  // Every variant is tried, so that the error reported is the first bad variant's by index.
+  for_each_on_threads(variants.size(), threads, false, [&](std::size_t v) { loaded[v].emplace(load_variant(source, variants[v], v)); });
   std::vector<Scenario> scenarios;
   scenarios.reserve(variants.size());
   for (auto& s : loaded) scenarios.push_back(std::move(*s));
@@ -90,32 +100,13 @@ std::vector<Scenario> load_variants(const SweepSource& source, const std::vector
 
 void run_variants(const std::vector<Scenario>& scenarios, const std::vector<std::size_t>& todo, int threads,
                   const sim::InterruptFlag* interrupt, const std::function<void(std::size_t, Results&&)>& finished) {
-  std::vector<std::exception_ptr> errors(todo.size());
-  std::atomic<std::size_t> next{0};
-  std::atomic<bool> failed{false};
   std::mutex report;
-  const auto work = [&] {
-    for (std::size_t k = next++; k < todo.size() && !failed; k = next++) {
-      try {
-        sim::check_interrupt(interrupt);
-        Results r = run(scenarios[todo[k]], interrupt);
-        const std::lock_guard<std::mutex> lock(report);
-        finished(todo[k], std::move(r));
-      } catch (...) {
-        errors[k] = std::current_exception();
-        failed = true;  // the others stop taking variants
-      }
-    }
-  };
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t n = std::min<std::size_t>(threads > 0 ? static_cast<std::size_t>(threads) : cores, todo.size());
-  std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < n; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
-  for (const std::exception_ptr& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
+  for_each_on_threads(todo.size(), threads, true, [&](std::size_t k) {
+    sim::check_interrupt(interrupt);
+    Results r = run(scenarios[todo[k]], interrupt);
+    const std::lock_guard<std::mutex> lock(report);
+    finished(todo[k], std::move(r));
+  });
 }
 
 Table stack_variants(const std::vector<std::vector<std::string>>& variants, const std::vector<std::size_t>& indices,

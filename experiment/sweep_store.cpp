@@ -15,8 +15,6 @@
 namespace dlsim::experiment {
 namespace {
 
-std::string kind_of(const Scenario& s) { return s.cluster_sim ? "cluster" : s.collective ? "collective" : "training"; }
-
 std::uint64_t fingerprint(const Scenario& base, const std::vector<std::vector<std::string>>& variants) {
   std::uint64_t h = fnv1a(base.input_yaml);
   for (const auto& v : variants) {
@@ -30,7 +28,7 @@ std::uint64_t fingerprint(const Scenario& base, const std::vector<std::vector<st
 void write_store(const std::string& path, const Scenario& base, const std::vector<std::vector<std::string>>& variants,
                  const std::map<std::uint64_t, Table>& finished) {
   Results r;
-  r.kind = kind_of(base);
+  r.kind = base.kind();
   r.dlsim_version = dlsim_version();
   r.seed = base.seed;
   r.scenario_source = base.source;
@@ -77,7 +75,7 @@ SweepStoreReport run_sweep_store(const SweepStoreOptions& o, const MpiSession* m
   source.set_arguments = o.set_arguments;
   SweepStoreReport report;
   report.variants = variants.size();
-  report.kind = kind_of(base);
+  report.kind = base.kind();
   report.store = !o.store.empty() ? o.store : !base.output.results.empty() ? base.output.results : default_store_path(o.scenario);
   report.journal = report.store + ".journal";
   if (mpi != nullptr && mpi->rank() != 0) {

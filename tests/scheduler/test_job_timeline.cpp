@@ -5,30 +5,14 @@
 #include <string>
 
 #include "scheduler/cluster_simulation.hpp"
+#include "tests/scheduler/cluster_builders.hpp"
 
 namespace dlsim::scheduler {
 namespace {
 
-PoolSpec one_pool(int nodes, int gpus_per_node) {
-  PoolSpec p;
-  p.name = "a";
-  p.nodes = nodes;
-  p.gpus_per_node = gpus_per_node;
-  p.price_per_node_hour = 10;
-  p.provisioning_s = 0;
-  return p;
-}
+using builders::job;
 
-JobSpec job(const std::string& name, double submit, int gpus, std::int64_t iterations) {
-  JobSpec j;
-  j.name = name;
-  j.submit_s = submit;
-  j.gpus = gpus;
-  j.iterations = iterations;
-  j.iteration_s = 1.0;
-  j.checkpoint.warmup_s = 0;
-  return j;
-}
+PoolSpec one_pool(int nodes, int gpus_per_node) { return builders::pool("a", nodes, gpus_per_node, 10); }
 
 // Every job's spans follow one another without gap or overlap, from its submission to its end,
 // and add up, state by state, to what its result says it spent.

@@ -6,17 +6,14 @@
 #include <vector>
 
 #include "scheduler/cluster_simulation.hpp"
+#include "tests/scheduler/cluster_builders.hpp"
 
 namespace dlsim::scheduler {
 namespace {
 
+// A job that warms up for a minute after every (re)start.
 JobSpec job(const std::string& name, double submit, int gpus, std::int64_t iterations, double iteration_s) {
-  JobSpec j;
-  j.name = name;
-  j.submit_s = submit;
-  j.gpus = gpus;
-  j.iterations = iterations;
-  j.iteration_s = iteration_s;
+  JobSpec j = builders::job(name, submit, gpus, iterations, iteration_s);
   j.checkpoint.warmup_s = 60;
   return j;
 }
