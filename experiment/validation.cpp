@@ -295,7 +295,7 @@ ValidationReport validate_folder(const std::string& folder, const ValidateOption
 
 std::string format_published(const PublishedValue& p) { return p.text; }
 
-std::string format_in_unit(double si_value, const PublishedValue& p) { return format_number(si_value / p.factor) + " " + p.unit; }
+std::string format_in_unit(double value_si, const PublishedValue& p) { return format_number(value_si / p.factor) + " " + p.unit; }
 
 std::string format_validation_text(const ValidationReport& report) {
   std::vector<std::array<std::string, 6>> cells;

@@ -121,6 +121,6 @@ std::string format_validation_markdown(const ValidationReport& report);
 Table validation_table(const ValidationReport& report);
 // Formats a published value or a prediction in the published unit ("938 images/s", "[10, 15] %").
 std::string format_published(const PublishedValue& published);
-std::string format_in_unit(double si_value, const PublishedValue& published);
+std::string format_in_unit(double value_si, const PublishedValue& published);
 
 }  // namespace dlsim::experiment
