@@ -30,6 +30,17 @@ struct SweepFlags {
 // sweep_command.cpp; argc/argv go to MPI_Init when launched by mpirun.
 int sweep_command(std::ostream& out, std::ostream& err, const ScenarioOptions& options, const SweepFlags& flags, int& argc,
                   char**& argv);
+struct ValidateFlags {
+  std::string folder;              // default scenarios/published
+  bool fast = false;               // --fast: only scenarios marked validation.fast
+  std::vector<std::string> only;   // --only PREFIX: file-name prefixes (repeatable)
+  int threads = 0;                 // -j
+  std::string format = "text";     // --format text|markdown
+  std::string csv;                 // --csv FILE: the report as CSV
+  bool quiet = false;              // no progress line
+};
+// validate_command.cpp; exit 1 when a figure beyond 15% has no explanation.
+int validate_command(std::ostream& out, std::ostream& err, const ValidateFlags& flags);
 // `dlsim plot results.h5 [--out DIR]`: runs `python3 -m dlsim.plot_command` with these arguments
 // (every plot of the file as PNG) and returns its exit code; 1 when Python cannot be started.
 int plot_command(const std::vector<std::string>& arguments, std::ostream& err);

@@ -37,6 +37,10 @@ const char* const kUsage =
     "                         threads (default: all cores), or across machines under\n"
     "                         mpirun -n N; one HDF5 store (default results/<name>-sweep.h5),\n"
     "                         written as variants finish; --resume runs only unfinished ones\n"
+    "  validate [folder] [--fast] [--only PREFIX] [-j N] [--format text|markdown] [--csv FILE]\n"
+    "                         run the published-result scenarios of the folder (default\n"
+    "                         scenarios/published) and compare each prediction with the\n"
+    "                         published figure: error, why they differ, overall error\n"
     "  version                print the dlsim version\n"
     "\n"
     "options of run, check and collective:\n"
@@ -81,6 +85,11 @@ int dispatch(int argc, char** argv) {
   options.add_options()
       ("jobs,j", po::value<int>(&sweep.threads))
       ("resume", po::bool_switch(&sweep.resume));
+  cli::ValidateFlags validate;
+  options.add_options()
+      ("fast", po::bool_switch(&validate.fast))
+      ("only", po::value<std::vector<std::string>>(&validate.only)->composing())
+      ("format", po::value<std::string>(&validate.format));
   po::positional_options_description positional;
   positional.add(command == "catalog" ? "what" : "scenario", 1);
   po::variables_map vm;
@@ -95,6 +104,15 @@ int dispatch(int argc, char** argv) {
                                       : experiment::validate_profile(calibrate, std::cout, std::cerr);
   }
   if (command == "collective") return cli::collective_command(std::cout, o);
+  if (command == "validate") {
+    if (sweep.threads < 0 || sweep.threads > 4096) throw po::error("-j must be in 1..4096");
+    if (!o.set_arguments.empty() || !o.output.empty()) throw po::error("validate takes no --set or --output (the scenarios are run as published)");
+    validate.folder = o.scenario;
+    validate.threads = sweep.threads;
+    validate.csv = o.csv;
+    validate.quiet = o.quiet;
+    return cli::validate_command(std::cout, std::cerr, validate);
+  }
   if (command == "sweep") {
     if (o.scenario.empty()) throw po::error("sweep needs the scenario file");
     if (sweep.threads < 0 || sweep.threads > 4096) throw po::error("-j must be in 1..4096");

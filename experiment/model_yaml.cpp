@@ -91,7 +91,7 @@ models::ModelGraph build_transformer(const models::DecoderConfig& c, const MapRe
   }
 }
 
-models::ModelGraph read_transformer(MapReader& model, const std::string& name) {
+models::ModelGraph read_transformer(MapReader& model, const std::string& name, models::DecoderConfig* out) {
   const YAML::Node node = model.node("transformer");
   MapReader t(node, model.path_of("transformer"), model.source());
   models::DecoderConfig c;
@@ -120,6 +120,7 @@ models::ModelGraph read_transformer(MapReader& model, const std::string& name) {
   c.dropout = t.boolean("dropout", false);
   read_experts(t, c);
   t.finish();
+  if (out) *out = c;
   return build_transformer(c, t, node);
 }
 
@@ -251,7 +252,7 @@ models::ModelGraph read_layer_list(MapReader& model, const std::string& name) {
 
 }  // namespace
 
-models::ModelGraph read_model_definition(MapReader& model) {
+models::ModelGraph read_model_definition(MapReader& model, models::DecoderConfig* transformer_sizes) {
   const std::string name = model.text("name");
   if (name.empty()) model.fail("name", "expected a non-empty model name");
   const bool transformer = model.has("transformer");
@@ -276,7 +277,7 @@ models::ModelGraph read_model_definition(MapReader& model) {
       }
     }
     model.allow({"layers"});
-    graph = read_transformer(model, name);
+    graph = read_transformer(model, name, transformer_sizes);
   } else {
     model.allow({"transformer"});
     graph = read_layer_list(model, name);

@@ -19,11 +19,13 @@
 
 #include "experiment/yaml_reader.hpp"
 #include "models/model_graph.hpp"
+#include "models/zoo.hpp"
 
 namespace dlsim::experiment {
 
 // Reads workload.model when it is a mapping: a user-defined model. Calls model.finish().
 // Throws ConfigError.
-models::ModelGraph read_model_definition(MapReader& model);
+// With `transformer_sizes`, a transformer definition's sizes are stored there.
+models::ModelGraph read_model_definition(MapReader& model, models::DecoderConfig* transformer_sizes = nullptr);
 
 }  // namespace dlsim::experiment

@@ -10,11 +10,13 @@
 
 #include "experiment/cluster_scenario.hpp"
 #include "experiment/sweep_axis.hpp"
+#include "experiment/validation.hpp"
 #include "models/parallel_plan.hpp"
 #include "models/device.hpp"
 #include "models/instance_type.hpp"
 #include "models/model_graph.hpp"
 #include "models/precision.hpp"
+#include "models/zoo.hpp"
 #include "network/collectives.hpp"
 #include "network/topology_builders.hpp"
 
@@ -67,6 +69,9 @@ struct WorkloadConfig {
   bool user_model = false;        // workload.model was a definition, not a zoo name
   int sequence_length = 0;        // 0 for models without sequences
   models::ModelGraph model;
+  // The decoder-only transformer's sizes when the model is one (a zoo decoder or a transformer
+  // definition): Megatron-style FLOP counts need layers, hidden and vocabulary.
+  std::optional<models::DecoderConfig> decoder;
   models::Precision precision = models::Precision::fp32;
   models::Precision gradient_precision = models::Precision::fp32;
   models::Optimizer optimizer = models::Optimizer::sgd_momentum;
@@ -114,6 +119,7 @@ struct Scenario {
   std::optional<ClusterScenario> cluster_sim;  // cluster scenarios (top-level pools:; then no workload)
   SweepConfig sweep;
   OutputConfig output;
+  ValidationSpec validation;      // published figures the scenario reproduces (empty: none)
   std::string input_yaml;         // the scenario text after --set overrides, re-emitted
 
   // "cluster" (pools of jobs), "collective" or "training".

@@ -17,6 +17,7 @@
 #include "experiment/plan_yaml.hpp"
 #include "experiment/profile_yaml.hpp"
 #include "experiment/sweep_spec.hpp"
+#include "experiment/validation_yaml.hpp"
 #include "experiment/overrides.hpp"
 #include "experiment/yaml_reader.hpp"
 #include "models/catalog.hpp"
@@ -119,7 +120,9 @@ WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
   if (model.IsMap()) {
     // A model defined in the scenario (model_yaml.hpp); its sequence length is part of it.
     MapReader definition(model, w.path_of("model"), w.source());
-    wl.model = read_model_definition(definition);
+    models::DecoderConfig decoder;
+    wl.model = read_model_definition(definition, &decoder);
+    if (decoder.layers > 0) wl.decoder = decoder;
     wl.model_name = wl.model.name;
     wl.user_model = true;
     if (w.has("sequence_length")) w.fail("sequence_length", "a model defined here sets its own sequence length (transformer.sequence_length or tokens_per_sample)");
@@ -137,6 +140,8 @@ WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
       w.fail("sequence_length", e.what());
     }
     wl.sequence_length = sequence_model ? static_cast<int>(wl.model.tokens_per_sample) : 0;
+    const auto decoders = models::decoder_model_names();
+    if (std::find(decoders.begin(), decoders.end(), wl.model_name) != decoders.end()) wl.decoder = models::decoder_config(wl.model_name);
   }
 
   const std::string precision = w.choice("precision", kPrecisions, "fp32");
@@ -311,6 +316,13 @@ void check_fabric(const Scenario& s, const YAML::Node& root, const Source& sourc
   }
 }
 
+// The optional validation: section (validation_yaml.hpp).
+ValidationSpec read_validation_section(MapReader& top, const Source& source) {
+  if (!top.has("validation")) return {};
+  MapReader validation(top.node("validation"), "validation", source);
+  return read_validation(validation);
+}
+
 Scenario read_scenario(const YAML::Node& root, const std::function<YAML::Node()>& fresh_root, const Source& source,
                        const std::string& base_dir) {
   MapReader top(root, "", source);
@@ -324,6 +336,7 @@ Scenario read_scenario(const YAML::Node& root, const std::function<YAML::Node()>
     top.allow({"pools", "jobs", "trace", "scheduler", "sweep", "variants", "catalog", "billing", "wan"});
     MapReader output(top.node("output"), "output", source, true);
     s.output = read_output(output);
+    s.validation = read_validation_section(top, source);
     if (!s.output.trace.empty()) output.fail("trace", "cluster scenarios have no iteration trace (use a training scenario)");
     top.finish();
     s.input_yaml = YAML::Dump(root);
@@ -366,6 +379,7 @@ Scenario read_scenario(const YAML::Node& root, const std::function<YAML::Node()>
   s.sweep.variants = std::move(variants);
   MapReader output(top.node("output"), "output", source, true);
   s.output = read_output(output);
+  s.validation = read_validation_section(top, source);
   top.finish();
   check_fabric(s, root, source);
   if (s.collective) {

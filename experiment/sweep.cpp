@@ -15,10 +15,10 @@ namespace dlsim::experiment {
 namespace {
 
 std::string key_of(const std::string& set) { return set.substr(0, set.find('=')); }
+std::string value_of(const std::string& set) { return set.substr(set.find('=') + 1); }
 
-// Calls task(k) once for every k in [0, count) on `threads` threads (0: one per core). With
-// `stop_on_error`, no thread starts a task after one has thrown. Rethrows the error of the lowest
-// k that failed, so that which error is reported does not depend on the thread count.
+}  // namespace
+
 void for_each_on_threads(std::size_t count, int threads, bool stop_on_error, const std::function<void(std::size_t)>& task) {
   std::vector<std::exception_ptr> errors(count);
   std::atomic<std::size_t> next{0};
@@ -43,9 +43,6 @@ void for_each_on_threads(std::size_t count, int threads, bool stop_on_error, con
     if (e) std::rethrow_exception(e);
   }
 }
-std::string value_of(const std::string& set) { return set.substr(set.find('=') + 1); }
-
-}  // namespace
 
 std::vector<std::vector<std::string>> grid_variants(const std::vector<SweepAxis>& axes) {
   std::set<std::string> keys;

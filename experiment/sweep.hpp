@@ -54,6 +54,11 @@ void run_variants(const std::vector<Scenario>& scenarios, const std::vector<std:
 Table stack_variants(const std::vector<std::vector<std::string>>& variants, const std::vector<std::size_t>& indices,
                      const std::vector<const Table*>& tables);
 
+// Calls task(k) once for every k in [0, count) on `threads` threads (0: one per core). With
+// `stop_on_error`, no thread starts a task after one has thrown. Rethrows the error of the lowest
+// k that failed, so that which error is reported does not depend on the thread count.
+void for_each_on_threads(std::size_t count, int threads, bool stop_on_error, const std::function<void(std::size_t)>& task);
+
 // A sweep in memory: load, run on threads, stack. `variants` from grid_variants() or expand().
 SweepResults run_sweep_variants(const SweepSource& source, const std::vector<std::vector<std::string>>& variants, int threads = 0,
                        const sim::InterruptFlag* interrupt = nullptr);

@@ -1,0 +1,47 @@
+// `dlsim validate [folder] [--fast] [--only PREFIX ...] [-j N] [--format text|markdown]
+// [--csv FILE]`: runs the published scenarios of the folder (default scenarios/published) and
+// prints, per published figure, dlsim's prediction and its error, then the mean absolute
+// percentage error of the measurements and of the claims. Exit 1 when a figure differs by more
+// than 15% and its check gives no explanation: a prediction that moved needs a look.
+#include <iostream>
+#include <optional>
+
+#include "cli/commands.hpp"
+#include "experiment/config_error.hpp"
+#include "experiment/progress.hpp"
+#include "experiment/validation.hpp"
+#include "experiment/writers.hpp"
+
+namespace dlsim::cli {
+
+int validate_command(std::ostream& out, std::ostream& err, const ValidateFlags& flags) {
+  if (flags.format != "text" && flags.format != "markdown") {
+    throw experiment::ConfigError({"dlsim validate", 0, 0}, "", "--format must be text or markdown, not '" + flags.format + "'");
+  }
+  experiment::ValidateOptions options;
+  options.fast_only = flags.fast;
+  options.only = flags.only;
+  options.threads = flags.threads;
+  // Drawn only on a terminal; the total (scenario files) is known with the first report.
+  std::optional<experiment::ProgressBar> bar;
+  const bool draw = !flags.quiet && experiment::stderr_is_terminal();
+  options.progress = [&](double done, double total) {
+    if (!bar) bar.emplace(err, "scenarios", total, draw);
+    bar->update(done);
+  };
+  const std::string folder = flags.folder.empty() ? "scenarios/published" : flags.folder;
+  const experiment::ValidationReport report = experiment::validate_folder(folder, options);
+  if (bar) bar->finish();
+  if (!flags.csv.empty()) experiment::write_table_csv(flags.csv, experiment::validation_table(report));
+  out << (flags.format == "markdown" ? experiment::format_validation_markdown(report) : experiment::format_validation_text(report));
+  if (!flags.csv.empty()) out << "wrote " << flags.csv << "\n";
+  if (!report.unexplained.empty()) {
+    err << "error: " << report.unexplained.size() << " published figure" << (report.unexplained.size() == 1 ? "" : "s")
+        << (report.unexplained.size() == 1 ? " differs" : " differ") << " by more than 15% without an explanation in its check:\n";
+    for (const std::string& u : report.unexplained) err << "  " << u << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace dlsim::cli
