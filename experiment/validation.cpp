@@ -10,6 +10,8 @@
 #include <optional>
 #include <sstream>
 
+#include <yaml-cpp/yaml.h>
+
 #include "experiment/load.hpp"
 #include "experiment/results.hpp"
 #include "experiment/scenario.hpp"
@@ -157,6 +159,25 @@ std::string summary_line(const char* what, double mape, int points, const std::v
   return buf;
 }
 
+// The first file of the scenario's validation.requires that does not exist ("" when all do, or
+// when it has none). Read before the scenario is loaded: loading would fail on the missing file.
+std::string missing_requirement(const std::string& path) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::Exception&) {
+    return "";  // load_scenario reports it, with its position
+  }
+  if (!root.IsMap() || !root["validation"].IsMap()) return "";
+  const YAML::Node files = root["validation"]["requires"];
+  if (!files.IsSequence()) return "";
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  for (const auto& f : files) {
+    if (f.IsScalar() && !std::filesystem::exists(dir / f.Scalar())) return f.Scalar();
+  }
+  return "";
+}
+
 std::string markdown_cell(std::string text) {
   for (std::size_t at = text.find('|'); at != std::string::npos; at = text.find('|', at + 2)) text.replace(at, 1, "\\|");
   return text;
@@ -253,11 +274,19 @@ ValidationReport validate_folder(const std::string& folder, const ValidateOption
 
   std::vector<std::vector<ValidationRow>> rows(files.size());
   std::vector<bool> ran(files.size(), false);
+  std::vector<std::string> skipped(files.size());
   std::mutex report;
   double done = 0;
   for_each_on_threads(files.size(), options.threads, true, [&](std::size_t k) {
     sim::check_interrupt(options.interrupt);
     const std::string path = (fs::path(folder) / files[k]).string();
+    skipped[k] = missing_requirement(path);
+    if (!skipped[k].empty()) {
+      const std::lock_guard<std::mutex> lock(report);
+      done += 1;
+      if (options.progress) options.progress(done, static_cast<double>(files.size()));
+      return;
+    }
     const Scenario scenario = load_scenario(path);
     if (!scenario.validation.empty() && (!options.fast_only || scenario.validation.fast)) {
       Table table;
@@ -278,13 +307,14 @@ ValidationReport validate_folder(const std::string& folder, const ValidateOption
 
   ValidationReport out;
   for (std::size_t k = 0; k < files.size(); ++k) {
+    if (!skipped[k].empty()) out.skipped.push_back(files[k] + " (needs " + skipped[k] + ")");
     out.scenarios += ran[k];
     for (ValidationRow& r : rows[k]) {
       if (std::fabs(r.error) > kExplainAbove && r.explanation.empty()) out.unexplained.push_back(r.scenario + ": " + r.id);
       out.rows.push_back(std::move(r));
     }
   }
-  if (out.scenarios == 0) {
+  if (out.scenarios == 0 && out.skipped.empty()) {
     throw ConfigError({folder, 0, 0}, "", options.fast_only ? "no scenario here has a validation section with fast: true"
                                                             : "no scenario here has a validation section");
   }
@@ -295,7 +325,7 @@ ValidationReport validate_folder(const std::string& folder, const ValidateOption
 
 std::string format_published(const PublishedValue& p) { return p.text; }
 
-std::string format_in_unit(double si_value, const PublishedValue& p) { return format_number(si_value / p.factor) + " " + p.unit; }
+std::string format_in_unit(double value_si, const PublishedValue& p) { return format_number(value_si / p.factor) + " " + p.unit; }
 
 std::string format_validation_text(const ValidationReport& report) {
   std::vector<std::array<std::string, 6>> cells;
@@ -322,6 +352,7 @@ std::string format_validation_text(const ValidationReport& report) {
   }
   out << summary_line("measurements (measured.yaml)", report.mape_measured, report.measured_points, report.rows, "measured") << '\n';
   out << summary_line("claims (published-claims.md)", report.mape_claims, report.claim_points, report.rows, "claims") << '\n';
+  for (const std::string& s : report.skipped) out << "skipped, its data is not here: " << s << '\n';
   return out.str();
 }
 
@@ -337,6 +368,7 @@ std::string format_validation_markdown(const ValidationReport& report) {
   out << "\n";
   out << "- " << summary_line("Measurements (measured.yaml)", report.mape_measured, report.measured_points, report.rows, "measured") << "\n";
   out << "- " << summary_line("Claims (published-claims.md)", report.mape_claims, report.claim_points, report.rows, "claims") << "\n";
+  for (const std::string& s : report.skipped) out << "- Skipped, its data is not here: " << s << "\n";
   return out.str();
 }
 

@@ -57,6 +57,9 @@ struct ValidationSpec {
   std::string source;            // short citation
   std::string reference;         // "measured" or "claims"
   bool fast = false;             // part of the test suite's quick subset
+  // Files outside the repository the scenario reads (shared data sets), relative to its folder:
+  // without them it is skipped, and the report says so.
+  std::vector<std::string> requires_files;
   std::vector<ValidationCheck> checks;
   bool empty() const { return checks.empty(); }
 };
@@ -83,6 +86,8 @@ struct ValidationReport {
   int measured_points = 0, claim_points = 0;
   // Rows beyond kExplainAbove whose check has no explanation ("file: id").
   std::vector<std::string> unexplained;
+  // Scenarios not run because a file of validation.requires is absent ("file (needs path)").
+  std::vector<std::string> skipped;
 };
 
 struct ValidateOptions {
@@ -121,6 +126,6 @@ std::string format_validation_markdown(const ValidationReport& report);
 Table validation_table(const ValidationReport& report);
 // Formats a published value or a prediction in the published unit ("938 images/s", "[10, 15] %").
 std::string format_published(const PublishedValue& published);
-std::string format_in_unit(double si_value, const PublishedValue& published);
+std::string format_in_unit(double value_si, const PublishedValue& published);
 
 }  // namespace dlsim::experiment

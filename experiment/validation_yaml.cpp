@@ -183,6 +183,14 @@ ValidationSpec read_validation(MapReader& v) {
   if (spec.source.empty()) v.fail("source", "name the publication the checks come from");
   spec.reference = v.choice("reference", {"measured", "claims"});
   spec.fast = v.boolean("fast", false);
+  const YAML::Node requires_node = v.node("requires");
+  if (requires_node.IsDefined() && !requires_node.IsNull()) {
+    if (!requires_node.IsSequence()) v.fail("requires", "expected a list of file paths (relative to the scenario's folder)");
+    for (const auto& f : requires_node) {
+      if (!f.IsScalar() || f.Scalar().empty()) v.fail("requires", "expected a list of file paths (relative to the scenario's folder)");
+      spec.requires_files.push_back(f.Scalar());
+    }
+  }
   const YAML::Node checks = v.node("checks");
   if (!checks.IsDefined()) v.fail_missing("checks", "the published figures to compare with: a list of {id, quantity, published, predicted}");
   if (!checks.IsSequence() || checks.size() == 0) v.fail("checks", "expected a non-empty list of checks");

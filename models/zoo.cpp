@@ -12,8 +12,8 @@ struct ImageModel {
   ModelGraph (*build)();
 };
 const ImageModel kImageModels[] = {
-    {"inception-v3", inception_v3}, {"resnet50", resnet50}, {"vgg16", vgg16},
-    {"vit-b16", vit_b16},           {"vit-l16", vit_l16},
+    {"inception-v3", inception_v3}, {"resnet101", resnet101}, {"resnet50", resnet50},
+    {"vgg16", vgg16},               {"vit-b16", vit_b16},        {"vit-l16", vit_l16},
 };
 
 const ImageModel* find_image_model(const std::string& name) {

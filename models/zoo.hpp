@@ -11,6 +11,8 @@ namespace dlsim::models {
 
 // ResNet-50 v1.5 (He et al. 2016; stride on the 3x3 conv), 224x224 input, 1000 classes.
 ModelGraph resnet50();
+// ResNet-101 v1.5: the same builder with [3, 4, 23, 3] bottleneck blocks (He et al. 2016, Table 1).
+ModelGraph resnet101();
 // VGG-16 (Simonyan & Zisserman 2015, configuration D, no BN), 224x224 input, 1000 classes.
 ModelGraph vgg16();
 // Inception-v3 (Szegedy et al. 2016) in the torchvision layout (BN after every conv), 299x299

@@ -1,5 +1,6 @@
 // Convolutional networks built layer by layer, per-image costs, 1000 classes:
-// - ResNet-50 v1.5 (He et al. 2016, "Deep Residual Learning"; v1.5 as in torchvision and NVIDIA
+// - ResNet-50 and ResNet-101 v1.5 (He et al. 2016, "Deep Residual Learning", Table 1: bottleneck
+//   stages of [3, 4, 6, 3] and [3, 4, 23, 3] blocks; v1.5 as in torchvision and NVIDIA
 //   DeepLearningExamples: the stride-2 of each downsampling bottleneck sits on the 3x3 conv, not
 //   the first 1x1), 224x224x3 input;
 // - VGG-16 (Simonyan & Zisserman 2015, configuration D, no BN), 224x224x3 input;
@@ -10,7 +11,7 @@
 // the weight gradient only (as many multiply-adds as its forward). Branch concatenations
 // (Inception) are not layers: the branches write into the concatenated output. Dropout is not
 // modelled. CNNs have no blocks and no tensor-parallel layout (every layer replicated).
-// The three share the conv, BN, ReLU and pooling helpers, hence one file.
+// They share the conv, BN, ReLU and pooling helpers, hence one file.
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -123,6 +124,33 @@ Shape bottleneck(Layers& out, const std::string& p, Shape in, int width, int str
   return relu(out, p + ".relu3", add(out, p + ".add", x));
 }
 
+// The bottleneck ResNets of He et al. 2016, Table 1: a 7x7 stride-2 stem, 3x3 max pool, four
+// bottleneck stages (widths 64, 128, 256, 512; the first block of stages 2-4 downsamples), global
+// average pool and the 1000-class fc. Only the block counts differ between depths.
+ModelGraph bottleneck_resnet(const std::string& name, const int (&blocks)[4]) {
+  ModelGraph g;
+  g.name = name;
+  g.sample_unit = "image";
+  g.tokens_per_sample = 1;
+  Layers& L = g.layers;
+
+  Shape x{3, 224, 224};
+  x = conv(L, "conv1", x, 64, 7, 2);
+  weight_gradient_only(L.back());
+  x = relu(L, "relu", batch_norm(L, "bn1", x));
+  x = max_pool(L, "maxpool", x);
+  const int widths[] = {64, 128, 256, 512}, strides[] = {1, 2, 2, 2};
+  for (int s = 0; s < 4; ++s) {
+    for (int b = 0; b < blocks[s]; ++b) {
+      const std::string prefix = "layer" + std::to_string(s + 1) + "." + std::to_string(b);
+      x = bottleneck(L, prefix, x, widths[s], b == 0 ? strides[s] : 1);
+    }
+  }
+  x = global_avg_pool(L, "avgpool", x);
+  fully_connected(L, "fc", x, 1000);
+  return g;
+}
+
 // VGG conv: 3x3, padding 1, with bias, then ReLU.
 Shape vgg_conv(Layers& out, const std::string& name, Shape in, int cout) {
   return relu(out, name + ".relu", conv(out, name, in, ConvSpec{cout, 3, 3, 1, 1, 1, true}));
@@ -220,30 +248,13 @@ void inception_aux(Layers& L, const std::string& p, Shape in) {
 }  // namespace
 
 ModelGraph resnet50() {
-  ModelGraph g;
-  g.name = "resnet50";
-  g.sample_unit = "image";
-  g.tokens_per_sample = 1;
-  Layers& L = g.layers;
+  constexpr int kBlocks[4] = {3, 4, 6, 3};
+  return bottleneck_resnet("resnet50", kBlocks);
+}
 
-  Shape x{3, 224, 224};
-  x = conv(L, "conv1", x, 64, 7, 2);
-  weight_gradient_only(L.back());
-  x = relu(L, "relu", batch_norm(L, "bn1", x));
-  x = max_pool(L, "maxpool", x);
-  struct Stage {
-    int blocks, width, stride;
-  };
-  const Stage stages[] = {{3, 64, 1}, {4, 128, 2}, {6, 256, 2}, {3, 512, 2}};
-  for (int s = 0; s < 4; ++s) {
-    for (int b = 0; b < stages[s].blocks; ++b) {
-      const std::string prefix = "layer" + std::to_string(s + 1) + "." + std::to_string(b);
-      x = bottleneck(L, prefix, x, stages[s].width, b == 0 ? stages[s].stride : 1);
-    }
-  }
-  x = global_avg_pool(L, "avgpool", x);
-  fully_connected(L, "fc", x, 1000);
-  return g;
+ModelGraph resnet101() {
+  constexpr int kBlocks[4] = {3, 4, 23, 3};
+  return bottleneck_resnet("resnet101", kBlocks);
 }
 
 // Configuration D of Simonyan & Zisserman, Table 1: 13 3x3 convs in five stages of 2, 2, 3, 3, 3

@@ -78,6 +78,40 @@ TEST(ZooResNet50, ShapesAndUnits) {
   EXPECT_DOUBLE_EQ(it->activation_elements, 128.0 * 28 * 28);
 }
 
+// ResNet-101 = ResNet-50 + 17 more identity bottlenecks in stage 3 (23 instead of 6 blocks; He et
+// al. 2016, Table 1). Each reads 1024 channels at 14x14 (196 positions), width 256:
+//   weights 1x1 1024*256 + 3x3 9*256*256 + 1x1 256*1024 = 262,144 + 589,824 + 262,144 = 1,114,112
+//   BN (2 per channel) 2*(256 + 256 + 1024) = 3,072                -> 1,117,184 parameters
+//   multiply-adds 1,114,112 * 196 = 218,365,952
+// x 17: 18,992,128 parameters and 3.712 G multiply-adds. ResNet-50 has 25,557,032 parameters and
+// ~4.09 G multiply-adds, so ResNet-101: 44,549,160 parameters (torchvision's count; "44.5 M") and
+// ~7.80 G multiply-adds (torchvision's table: 7.80 "GFLOPS", which counts multiply-adds), i.e.
+// ~15.6 GFLOP forward per image with a multiply-add as 2 FLOPs (the convention of the ResNet-50
+// test above: 4.1 G multiply-adds = 8.2 GFLOP).
+TEST(ZooResNet101, ParameterCountMatchesTorchvision) {
+  EXPECT_DOUBLE_EQ(resnet101().parameters(), 44'549'160);
+  EXPECT_DOUBLE_EQ(resnet101().parameters() - resnet50().parameters(), 17 * 1'117'184.0);
+  EXPECT_DOUBLE_EQ(zoo_model("resnet101").parameters(), resnet101().parameters());
+}
+
+TEST(ZooResNet101, ForwardFlops) {
+  const ModelGraph g = resnet101();
+  EXPECT_EQ(g.name, "resnet101");
+  EXPECT_NEAR(g.forward_flops_per_sample(), 15.6e9, 0.03 * 15.6e9);
+  const double conv_fc = sum_where(g, is_conv_or_linear, &Layer::forward_flops);
+  EXPECT_NEAR(conv_fc / 2, 7.80e9, 0.01 * 7.80e9);
+  // The extra blocks' multiply-adds exactly, whatever the elementwise layers cost.
+  const double conv_fc50 = sum_where(resnet50(), is_conv_or_linear, &Layer::forward_flops);
+  EXPECT_DOUBLE_EQ((conv_fc - conv_fc50) / 2, 17 * 218'365'952.0);
+  // 1 + 33 * 3 + 4 projections = 104 convs; the stem and head as in ResNet-50.
+  const auto convs = std::count_if(g.layers.begin(), g.layers.end(),
+                                   [](const Layer& l) { return l.kind == LayerKind::conv; });
+  EXPECT_EQ(convs, 104);
+  expect_layers_well_formed(g);
+  EXPECT_EQ(g.layers.back().name, "fc");
+  EXPECT_DOUBLE_EQ(g.layers.back().input_elements, 2048);
+}
+
 // Hand derivation, per-layer parameters of a BERT encoder layer with hidden h, FFN 4h:
 // QKV 3(h^2+h) + output h^2+h + FFN (4h^2+4h) + (4h^2+h) + two LayerNorms 4h = 12h^2 + 13h.
 double encoder_layer_params(double h) { return 12 * h * h + 13 * h; }
@@ -159,8 +193,8 @@ TEST(ZooBert, RejectsSequencesOutsideThePositionTable) {
 
 TEST(Zoo, NamesAndLookup) {
   const auto names = zoo_model_names();
-  // bert-base, bert-large; five image models; the decoders.
-  EXPECT_EQ(names.size(), 7u + decoder_model_names().size());
+  // bert-base, bert-large; six image models; the decoders.
+  EXPECT_EQ(names.size(), 8u + decoder_model_names().size());
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
   for (const std::string& name : names) EXPECT_EQ(zoo_model(name).name, name);
   EXPECT_DOUBLE_EQ(zoo_model("bert-base", 256).forward_flops_per_sample(),
@@ -170,7 +204,8 @@ TEST(Zoo, NamesAndLookup) {
   EXPECT_EQ(zoo_model("bert-large").tokens_per_sample, 128);  // 0 = the usual length
   EXPECT_THROW(zoo_model("gpt3-176b"), std::out_of_range);
   EXPECT_THROW(zoo_model("ResNet50"), std::out_of_range);  // names are exact
-  for (const char* image : {"resnet50", "vgg16", "inception-v3", "vit-b16", "vit-l16"}) {
+  for (const char* image :
+       {"resnet50", "resnet101", "vgg16", "inception-v3", "vit-b16", "vit-l16"}) {
     EXPECT_FALSE(zoo_model_has_sequence(image)) << image;
     EXPECT_EQ(zoo_model(image, 4096).sample_unit, "image") << image;
     EXPECT_NE(std::find(names.begin(), names.end(), image), names.end()) << image;

@@ -1,0 +1,113 @@
+// `dlsim validate`: the published scenarios run and compare, and docs/validation.md holds what
+// the command prints.
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli_harness.hpp"
+
+namespace dlsim::cli_test {
+namespace {
+
+const std::string kPublished = std::string(DLSIM_SOURCE_DIR) + "/scenarios/published";
+const std::string kDocs = std::string(DLSIM_SOURCE_DIR) + "/docs/validation.md";
+const std::string kBegin = "<!-- dlsim validate --format markdown: begin -->\n";
+const std::string kEnd = "<!-- dlsim validate --format markdown: end -->";
+
+std::vector<std::string> table_rows(const std::string& markdown) {
+  std::vector<std::string> rows;
+  std::istringstream in(markdown);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("| ", 0) == 0 && line.rfind("| source |", 0) != 0) rows.push_back(line);
+  }
+  return rows;
+}
+
+// The generated part of docs/validation.md.
+std::string documented_table() {
+  const std::string docs = slurp(kDocs);
+  const auto begin = docs.find(kBegin);
+  const auto end = docs.find(kEnd);
+  if (begin == std::string::npos || end == std::string::npos) return "";
+  return docs.substr(begin + kBegin.size(), end - begin - kBegin.size());
+}
+
+// The quick subset runs in the test suite; each row it prints must be the documented one.
+TEST(ValidateCommand, FastSubsetRowsAreTheDocumentedRows) {
+  const auto dir = fresh_folder("validate-fast");
+  const CommandResult r = run_dlsim(dir, "validate '" + kPublished + "' --fast --format markdown --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const std::vector<std::string> rows = table_rows(r.out);
+  EXPECT_GE(rows.size(), 10u);
+  const std::string documented = documented_table();
+  ASSERT_FALSE(documented.empty()) << kDocs << " lacks the generated table between its markers";
+  for (const std::string& row : rows) {
+    EXPECT_NE(documented.find(row + "\n"), std::string::npos)
+        << "docs/validation.md does not have this row as dlsim validate prints it (regenerate with "
+           "tools/validation-doc.sh):\n"
+        << row;
+  }
+}
+
+// The whole folder: the documented table and overall errors are exactly what the command prints.
+TEST(ValidateCommand, FullRunIsWhatTheDocsShow) {
+  const auto dir = fresh_folder("validate-full");
+  const CommandResult r = run_dlsim(dir, "validate '" + kPublished + "' --format markdown --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  if (r.out.find("Skipped, its data is not here") != std::string::npos) {
+    GTEST_SKIP() << "a published scenario's data set (../shared/data/traces) is absent, so the overall errors "
+                    "differ from the documented ones:\n"
+                 << r.out.substr(r.out.find("- Skipped"));
+  }
+  EXPECT_EQ(documented_table(), r.out) << "regenerate docs/validation.md with tools/validation-doc.sh";
+}
+
+TEST(ValidateCommand, WritesTheReportAsCsvAndRejectsBadUse) {
+  const auto dir = fresh_folder("validate-csv");
+  const CommandResult r = run_dlsim(dir, "validate '" + kPublished + "' --fast --quiet --csv report.csv");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string csv = slurp(dir / "report.csv");
+  ASSERT_EQ(csv.rfind("scenario,source,reference,id,quantity,published,unit,published_low,published_high,predicted,error,explanation", 0), 0u)
+      << csv.substr(0, 200);
+  // One CSV line per printed row (the text table: a header, then a line per figure, 'why:' lines apart).
+  const CommandResult text = run_dlsim(dir, "validate '" + kPublished + "' --fast --quiet");
+  std::size_t figures = 0;
+  std::istringstream in(text.out);
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) figures += line.rfind("    why:", 0) != 0 && line.rfind("measurements", 0) != 0 &&
+                                            line.rfind("claims", 0) != 0 && line.rfind("skipped", 0) != 0 && line.rfind("wrote", 0) != 0;
+  std::size_t csv_lines = 0;
+  for (char c : csv) csv_lines += c == '\n';
+  EXPECT_EQ(csv_lines, figures + 1);
+
+  const CommandResult missing = run_dlsim(dir, "validate no-such-folder");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("no-such-folder: not a folder of scenarios"), std::string::npos) << missing.err;
+  const CommandResult format = run_dlsim(dir, "validate '" + kPublished + "' --format xml");
+  EXPECT_EQ(format.exit_code, 2);
+  EXPECT_NE(format.err.find("--format must be text or markdown"), std::string::npos) << format.err;
+}
+
+TEST(ValidateCommand, AFarOffFigureWithoutExplanationFailsTheRun) {
+  const auto dir = fresh_folder("validate-unexplained");
+  std::filesystem::create_directories(dir / "pub");
+  std::ofstream(dir / "pub" / "x.yaml") << R"(seed: 1
+cluster: {instance: aws/p3.16xlarge, nodes: 1}
+workload: {model: resnet50, precision: fp16, batch: {per_device: 64}, iterations: 10}
+validation:
+  source: a test
+  reference: measured
+  checks:
+    - {id: far, quantity: throughput, published: 1 images/s, predicted: {column: samples_per_second}}
+)";
+  const CommandResult r = run_dlsim(dir, "validate pub --quiet");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("x.yaml: far"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("far"), std::string::npos) << "the table is printed before the error";
+}
+
+}  // namespace
+}  // namespace dlsim::cli_test
