@@ -37,8 +37,13 @@ network::Algorithm algorithm(const std::string& s) {
 }
 
 void read_node(MapReader& r, network::NodeSpec& node) {
+  const network::NodeKind instance_kind = node.kind;
   node.kind = node_kind(r.choice("kind", kNodeKinds, node_kind_name(node.kind)));
-  node.link_bandwidth = r.quantity("link_bandwidth", Dimension::bandwidth, 1, kMaxBandwidth, node.link_bandwidth);
+  // Without an explicit link figure the accelerator's total intra-node bandwidth is kept: a
+  // cube-mesh link unit is a sixth of it (as node_spec_for sets it), other kinds carry it whole.
+  const auto per_link = [](network::NodeKind k) { return k == network::NodeKind::hybrid_cube_mesh ? 6.0 : 1.0; };
+  const double link_default = node.link_bandwidth * per_link(instance_kind) / per_link(node.kind);
+  node.link_bandwidth = r.quantity("link_bandwidth", Dimension::bandwidth, 1, kMaxBandwidth, link_default);
   node.link_latency_s = r.quantity("link_latency", Dimension::duration, 0, kMaxLatency, node.link_latency_s);
   const double total_nic = node.nic_bandwidth * node.nics;
   node.nics = static_cast<int>(r.integer("nics", 1, node.accelerators, node.nics));
