@@ -10,6 +10,7 @@
 #include "experiment/config_error.hpp"
 #include "experiment/sweep.hpp"
 #include "experiment/sweep_spec.hpp"
+#include "experiment/validation.hpp"
 #include "experiment/writers.hpp"
 
 namespace dlsim::bindings {
@@ -165,6 +166,31 @@ void bind_experiment(py::module_& m) {
         },
         py::arg("path"), py::arg("text"), py::arg("name"), py::arg("base_dir"), py::arg("sets"), py::arg("grid"),
         py::arg("threads"), "Runs a grid of overrides over one scenario on threads (GIL released; Ctrl-C stops it).");
+
+  m.def("validate",
+        [](const std::string& folder, bool fast, const std::vector<std::string>& only, int threads) {
+          experiment::ValidateOptions options;
+          options.fast_only = fast;
+          options.only = only;
+          options.threads = threads;
+          const experiment::ValidationReport r = run_interruptibly([&options, &folder](const sim::InterruptFlag* flag) {
+            experiment::ValidateOptions o = options;
+            o.interrupt = flag;
+            return experiment::validate_folder(folder, o);
+          });
+          py::dict out;
+          out["table"] = table_to_python(experiment::validation_table(r));
+          out["mape_measured"] = r.mape_measured;
+          out["mape_claims"] = r.mape_claims;
+          out["measured_points"] = r.measured_points;
+          out["claim_points"] = r.claim_points;
+          out["skipped"] = r.skipped;
+          out["unexplained"] = r.unexplained;
+          out["markdown"] = experiment::format_validation_markdown(r);
+          return out;
+        },
+        py::arg("folder"), py::arg("fast"), py::arg("only"), py::arg("threads"),
+        "Runs the published-result scenarios of a folder and compares (GIL released; Ctrl-C stops it).");
 }
 
 }  // namespace dlsim::bindings

@@ -206,3 +206,25 @@ def test_a_sweep_of_the_scenario_own_section_matches_dlsim_sweep(tmp_path, dlsim
     assert_same_tables(frame, stored)
     with pytest.raises(dlsim.ConfigError, match="dlsim sweep"):
         dlsim.run(scenario)
+
+
+def test_validate_gives_the_rows_and_errors_dlsim_validate_prints(source_dir, dlsim_exe):
+    folder = source_dir / "scenarios" / "published"
+    frame = dlsim.validate(folder, fast=True)
+    printed = subprocess.run([str(dlsim_exe), "validate", str(folder), "--fast", "--format", "markdown", "--quiet"],
+                             check=True, capture_output=True, text=True).stdout
+    assert frame.attrs["markdown"] == printed
+    rows = [line for line in printed.splitlines() if line.startswith("| ") and not line.startswith("| source |")]
+    assert len(frame) == len(rows) >= 10
+    assert list(frame["id"]) == [row.split(" | ")[1] for row in rows]
+    # A published single value: error = (predicted - published) / published, in the published unit.
+    single = frame[frame["published_low"] == frame["published_high"]]
+    assert len(single) > 0
+    expected = (single["predicted"] - single["published_low"]) / single["published_low"]
+    assert (abs(single["error"] - expected) < 1e-9).all()
+    measured = frame[frame["reference"] == "measured"]
+    assert frame.attrs["measured_points"] == len(measured)
+    assert abs(frame.attrs["mape_measured"] - measured["error"].abs().mean()) < 1e-12
+    assert len(dlsim.validate(folder, fast=True, only=["nccl-"])) == (frame["scenario"].str.startswith("nccl-")).sum()
+    with pytest.raises(dlsim.ConfigError, match="not a folder"):
+        dlsim.validate(folder / "missing")

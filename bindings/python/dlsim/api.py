@@ -17,7 +17,7 @@ from . import _core
 from .errors import CalibrationError, ConfigError
 from .results import Results
 
-__all__ = ["Scenario", "load", "run", "sweep", "devices", "instances", "models", "model", "calibrate",
+__all__ = ["Scenario", "load", "run", "sweep", "devices", "instances", "models", "model", "calibrate", "validate",
            "validate_profile"]
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -216,6 +216,27 @@ def sweep(scenario: ScenarioLike, grid: Optional[Mapping[str, Sequence[Any]]] = 
     ``frame.attrs`` holds ``kind``, ``variants`` (each variant's overrides) and ``units``.
     """
     return _scenario(scenario, set).sweep(grid, threads)
+
+
+def validate(folder: PathLike = "scenarios/published", fast: bool = False, only: Optional[Sequence[str]] = None,
+             threads: int = 0) -> pd.DataFrame:
+    """Runs the published-result scenarios of ``folder`` and compares each prediction with its
+    published figure, as ``dlsim validate`` does (docs/validation.md).
+
+    ``fast``: only the scenarios marked ``validation.fast``; ``only``: file-name prefixes.
+    Returns one row per published figure (scenario, source, reference, id, quantity, published,
+    unit, published_low, published_high, predicted, error, explanation; values in ``unit``).
+    ``frame.attrs`` holds ``mape_measured`` and ``mape_claims`` (fractions; NaN without points),
+    ``measured_points``, ``claim_points``, ``skipped`` (scenarios whose data is absent),
+    ``unexplained`` (figures beyond 15% without an explanation) and ``markdown`` (the table
+    ``dlsim validate --format markdown`` prints).
+    """
+    r = _core.validate(os.fspath(folder), bool(fast), list(only or []), int(threads))
+    frame, units, _ = _frame(r["table"])
+    for key in ("mape_measured", "mape_claims", "measured_points", "claim_points", "skipped", "unexplained", "markdown"):
+        frame.attrs[key] = r[key]
+    frame.attrs["units"] = units
+    return frame
 
 
 def devices() -> pd.DataFrame:
