@@ -133,6 +133,11 @@ int check_command(std::ostream& out, const ScenarioOptions& o) {
     out << s.source << ": sweep of " << variants.size() << " variant" << (variants.size() == 1 ? "" : "s")
         << " (sweep.grid/zip/random), each ok: run it with 'dlsim sweep'\n";
   }
+  if (!s.validation.empty()) {
+    const std::size_t n = s.validation.checks.size();
+    out << s.source << ": " << n << " published figure" << (n == 1 ? "" : "s") << " to compare (" << s.validation.source
+        << "): run 'dlsim validate' on its folder\n";
+  }
   if (s.cluster_sim) {
     const auto& v = s.cluster_sim->variants;
     out << s.source << ": ok (cluster scenario: " << v.front().spec.pools.size() << " pool" << (v.front().spec.pools.size() == 1 ? "" : "s")

@@ -178,6 +178,30 @@ std::string missing_requirement(const std::string& path) {
   return "";
 }
 
+// Per group, in order of first appearance: points, mean absolute error, points within 15%.
+struct GroupSummary {
+  std::string group;
+  int points = 0, within = 0;
+  double sum = 0;
+};
+std::vector<GroupSummary> by_group(const std::vector<ValidationRow>& rows) {
+  std::vector<GroupSummary> out;
+  for (const ValidationRow& r : rows) {
+    auto it = std::find_if(out.begin(), out.end(), [&r](const GroupSummary& s) { return s.group == r.group; });
+    if (it == out.end()) it = out.insert(out.end(), GroupSummary{r.group});
+    ++it->points;
+    it->sum += std::fabs(r.error);
+    it->within += std::fabs(r.error) <= kExplainAbove;
+  }
+  return out;
+}
+
+std::string percent(double fraction) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100 * fraction);
+  return buf;
+}
+
 std::string markdown_cell(std::string text) {
   for (std::size_t at = text.find('|'); at != std::string::npos; at = text.find('|', at + 2)) text.replace(at, 1, "\\|");
   return text;
@@ -241,6 +265,7 @@ std::vector<ValidationRow> compare_checks(const Scenario& scenario, const Table&
     ValidationRow r;
     r.scenario = file;
     r.source = scenario.validation.source;
+    r.group = scenario.validation.group;
     r.reference = scenario.validation.reference;
     r.id = check.id;
     r.quantity = check.quantity;
@@ -353,6 +378,12 @@ std::string format_validation_text(const ValidationReport& report) {
   out << summary_line("measurements (measured.yaml)", report.mape_measured, report.measured_points, report.rows, "measured") << '\n';
   out << summary_line("claims (published-claims.md)", report.mape_claims, report.claim_points, report.rows, "claims") << '\n';
   for (const std::string& s : report.skipped) out << "skipped, its data is not here: " << s << '\n';
+  out << "by group (points, mean absolute percentage error, within 15%):\n";
+  for (const GroupSummary& s : by_group(report.rows)) {
+    char line[64];
+    std::snprintf(line, sizeof line, "  %4d  %6s  %4d  ", s.points, percent(s.sum / s.points).c_str(), s.within);
+    out << line << s.group << '\n';
+  }
   return out.str();
 }
 
@@ -369,6 +400,10 @@ std::string format_validation_markdown(const ValidationReport& report) {
   out << "- " << summary_line("Measurements (measured.yaml)", report.mape_measured, report.measured_points, report.rows, "measured") << "\n";
   out << "- " << summary_line("Claims (published-claims.md)", report.mape_claims, report.claim_points, report.rows, "claims") << "\n";
   for (const std::string& s : report.skipped) out << "- Skipped, its data is not here: " << s << "\n";
+  out << "\n| group | points | mean absolute percentage error | within 15% |\n|---|---|---|---|\n";
+  for (const GroupSummary& s : by_group(report.rows)) {
+    out << "| " << markdown_cell(s.group) << " | " << s.points << " | " << percent(s.sum / s.points) << " | " << s.within << " |\n";
+  }
   return out.str();
 }
 

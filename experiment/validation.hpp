@@ -55,6 +55,7 @@ struct ValidationCheck {
 
 struct ValidationSpec {
   std::string source;            // short citation
+  std::string group;             // the body of work it belongs to (summaries); default: source
   std::string reference;         // "measured" or "claims"
   bool fast = false;             // part of the test suite's quick subset
   // Files outside the repository the scenario reads (shared data sets), relative to its folder:
@@ -67,7 +68,7 @@ struct ValidationSpec {
 // One compared figure.
 struct ValidationRow {
   std::string scenario;          // file name, relative to the folder
-  std::string source, reference, id, quantity;
+  std::string source, group, reference, id, quantity;
   PublishedValue published;
   double predicted = 0;          // SI
   double error = 0;              // signed relative error; 0 inside a range or bound

@@ -181,6 +181,7 @@ ValidationSpec read_validation(MapReader& v) {
   ValidationSpec spec;
   spec.source = v.text("source");
   if (spec.source.empty()) v.fail("source", "name the publication the checks come from");
+  spec.group = v.optional_text("group").value_or(spec.source);
   spec.reference = v.choice("reference", {"measured", "claims"});
   spec.fast = v.boolean("fast", false);
   const YAML::Node requires_node = v.node("requires");

@@ -214,7 +214,8 @@ def test_validate_gives_the_rows_and_errors_dlsim_validate_prints(source_dir, dl
     printed = subprocess.run([str(dlsim_exe), "validate", str(folder), "--fast", "--format", "markdown", "--quiet"],
                              check=True, capture_output=True, text=True).stdout
     assert frame.attrs["markdown"] == printed
-    rows = [line for line in printed.splitlines() if line.startswith("| ") and not line.startswith("| source |")]
+    figures = printed.split("\n\n")[0]  # the figures' table ends at a blank line
+    rows = [line for line in figures.splitlines() if line.startswith("| ") and not line.startswith("| source |")]
     assert len(frame) == len(rows) >= 10
     assert list(frame["id"]) == [row.split(" | ")[1] for row in rows]
     # A published single value: error = (predicted - published) / published, in the published unit.
