@@ -49,8 +49,6 @@ network::Algorithm algorithm_of(const std::string& s) {
   return static_cast<network::Algorithm>(std::find(kAlgorithms.begin(), kAlgorithms.end(), s) - kAlgorithms.begin());
 }
 
-bool power_of_two(std::size_t n) { return n > 0 && (n & (n - 1)) == 0; }
-
 }  // namespace
 
 CollectiveConfig read_collective(MapReader& r) {
@@ -80,10 +78,6 @@ void check_collective(const Scenario& s, const YAML::Node& root, const Source& s
     if (c.operation == network::CollectiveKind::send_recv && smallest_group < 2) fail("operation", "send-recv needs 2 ranks per group" + at);
     if (c.operation == network::CollectiveKind::push_pull && c.server_shards >= smallest_group) {
       fail("server_shards", "push-pull needs more ranks than server shards" + at);
-    }
-    const bool uneven = nodes % c.groups != 0;
-    if (c.algorithm == network::Algorithm::halving_doubling && (uneven || !power_of_two(static_cast<std::size_t>(smallest_group)))) {
-      fail("algorithm", "halving-doubling needs a power-of-two number of ranks per group" + at);
     }
   }
   const bool all_reduce_only = c.algorithm == network::Algorithm::double_binary_tree ||

@@ -280,19 +280,6 @@ void check_feasible(const Scenario& s, const YAML::Node& root, const Source& sou
                               format_size(s.cluster.device.memory_bytes) +
                               "; use more tensor or pipeline parallelism, ZeRO, recomputation or a smaller micro-batch");
       }
-      // Halving-doubling pairs ranks at distances 1, 2, 4, ...: its all-reduces (data-parallel
-      // gradients, tensor-parallel activations) need power-of-two groups.
-      if (s.network.all_reduce == network::Algorithm::halving_doubling) {
-        for (const int group : {plan.data, plan.tensor}) {
-          if (group > 1 && (group & (group - 1)) != 0) {
-            const YAML::Node at = root["network"]["collectives"]["all_reduce"];
-            throw ConfigError(source.locate(at, "network.collectives.all_reduce"), "network.collectives.all_reduce",
-                              "halving-doubling needs a power-of-two number of ranks per all-reduce; plan " + describe_plan(plan) +
-                                  where + " all-reduces over groups of " + std::to_string(group) +
-                                  " (use ring, hierarchical or auto)");
-          }
-        }
-      }
     }
   }
 }

@@ -42,7 +42,10 @@ Shape shape_of(int ranks, int ranks_per_node, double alpha, double beta, double 
 // the busiest rank link carries min(p, 4) flows of n/2 (a rank is an inner node with a parent
 // and two children in one tree and a leaf in the other: 3 + 1), so n min(p,4) / (2 beta).
 // Hierarchical: intra-node reduce-scatter and all-gather rings of g, then a rail ring over N
-// nodes on n/g. Halving-doubling: 2 log2 p steps moving 2(p-1)/p n in all.
+// nodes on n/g. Halving-doubling: 2 log2 p steps moving 2(p-1)/p n in all; on a non-power of
+// two p, MPICH's fold (collectives_plans.cpp, halving_doubling_all_reduce): with p' the largest
+// power of two <= p, a step of the whole n into the p' survivors and one back out around their
+// halving-doubling, 2 (alpha + n/beta) + 2 log2(p') alpha + 2 (p'-1)/p' n/beta.
 double all_reduce_time(Algorithm a, double n, int p, double alpha, double beta, const Shape& s) {
   const double P = p;
   switch (a) {
@@ -56,8 +59,12 @@ double all_reduce_time(Algorithm a, double n, int p, double alpha, double beta, 
       const double inter = 2 * (N - 1) * s.alpha_inter + 2 * (N - 1) / N * (n / g) / s.beta_inter;
       return intra + inter;
     }
-    case Algorithm::halving_doubling:
-      return 2 * detail::ceil_log2(p) * alpha + 2 * (P - 1) / P * n / beta;
+    case Algorithm::halving_doubling: {
+      if (detail::is_power_of_two(p)) return 2 * detail::ceil_log2(p) * alpha + 2 * (P - 1) / P * n / beta;
+      const int levels = detail::floor_log2(p);
+      const double survivors = 1 << levels;
+      return 2 * (alpha + n / beta) + 2 * levels * alpha + 2 * (survivors - 1) / survivors * n / beta;
+    }
     default:
       break;
   }
@@ -170,8 +177,9 @@ double closed_form_time(CollectiveKind kind, Algorithm algorithm, double bytes, 
   if (!detail::applies(kind, algorithm)) {
     throw std::invalid_argument("closed_form_time: " + to_string(algorithm) + " does not implement " + to_string(kind));
   }
-  if (algorithm == Algorithm::halving_doubling && !detail::is_power_of_two(ranks)) {
-    throw std::invalid_argument("closed_form_time: halving_doubling needs a power-of-two number of ranks");
+  if (algorithm == Algorithm::halving_doubling && kind != CollectiveKind::all_reduce && !detail::is_power_of_two(ranks)) {
+    throw std::invalid_argument("closed_form_time: halving_doubling " + to_string(kind) +
+                                " needs a power-of-two number of ranks (only all-reduce folds the rest)");
   }
   const bool pairwise = kind == CollectiveKind::send_recv || kind == CollectiveKind::push_pull;
   if (ranks == 1 && !pairwise) return 0.0;  // nothing moves

@@ -84,6 +84,8 @@ int tree_depth(const std::vector<int>& parent);
 
 // ceil(log2(n)) for n >= 1.
 int ceil_log2(int n);
+// floor(log2(n)) for n >= 1.
+int floor_log2(int n);
 bool is_power_of_two(int n);
 
 }  // namespace dlsim::network::detail

@@ -15,6 +15,12 @@ int ceil_log2(int n) {
   return bits;
 }
 
+int floor_log2(int n) {
+  int bits = 0;
+  while ((2 << bits) <= n) ++bits;
+  return bits;
+}
+
 bool is_power_of_two(int n) { return n >= 1 && (n & (n - 1)) == 0; }
 
 Layout layout_of(const Topology& topology, const std::vector<VertexId>& ranks) {
@@ -230,14 +236,60 @@ void ring_rooted(const Plan& plan, bool broadcast, PhaseBuilder& b) {
 // each a phase where every rank exchanges with one partner. As in Gloo, the reduce-scatter
 // starts with the nearest partner and the largest message (distance 1, n/2) and halves the
 // message while doubling the distance, so the big exchanges stay inside nodes; the all-gather
-// retraces those steps backwards.
-void halving_doubling_step(const Plan& plan, int step, bool gather, PhaseBuilder& b) {
-  const int p = plan.ranks_count();
+// retraces those steps backwards. `members` are the ranks taking part, a power of two of them
+// (all ranks, or the survivors of the fold below).
+void halving_doubling_step(const Plan& plan, const std::vector<VertexId>& members, int step, bool gather,
+                           PhaseBuilder& b) {
+  const int p = static_cast<int>(members.size());
   const int levels = ceil_log2(p);
   const int s = gather ? levels - 1 - step : step;  // the reduce-scatter step retraced
   const int distance = 1 << s;
   const double bytes = plan.bytes / static_cast<double>(2 << s);
-  for (int r = 0; r < p; ++r) b.add(plan.ranks[r], plan.ranks[r ^ distance], bytes);
+  for (int r = 0; r < p; ++r) b.add(members[r], members[r ^ distance], bytes);
+}
+
+// Halving-doubling all-reduce on any rank count: MPICH's "fold" for non-powers of two (Thakur,
+// Rabenseifner and Gropp 2005, section 4.4; MPICH allreduce_intra_reduce_scatter_allgather).
+// With p' the largest power of two <= p and r = p - p': phase 0, in each of the first r pairs
+// (2i, 2i+1) the even rank sends its whole vector (n) to the odd one, which reduces it; the
+// p' survivors (the odd ranks of those pairs, then ranks 2r..p-1, in rank order) run the
+// 2 log2(p') steps of halving-doubling; last phase, each odd rank sends the whole result back
+// to its even partner. A power-of-two group has no fold: the plain 2 log2(p) phases.
+int fold_extra(int p) { return p - (1 << floor_log2(p)); }
+
+std::vector<VertexId> fold_survivors(const Plan& plan) {
+  const int p = plan.ranks_count();
+  const int r = fold_extra(p);
+  std::vector<VertexId> out;
+  out.reserve(static_cast<std::size_t>(p - r));
+  for (int i = 0; i < r; ++i) out.push_back(plan.ranks[static_cast<std::size_t>(2 * i + 1)]);
+  for (int i = 2 * r; i < p; ++i) out.push_back(plan.ranks[static_cast<std::size_t>(i)]);
+  return out;
+}
+
+void halving_doubling_all_reduce(const Plan& plan, int phase, PhaseBuilder& b) {
+  const int p = plan.ranks_count();
+  const int r = fold_extra(p);
+  if (r == 0) {  // a power of two: no fold
+    const int levels = ceil_log2(p);
+    halving_doubling_step(plan, plan.ranks, phase < levels ? phase : phase - levels, phase >= levels, b);
+    return;
+  }
+  const int levels = floor_log2(p);
+  if (phase == 0 || phase == 2 * levels + 1) {  // fold in, or send the result back out
+    for (int i = 0; i < r; ++i) {
+      const VertexId even = plan.ranks[static_cast<std::size_t>(2 * i)];
+      const VertexId odd = plan.ranks[static_cast<std::size_t>(2 * i + 1)];
+      if (phase == 0) {
+        b.add(even, odd, plan.bytes);
+      } else {
+        b.add(odd, even, plan.bytes);
+      }
+    }
+    return;
+  }
+  const int step = phase - 1;
+  halving_doubling_step(plan, fold_survivors(plan), step < levels ? step : step - levels, step >= levels, b);
 }
 
 // Hierarchical all-reduce (2-D all-reduce: Mikami et al. 2018, Horovod's hierarchical
@@ -326,11 +378,9 @@ void build_all_reduce(const Plan& plan, int phase, PhaseBuilder& b) {
     case Algorithm::hierarchical:
       hierarchical_all_reduce(plan, phase, b);
       return;
-    case Algorithm::halving_doubling: {
-      const int levels = ceil_log2(p);
-      halving_doubling_step(plan, phase < levels ? phase : phase - levels, phase >= levels, b);
+    case Algorithm::halving_doubling:
+      halving_doubling_all_reduce(plan, phase, b);
       return;
-    }
     default:
       throw std::logic_error("collectives: unvalidated all_reduce plan");
   }
@@ -347,7 +397,7 @@ void build_phase(const Plan& plan, int phase, PhaseBuilder& b) {
     case CollectiveKind::reduce_scatter:
     case CollectiveKind::all_gather:
       if (ring) return channel_rings(plan, plan.bytes * (p - 1) / p, p - 1, b);
-      return halving_doubling_step(plan, phase, plan.kind == CollectiveKind::all_gather, b);
+      return halving_doubling_step(plan, plan.ranks, phase, plan.kind == CollectiveKind::all_gather, b);
     case CollectiveKind::broadcast:
     case CollectiveKind::reduce: {
       const bool broadcast = plan.kind == CollectiveKind::broadcast;
@@ -369,7 +419,9 @@ int phase_count(const Plan& plan) {
   const int levels = ceil_log2(plan.ranks_count());
   switch (plan.algorithm) {
     case Algorithm::halving_doubling:
-      return plan.kind == CollectiveKind::all_reduce ? 2 * levels : levels;
+      if (plan.kind != CollectiveKind::all_reduce) return levels;
+      // The fold (halving_doubling_all_reduce): one phase in, one out, around 2 log2(p') steps.
+      return is_power_of_two(plan.ranks_count()) ? 2 * levels : 2 * floor_log2(plan.ranks_count()) + 2;
     case Algorithm::hierarchical:
       return plan.kind == CollectiveKind::all_reduce ? 3 : 2;
     case Algorithm::parameter_server:
@@ -407,7 +459,8 @@ void validate(const Plan& plan) {
   if (!applies(plan.kind, plan.algorithm)) {
     throw std::invalid_argument(what + "this algorithm does not implement this collective");
   }
-  if (plan.algorithm == Algorithm::halving_doubling && !is_power_of_two(p)) {
+  // All-reduce folds a non-power-of-two group (MPICH); reduce-scatter and all-gather do not.
+  if (plan.algorithm == Algorithm::halving_doubling && plan.kind != CollectiveKind::all_reduce && !is_power_of_two(p)) {
     throw std::invalid_argument(what + "needs a power-of-two number of ranks, got " + std::to_string(p));
   }
   if (plan.algorithm == Algorithm::hierarchical && !plan.layout.uniform) {

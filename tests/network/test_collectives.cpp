@@ -91,11 +91,13 @@ CollectiveSpec make(Kind kind, Algo algo, double bytes, std::vector<VertexId> ra
 double tolerance(int phases, double expected) { return 2e-9 * phases + 1e-12 * expected; }
 
 int log2i(int p) { return static_cast<int>(std::lround(std::log2(p))); }
+int floor_log2i(int p) { return static_cast<int>(std::floor(std::log2(p))); }
+bool power_of_two(int p) { return (p & (p - 1)) == 0; }
 
 struct Case {
   Kind kind;
   Algo algo;
-  int phases_per_log2;  // 0: one phase; k: k log2(p) phases (halving-doubling)
+  int phases_per_log2;  // 0: one phase; k: k log2(p) phases (halving-doubling; + 2 for the fold)
   bool power_of_two_only;
   int root;
   int shards;
@@ -107,7 +109,7 @@ TEST(CollectiveClosedForm, EveryFlatAlgorithmMatchesItsClosedFormOnAStar) {
   const std::vector<Case> cases = {
       {Kind::all_reduce, Algo::ring, 0, false, 0, 1},
       {Kind::all_reduce, Algo::double_binary_tree, 0, false, 0, 1},
-      {Kind::all_reduce, Algo::halving_doubling, 2, true, 0, 1},
+      {Kind::all_reduce, Algo::halving_doubling, 2, false, 0, 1},  // folds a non-power of two
       {Kind::reduce_scatter, Algo::ring, 0, false, 0, 1},
       {Kind::reduce_scatter, Algo::halving_doubling, 1, true, 0, 1},
       {Kind::all_gather, Algo::ring, 0, false, 0, 1},
@@ -130,7 +132,9 @@ TEST(CollectiveClosedForm, EveryFlatAlgorithmMatchesItsClosedFormOnAStar) {
         const CollectiveResult r = run_collective(s.topology, spec);
         const double expected =
             closed_form_time(c.kind, c.algo, bytes, p, 2 * lat, bw, 1, 0, 0, c.shards);
-        const int phases = c.phases_per_log2 ? c.phases_per_log2 * log2i(p) : 2;
+        const int phases = !c.phases_per_log2 ? 2
+                           : power_of_two(p)  ? c.phases_per_log2 * log2i(p)
+                                              : c.phases_per_log2 * floor_log2i(p) + 2;
         EXPECT_NEAR(r.time_s, expected, tolerance(phases, expected))
             << to_string(c.kind) << " " << to_string(c.algo) << " p=" << p << " bytes=" << bytes;
         EXPECT_EQ(r.algorithm, c.algo);
@@ -222,15 +226,81 @@ TEST(CollectiveHierarchical, BeatsFlatRingAcrossNodesForLargeMessages) {
   EXPECT_NEAR(ring, fill + 2.0 * 7 / 8 * bytes / 4 / f.nic_bw, tolerance(1, ring));
 }
 
-TEST(CollectiveValidation, HalvingDoublingRejectsNonPowersOfTwo) {
+// Halving-doubling all-reduce on a non-power of two p: MPICH's fold (Thakur, Rabenseifner and
+// Gropp 2005, section 4.4). On the star every transfer sees alpha = 2 lat and beta = bw, and no
+// two flows of a phase share a link (each rank sends at most one flow and receives at most
+// one), so by hand, with p' the largest power of two <= p and r = p - p':
+//   fold:   r even ranks send n to their odd partners            alpha + n/beta
+//   step k: p' survivors exchange n/2^(k+1), k = 0..log2(p')-1   alpha + n/(2^(k+1) beta) each
+//   gather: the same steps retraced                              same again
+//   unfold: r odd ranks send the n result back                   alpha + n/beta
+// The steps sum to log2(p') alpha + (p'-1)/p' n/beta each way, so
+//   T = (2 log2(p') + 2) alpha + (2 + 2 (p'-1)/p') n/beta,
+// with 2 r + 2 log2(p') p' flows. For p = 3, 6, 12, 44: (p', r) = (2, 1), (4, 2), (8, 4), (32, 12).
+TEST(CollectiveHalvingDoubling, FoldsNonPowersOfTwoAsMpich) {
+  const double bw = 10e9, lat = 1.5e-6, alpha = 2 * lat;
+  for (int p : {3, 6, 12, 44}) {
+    const Star s = star(p, bw, lat);
+    const int survivors = 1 << floor_log2i(p), levels = floor_log2i(p), r = p - survivors;
+    for (double n : {4e3, 3e7}) {
+      const double by_hand = (2.0 * levels + 2) * alpha + (2 + 2.0 * (survivors - 1) / survivors) * n / bw;
+      const double closed = closed_form_time(Kind::all_reduce, Algo::halving_doubling, n, p, alpha, bw);
+      EXPECT_NEAR(closed, by_hand, 1e-12 * by_hand) << "p=" << p;
+      const CollectiveResult res = run_collective(s.topology, make(Kind::all_reduce, Algo::halving_doubling, n, s.ranks));
+      EXPECT_NEAR(res.time_s, by_hand, tolerance(2 * levels + 2, by_hand)) << "p=" << p << " n=" << n;
+      EXPECT_EQ(res.flows, static_cast<std::size_t>(2 * r + 2 * levels * survivors)) << "p=" << p;
+      EXPECT_EQ(res.algorithm, Algo::halving_doubling);
+    }
+  }
+  // The fold costs two full-vector steps: 3 ranks are slower than 4 on bandwidth-bound messages.
+  const double three = closed_form_time(Kind::all_reduce, Algo::halving_doubling, 1e9, 3, 1e-6, 1e9);
+  const double four = closed_form_time(Kind::all_reduce, Algo::halving_doubling, 1e9, 4, 1e-6, 1e9);
+  EXPECT_GT(three, four);
+}
+
+// Power-of-two groups keep the plain algorithm: no fold, 2 log2(p) phases of p flows each.
+TEST(CollectiveHalvingDoubling, PowersOfTwoDoNotFold) {
+  for (int p : {2, 4, 8, 16}) {
+    const Star s = star(p, 1e9, 1e-6);
+    const CollectiveResult r = run_collective(s.topology, make(Kind::all_reduce, Algo::halving_doubling, 1e6, s.ranks));
+    EXPECT_EQ(r.flows, static_cast<std::size_t>(2 * log2i(p) * p));
+    EXPECT_DOUBLE_EQ(closed_form_time(Kind::all_reduce, Algo::halving_doubling, 1e6, p, 2e-6, 1e9),
+                     2 * log2i(p) * 2e-6 + 2.0 * (p - 1) / p * 1e6 / 1e9);
+  }
+}
+
+// Across nodes: every rank has its own NIC and sends and receives at most one flow per phase,
+// so no flow shares a link and each transfer costs its own path: between the all-intra-node
+// closed form (alpha_intra, NVLink) and the all-inter-node one (alpha_inter, NIC). The fold
+// pairs ranks 2i, 2i+1, on the same node when nodes hold an even count, so there its two
+// full-vector steps stay on NVLink and the time sits well below the upper bound.
+TEST(CollectiveHalvingDoubling, RunsOnNonPowerOfTwoNodeCounts) {
+  const Fabric f;
+  const double n = 64e6;
+  for (auto [nodes, g] : {std::pair{3, 4}, {3, 2}, {5, 1}}) {
+    const TwoLevel t = two_level(nodes, g, f);
+    const int p = nodes * g;
+    const CollectiveResult r = run_collective(t.topology, make(Kind::all_reduce, Algo::halving_doubling, n, t.ranks));
+    const double fast = closed_form_time(Kind::all_reduce, Algo::halving_doubling, n, p, f.alpha_intra(), f.intra_bw);
+    const double slow = closed_form_time(Kind::all_reduce, Algo::halving_doubling, n, p, f.alpha_inter(), f.nic_bw);
+    EXPECT_GE(r.time_s, fast - tolerance(2 * floor_log2i(p) + 2, fast)) << nodes << "x" << g;
+    EXPECT_LE(r.time_s, slow + tolerance(2 * floor_log2i(p) + 2, slow)) << nodes << "x" << g;
+    if (g % 2 == 0) {  // the fold on NVLink: at least the two n / nic_bw steps saved
+      EXPECT_LT(r.time_s, slow - 2 * n / f.nic_bw + 2 * n / f.intra_bw + 1e-6) << nodes << "x" << g;
+    }
+  }
+}
+
+// Reduce-scatter and all-gather by halving-doubling have no fold: they still need a power of two.
+TEST(CollectiveValidation, HalvingDoublingScatterAndGatherRejectNonPowersOfTwo) {
   for (int p : {3, 6, 12}) {
     const Star s = star(p, 1e9, 1e-6);
-    EXPECT_THROW(run_collective(s.topology, make(Kind::all_reduce, Algo::halving_doubling, 1e6, s.ranks)),
-                 std::invalid_argument);
-    EXPECT_THROW(closed_form_time(Kind::all_reduce, Algo::halving_doubling, 1e6, p, 1e-6, 1e9), std::invalid_argument);
+    for (Kind kind : {Kind::reduce_scatter, Kind::all_gather}) {
+      EXPECT_THROW(run_collective(s.topology, make(kind, Algo::halving_doubling, 1e6, s.ranks)), std::invalid_argument);
+      EXPECT_THROW(closed_form_time(kind, Algo::halving_doubling, 1e6, p, 1e-6, 1e9), std::invalid_argument);
+    }
+    EXPECT_NO_THROW(run_collective(s.topology, make(Kind::all_reduce, Algo::halving_doubling, 1e6, s.ranks)));
   }
-  const Star s = star(8, 1e9, 1e-6);
-  EXPECT_NO_THROW(run_collective(s.topology, make(Kind::all_reduce, Algo::halving_doubling, 1e6, s.ranks)));
 }
 
 TEST(CollectiveValidation, RejectsAlgorithmsAndGroupsThatDoNotApply) {
