@@ -104,8 +104,8 @@ int dispatch(int argc, char** argv) {
                                       : experiment::validate_profile(calibrate, std::cout, std::cerr);
   }
   if (command == "collective") return cli::collective_command(std::cout, o);
+  if (sweep.threads < 0 || sweep.threads > 4096) throw po::error("-j must be in 1..4096");
   if (command == "validate") {
-    if (sweep.threads < 0 || sweep.threads > 4096) throw po::error("-j must be in 1..4096");
     if (!o.set_arguments.empty() || !o.output.empty()) throw po::error("validate takes no --set or --output (the scenarios are run as published)");
     validate.folder = o.scenario;
     validate.threads = sweep.threads;
@@ -115,7 +115,6 @@ int dispatch(int argc, char** argv) {
   }
   if (command == "sweep") {
     if (o.scenario.empty()) throw po::error("sweep needs the scenario file");
-    if (sweep.threads < 0 || sweep.threads > 4096) throw po::error("-j must be in 1..4096");
     return cli::sweep_command(std::cout, std::cerr, o, sweep, argc, argv);
   }
   if (command != "run" && command != "check") {

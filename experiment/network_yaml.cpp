@@ -36,13 +36,15 @@ network::Algorithm algorithm(const std::string& s) {
   return network::Algorithm::automatic;
 }
 
+// Link units an accelerator's intra-node bandwidth is spread over: a cube-mesh V100/P100 has 6
+// NVLinks, the builder's link unit (dgx1v-topology); other node kinds carry it on one.
+double link_units(network::NodeKind kind) { return kind == network::NodeKind::hybrid_cube_mesh ? 6.0 : 1.0; }
+
 void read_node(MapReader& r, network::NodeSpec& node) {
   const network::NodeKind instance_kind = node.kind;
   node.kind = node_kind(r.choice("kind", kNodeKinds, node_kind_name(node.kind)));
-  // Without an explicit link figure the accelerator's total intra-node bandwidth is kept: a
-  // cube-mesh link unit is a sixth of it (as node_spec_for sets it), other kinds carry it whole.
-  const auto per_link = [](network::NodeKind k) { return k == network::NodeKind::hybrid_cube_mesh ? 6.0 : 1.0; };
-  const double link_default = node.link_bandwidth * per_link(instance_kind) / per_link(node.kind);
+  // Without an explicit link figure the accelerator's total intra-node bandwidth is kept.
+  const double link_default = node.link_bandwidth * link_units(instance_kind) / link_units(node.kind);
   node.link_bandwidth = r.quantity("link_bandwidth", Dimension::bandwidth, 1, kMaxBandwidth, link_default);
   node.link_latency_s = r.quantity("link_latency", Dimension::duration, 0, kMaxLatency, node.link_latency_s);
   const double total_nic = node.nic_bandwidth * node.nics;
@@ -84,9 +86,8 @@ network::NodeSpec node_spec_for(const models::InstanceType& t, const models::Dev
   network::NodeSpec n;
   n.kind = t.node_kind;
   n.accelerators = t.accelerators_per_node;
-  // The instance's intra-node figure is per accelerator in total; a cube-mesh V100 spreads it
-  // over 6 NVLinks (dgx1v-topology), the builder's link unit.
-  n.link_bandwidth = t.node_kind == network::NodeKind::hybrid_cube_mesh ? t.intra_node_bandwidth / 6 : t.intra_node_bandwidth;
+  // The instance's intra-node figure is per accelerator in total, spread over the link units.
+  n.link_bandwidth = t.intra_node_bandwidth / link_units(t.node_kind);
   n.link_latency_s = t.intra_node_latency_s;
   n.nics = std::max(1, std::min(t.nics, t.accelerators_per_node));
   n.nic_bandwidth = t.network_bandwidth / n.nics;

@@ -135,26 +135,38 @@ std::string shown_explanation(const ValidationRow& r) {
   return std::fabs(r.error) > kExplainAbove ? r.explanation : "";
 }
 
-double mean_absolute(const std::vector<ValidationRow>& rows, const std::string& reference, int& count) {
-  double sum = 0;
-  count = 0;
+// Rows summed up by a key (reference or group), in order of first appearance.
+struct Summary {
+  std::string key;
+  int points = 0, within = 0;  // within: |error| <= kExplainAbove
+  double sum = 0;              // of |error|
+  double mape() const { return points ? sum / points : std::numeric_limits<double>::quiet_NaN(); }
+};
+std::vector<Summary> summarize(const std::vector<ValidationRow>& rows, std::string ValidationRow::*key) {
+  std::vector<Summary> out;
   for (const ValidationRow& r : rows) {
-    if (r.reference != reference) continue;
-    sum += std::fabs(r.error);
-    ++count;
+    auto it = std::find_if(out.begin(), out.end(), [&](const Summary& s) { return s.key == r.*key; });
+    if (it == out.end()) it = out.insert(out.end(), Summary{r.*key});
+    ++it->points;
+    it->sum += std::fabs(r.error);
+    it->within += std::fabs(r.error) <= kExplainAbove;
   }
-  return count ? sum / count : std::numeric_limits<double>::quiet_NaN();
+  return out;
+}
+Summary summary_of(const std::vector<ValidationRow>& rows, const std::string& reference) {
+  for (const Summary& s : summarize(rows, &ValidationRow::reference)) {
+    if (s.key == reference) return s;
+  }
+  return Summary{reference};
 }
 
-std::string summary_line(const char* what, double mape, int points, const std::vector<ValidationRow>& rows, const std::string& reference) {
-  int within = 0;
-  for (const ValidationRow& r : rows) within += r.reference == reference && std::fabs(r.error) <= kExplainAbove;
+std::string summary_line(const char* what, const Summary& s) {
   char buf[256];
-  if (points == 0) {
+  if (s.points == 0) {
     std::snprintf(buf, sizeof buf, "%s: none", what);
   } else {
-    std::snprintf(buf, sizeof buf, "%s: mean absolute percentage error %.1f%% over %d points (%d within 15%%)", what, 100 * mape,
-                  points, within);
+    std::snprintf(buf, sizeof buf, "%s: mean absolute percentage error %.1f%% over %d points (%d within 15%%)", what, 100 * s.mape(),
+                  s.points, s.within);
   }
   return buf;
 }
@@ -176,24 +188,6 @@ std::string missing_requirement(const std::string& path) {
     if (f.IsScalar() && !std::filesystem::exists(dir / f.Scalar())) return f.Scalar();
   }
   return "";
-}
-
-// Per group, in order of first appearance: points, mean absolute error, points within 15%.
-struct GroupSummary {
-  std::string group;
-  int points = 0, within = 0;
-  double sum = 0;
-};
-std::vector<GroupSummary> by_group(const std::vector<ValidationRow>& rows) {
-  std::vector<GroupSummary> out;
-  for (const ValidationRow& r : rows) {
-    auto it = std::find_if(out.begin(), out.end(), [&r](const GroupSummary& s) { return s.group == r.group; });
-    if (it == out.end()) it = out.insert(out.end(), GroupSummary{r.group});
-    ++it->points;
-    it->sum += std::fabs(r.error);
-    it->within += std::fabs(r.error) <= kExplainAbove;
-  }
-  return out;
 }
 
 std::string percent(double fraction) {
@@ -302,29 +296,28 @@ ValidationReport validate_folder(const std::string& folder, const ValidateOption
   std::vector<std::string> skipped(files.size());
   std::mutex report;
   double done = 0;
-  for_each_on_threads(files.size(), options.threads, true, [&](std::size_t k) {
-    sim::check_interrupt(options.interrupt);
+  // One file: skipped when its data is absent, else loaded, run (if it has checks that the
+  // options keep) and compared.
+  const auto validate_file = [&](std::size_t k) {
     const std::string path = (fs::path(folder) / files[k]).string();
     skipped[k] = missing_requirement(path);
-    if (!skipped[k].empty()) {
-      const std::lock_guard<std::mutex> lock(report);
-      done += 1;
-      if (options.progress) options.progress(done, static_cast<double>(files.size()));
-      return;
-    }
+    if (!skipped[k].empty()) return;
     const Scenario scenario = load_scenario(path);
-    if (!scenario.validation.empty() && (!options.fast_only || scenario.validation.fast)) {
-      Table table;
-      if (!scenario.sweep.variants.empty()) {
-        SweepSource source;
-        source.path = path;
-        table = run_sweep_variants(source, expand(scenario.sweep.variants), 1, options.interrupt).table;
-      } else {
-        table = run(scenario, options.interrupt).table;
-      }
-      rows[k] = compare_checks(scenario, table, files[k]);
-      ran[k] = true;
+    if (scenario.validation.empty() || (options.fast_only && !scenario.validation.fast)) return;
+    Table table;
+    if (!scenario.sweep.variants.empty()) {
+      SweepSource source;
+      source.path = path;
+      table = run_sweep_variants(source, expand(scenario.sweep.variants), 1, options.interrupt).table;
+    } else {
+      table = run(scenario, options.interrupt).table;
     }
+    rows[k] = compare_checks(scenario, table, files[k]);
+    ran[k] = true;
+  };
+  for_each_on_threads(files.size(), options.threads, true, [&](std::size_t k) {
+    sim::check_interrupt(options.interrupt);
+    validate_file(k);
     const std::lock_guard<std::mutex> lock(report);
     done += 1;
     if (options.progress) options.progress(done, static_cast<double>(files.size()));
@@ -343,8 +336,12 @@ ValidationReport validate_folder(const std::string& folder, const ValidateOption
     throw ConfigError({folder, 0, 0}, "", options.fast_only ? "no scenario here has a validation section with fast: true"
                                                             : "no scenario here has a validation section");
   }
-  out.mape_measured = mean_absolute(out.rows, "measured", out.measured_points);
-  out.mape_claims = mean_absolute(out.rows, "claims", out.claim_points);
+  const Summary measured = summary_of(out.rows, "measured");
+  const Summary claims = summary_of(out.rows, "claims");
+  out.mape_measured = measured.mape();
+  out.measured_points = measured.points;
+  out.mape_claims = claims.mape();
+  out.claim_points = claims.points;
   return out;
 }
 
@@ -375,14 +372,14 @@ std::string format_validation_text(const ValidationReport& report) {
       if (!why.empty()) out << "    why: " << why << '\n';
     }
   }
-  out << summary_line("measurements (measured.yaml)", report.mape_measured, report.measured_points, report.rows, "measured") << '\n';
-  out << summary_line("claims (published-claims.md)", report.mape_claims, report.claim_points, report.rows, "claims") << '\n';
+  out << summary_line("measurements (measured.yaml)", summary_of(report.rows, "measured")) << '\n';
+  out << summary_line("claims (published-claims.md)", summary_of(report.rows, "claims")) << '\n';
   for (const std::string& s : report.skipped) out << "skipped, its data is not here: " << s << '\n';
   out << "by group (points, mean absolute percentage error, within 15%):\n";
-  for (const GroupSummary& s : by_group(report.rows)) {
+  for (const Summary& s : summarize(report.rows, &ValidationRow::group)) {
     char line[64];
-    std::snprintf(line, sizeof line, "  %4d  %6s  %4d  ", s.points, percent(s.sum / s.points).c_str(), s.within);
-    out << line << s.group << '\n';
+    std::snprintf(line, sizeof line, "  %4d  %6s  %4d  ", s.points, percent(s.mape()).c_str(), s.within);
+    out << line << s.key << '\n';
   }
   return out.str();
 }
@@ -397,19 +394,15 @@ std::string format_validation_markdown(const ValidationReport& report) {
         << format_error(r) << " | " << markdown_cell(shown_explanation(r)) << " |\n";
   }
   out << "\n";
-  out << "- " << summary_line("Measurements (measured.yaml)", report.mape_measured, report.measured_points, report.rows, "measured") << "\n";
-  out << "- " << summary_line("Claims (published-claims.md)", report.mape_claims, report.claim_points, report.rows, "claims") << "\n";
+  out << "- " << summary_line("Measurements (measured.yaml)", summary_of(report.rows, "measured")) << "\n";
+  out << "- " << summary_line("Claims (published-claims.md)", summary_of(report.rows, "claims")) << "\n";
   for (const std::string& s : report.skipped) out << "- Skipped, its data is not here: " << s << "\n";
   out << "\n| group | points | mean absolute percentage error | within 15% |\n|---|---|---|---|\n";
-  for (const GroupSummary& s : by_group(report.rows)) {
-    out << "| " << markdown_cell(s.group) << " | " << s.points << " | " << percent(s.sum / s.points) << " | " << s.within << " |\n";
+  for (const Summary& s : summarize(report.rows, &ValidationRow::group)) {
+    out << "| " << markdown_cell(s.key) << " | " << s.points << " | " << percent(s.mape()) << " | " << s.within << " |\n";
   }
   return out.str();
 }
-
-}  // namespace dlsim::experiment
-
-namespace dlsim::experiment {
 
 Table validation_table(const ValidationReport& report) {
   using T = TableColumn::Type;

@@ -58,9 +58,9 @@ struct ValidationSpec {
   std::string group;             // the body of work it belongs to (summaries); default: source
   std::string reference;         // "measured" or "claims"
   bool fast = false;             // part of the test suite's quick subset
-  // Files outside the repository the scenario reads (shared data sets), relative to its folder:
-  // without them it is skipped, and the report says so.
-  std::vector<std::string> requires_files;
+  // (validation.requires: files outside the repository the scenario reads, relative to its
+  // folder. validate_folder reads them from the YAML before loading, since loading fails
+  // without them; here the key is only checked.)
   std::vector<ValidationCheck> checks;
   bool empty() const { return checks.empty(); }
 };

@@ -184,13 +184,12 @@ ValidationSpec read_validation(MapReader& v) {
   spec.group = v.optional_text("group").value_or(spec.source);
   spec.reference = v.choice("reference", {"measured", "claims"});
   spec.fast = v.boolean("fast", false);
+  // validation.requires is read by validate_folder before the scenario loads; here its shape.
   const YAML::Node requires_node = v.node("requires");
   if (requires_node.IsDefined() && !requires_node.IsNull()) {
-    if (!requires_node.IsSequence()) v.fail("requires", "expected a list of file paths (relative to the scenario's folder)");
-    for (const auto& f : requires_node) {
-      if (!f.IsScalar() || f.Scalar().empty()) v.fail("requires", "expected a list of file paths (relative to the scenario's folder)");
-      spec.requires_files.push_back(f.Scalar());
-    }
+    bool paths = requires_node.IsSequence();
+    for (std::size_t i = 0; paths && i < requires_node.size(); ++i) paths = requires_node[i].IsScalar() && !requires_node[i].Scalar().empty();
+    if (!paths) v.fail("requires", "expected a list of file paths (relative to the scenario's folder)");
   }
   const YAML::Node checks = v.node("checks");
   if (!checks.IsDefined()) v.fail_missing("checks", "the published figures to compare with: a list of {id, quantity, published, predicted}");
