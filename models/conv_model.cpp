@@ -13,6 +13,32 @@ std::string_view to_string(ConvAlgorithm a) {
   return a == ConvAlgorithm::winograd ? "winograd" : "implicit_gemm";
 }
 
+namespace {
+constexpr const char* kPassNames[] = {"forward", "data_gradient", "weight_gradient"};
+}  // namespace
+
+std::vector<std::pair<std::string, double>> ConvParams::named() const {
+  std::vector<std::pair<std::string, double>> out;
+  for (ConvAlgorithm a : {ConvAlgorithm::implicit_gemm, ConvAlgorithm::winograd}) {
+    for (std::size_t p = 0; p < 3; ++p) {
+      out.emplace_back(std::string(to_string(a)) + "." + kPassNames[p], factor[static_cast<std::size_t>(a)][p]);
+    }
+  }
+  return out;
+}
+
+bool ConvParams::set(const std::string& name, double value) {
+  for (ConvAlgorithm a : {ConvAlgorithm::implicit_gemm, ConvAlgorithm::winograd}) {
+    for (std::size_t p = 0; p < 3; ++p) {
+      if (name == std::string(to_string(a)) + "." + kPassNames[p]) {
+        factor[static_cast<std::size_t>(a)][p] = value;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 GemmShape implicit_gemm_shape(const ConvShape& c, ConvPass pass) {
   const double rs = c.kernel_h * c.kernel_w, pq = c.out_h() * c.out_w();
   switch (pass) {

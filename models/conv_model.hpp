@@ -19,6 +19,10 @@
 // faster of the algorithms the precision allows.
 #pragma once
 #include <array>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "models/device_spec.hpp"
 #include "models/gemm_model.hpp"
@@ -43,6 +47,10 @@ struct ConvParams {
   // is used as is for implicit GEMM, and Winograd is not a candidate).
   std::array<std::array<double, 3>, 2> factor{};   // [ConvAlgorithm][ConvPass]
   double at(ConvAlgorithm a, ConvPass p) const { return factor[static_cast<std::size_t>(a)][static_cast<std::size_t>(p)]; }
+  // The constants by name, for profile files: one list, written and read alike
+  // ("implicit_gemm.forward", ...). set() returns false for an unknown name.
+  std::vector<std::pair<std::string, double>> named() const;
+  bool set(const std::string& name, double value);
 };
 
 struct ConvEstimate {
