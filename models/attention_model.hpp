@@ -34,7 +34,10 @@ struct AttentionTime {
   double backward_flops = 0;
 };
 
-// Throws std::invalid_argument for sizes < 1 or a device without a peak for `precision`.
+// Throws std::invalid_argument for sizes < 1 (or kv_heads > heads), a device without a peak for
+// `precision`, a device FlashAttention does not run on or has no figures for (pre-Ampere GPUs: FA2
+// needs sm80+; TPUs; an unknown generation or SM count), and precisions it does not run (fp32, tf32,
+// fp64; fp8 except on Hopper, where FA3's FP8 forward is used and its backward runs in bf16).
 AttentionTime flash_attention_time(const AttentionShape& shape, Precision precision, const DeviceSpec& device);
 
 }  // namespace dlsim::models
