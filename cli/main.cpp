@@ -9,6 +9,7 @@
 #include "calibration/runner.hpp"
 #include "cli/commands.hpp"
 #include "experiment/calibrate.hpp"
+#include "experiment/calibrate_import.hpp"
 #include "experiment/config_error.hpp"
 
 namespace po = boost::program_options;
@@ -30,6 +31,9 @@ const char* const kUsage =
     "                         measure micro-kernels here, fit a device profile, write it\n"
     "  calibrate --validate profile.yaml [--backend cpu|cuda]\n"
     "                         predict held-out kernels from the profile, measure them, compare\n"
+    "  calibrate --import TABLE.csv [--import ...] [--gpu LABEL] [--device CATALOG-NAME] --out profile.yaml\n"
+    "                         fit the kernel model to measured kernel tables (vidur, DeepBench,\n"
+    "                         dlsim's CUDA tables): a profile, with its held-out errors\n"
     "  plot <results.h5> [--out DIR]  write every plot of a results file as PNG into DIR\n"
     "                         (default: <stem>-plots/ beside the file), with /usr/bin/python3\n"
     "  sweep <scenario.yaml> [-j N] [--output store.h5] [--resume]\n"
@@ -80,7 +84,9 @@ int dispatch(int argc, char** argv) {
       ("quick", po::bool_switch(&calibrate.quick))
       ("repeats", po::value<int>(&calibrate.repeats))
       ("max-spread", po::value<double>(&calibrate.max_spread))
-      ("device", po::value<std::string>(&calibrate.device));
+      ("device", po::value<std::string>(&calibrate.device))
+      ("import", po::value<std::vector<std::string>>(&calibrate.import_tables)->composing())
+      ("gpu", po::value<std::string>(&calibrate.gpu));
   cli::SweepFlags sweep;
   options.add_options()
       ("jobs,j", po::value<int>(&sweep.threads))
@@ -100,6 +106,10 @@ int dispatch(int argc, char** argv) {
   if (command == "calibrate") {
     if (!o.scenario.empty()) throw po::error("calibrate takes no positional argument ('" + o.scenario + "')");
     if (calibrate.repeats < 0 || calibrate.repeats > 10000) throw po::error("--repeats must be in 1..10000");
+    if (!calibrate.import_tables.empty()) {
+      if (!calibrate.backend.empty() || !calibrate.validate.empty()) throw po::error("--import fits measured tables: it takes no --backend or --validate");
+      return experiment::import_kernel_tables(calibrate, std::cout, std::cerr);
+    }
     return calibrate.validate.empty() ? experiment::calibrate(calibrate, std::cout, std::cerr)
                                       : experiment::validate_profile(calibrate, std::cout, std::cerr);
   }

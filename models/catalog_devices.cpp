@@ -109,6 +109,15 @@ void add_pre_ampere_gpus(Catalog& c) {
       with_arch(spec("P100", "NVIDIA Tesla P100 SXM2 16GB", {.fp64 = 5.3, .fp32 = 10.6, .fp16 = 21.2},
            16 * kGB, 732 * kGB, 160 * kGB, "hw-p100-sxm2-*: NVIDIA Tesla P100 datasheet"), Generation::pascal, 56, 4 * kMB),
       unmeasured());
+  // NOT IN THE REFERENCE: the P100 PCIe card, which DeepBench's P100 sheet measured (its README
+  // lists the P100 among PCIe systems; ../shared/reference/kernels/README.md). NVIDIA Tesla P100
+  // PCIe datasheet: FP32 9.3 TF, FP16 18.7 TF (packed, no tensor cores), FP64 4.7 TF, 16 GB HBM2 at
+  // 732 GB/s, PCIe Gen3 x16 to the host and to peers (no NVLink); the same GP100 chip (56 SMs,
+  // 4 MB L2) as the SXM2 part at a lower clock.
+  c.add_device(with_arch(spec("P100-PCIe", "NVIDIA Tesla P100 PCIe 16GB", {.fp64 = 4.7, .fp32 = 9.3, .fp16 = 18.7},
+                              16 * kGB, 732 * kGB, 32 * kGB, "NVIDIA Tesla P100 PCIe datasheet (not in hardware-and-cloud.yaml)"),
+                         Generation::pascal, 56, 4 * kMB),
+               unmeasured());
   // hw-v100-sxm2-16-*: NVIDIA Tesla V100 datasheet. FP16 tensor 125 TF, no BF16/TF32;
   // FP64 7.8 TF from the record notes. NVLink 2.0: 300 GB/s bidirectional.
   c.add_device(

@@ -32,7 +32,9 @@ const std::vector<std::array<int, 2>>& gemm_tiles(Generation g) {
 
 namespace {
 
-constexpr int kSplits[] = {1, 2, 3, 4, 6, 8};
+// Split-K factors: up to 256, so that a small output over a long k (a weight gradient over every
+// token or pixel of the batch) can still fill the SMs, as cuBLAS and cuDNN do.
+constexpr int kSplits[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256};
 constexpr double kMinSplitDepth = 128;   // a split-K slice keeps at least this much of k
 constexpr double kPartialSumBytes = 4;   // split-K partial sums are fp32
 

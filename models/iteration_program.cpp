@@ -107,16 +107,18 @@ struct Builder {
   }
 
   // The host issues kernels one after another, each costing it `launch` seconds (framework
-  // dispatch and the CUDA launch); the device runs them in order as they arrive. `slack` is how
+  // dispatch and the CUDA launch, kernel_profile.hpp's HostOverhead); the device runs them in
+  // order as they arrive. `slack` is how
   // far the host is ahead; a kernel issued later than the device could start it stalls the
   // device (small kernels make a pass launch-bound). Kernels of one layer are taken as equal.
   double slack = 0;
-  double with_host(const KernelTimes& k) {
+  double with_host(const KernelTimes& k, bool backward) {
     if (k.kernels == 0) {
       slack += k.seconds;
       return k.seconds;
     }
-    const double launch = profile.kernel_launch_overhead_s, each = k.seconds / k.kernels;
+    const HostOverhead& host = profile.kernels.host;
+    const double launch = backward ? host.backward_kernel_s : host.forward_kernel_s, each = k.seconds / k.kernels;
     double device = 0;
     for (int i = 0; i < k.kernels; ++i) {
       const double wait = std::max(0.0, launch - slack);
@@ -142,7 +144,7 @@ struct Builder {
     if (share.fused && i > 0) chained = rank_share(model.layers[static_cast<std::size_t>(i - 1)], plan).activation_elements;
     const LayerKernelTimes t = layer_kernel_times(share, plan.micro_batch_size, plan.precision, device, profile, chained);
     KernelTimes pass = backward ? t.backward : t.forward;
-    const double device_s = with_host(pass);
+    const double device_s = with_host(pass, backward);
     pass.by_family[static_cast<std::size_t>(dominant_family(pass))] += device_s - pass.seconds;  // host stalls
     pass.seconds = device_s;
     return pass;

@@ -28,11 +28,28 @@ struct ErrorBand {
   double p90_abs = 0;                 // 90th percentile of the same
 };
 
+// The host side of a training step: CPU seconds to issue one kernel. The kernel model's times
+// are device times (the measured tables exclude launches); a pass whose kernels are shorter than
+// this is launch-bound (iteration_program.cpp). Defaults, for PyTorch eager mode on a modern
+// server CPU:
+// - launch: cudaLaunchKernel costs the host 2.6-3.8 us per asynchronous launch (NVIDIA,
+//   "Getting Started with CUDA Graphs", 2019: 3.8 us per overlapped launch on V100; 2.65 us per
+//   enqueue measured in ahrefs/ocannl issue 488);
+// - forward: a Python-level op adds its dispatch and autograd recording, about 5 us
+//   (pytorch/pytorch issue 41383: 5-7 us per eager op with requires_grad): 8 us in all;
+// - backward: ops run from the C++ autograd engine, about 1-2 us of dispatch (pytorch issue
+//   62032: 0.7 us per C++ dispatcher call) plus the launch: 5 us.
+struct HostOverhead {
+  double forward_kernel_s = 8e-6;
+  double backward_kernel_s = 5e-6;
+};
+
 struct KernelProfile {
   std::array<GemmParams, 6> gemm;     // by Precision; a precision not fitted borrows (gemm_for)
   MemoryKernelParams memory;
   ConvParams conv;
   std::array<ErrorBand, kKernelFamilies> bands;
+  HostOverhead host;
   std::string source;                 // the tables it was fitted on
 
   bool present() const;               // some GEMM precision fitted

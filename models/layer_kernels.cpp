@@ -20,19 +20,6 @@ KernelTimes& KernelTimes::operator+=(const KernelTimes& o) {
   return *this;
 }
 
-double backward_traffic_ratio(MemoryKernel k) {
-  switch (k) {
-    case MemoryKernel::rms_norm:
-    case MemoryKernel::layer_norm:
-    case MemoryKernel::batch_norm:
-    case MemoryKernel::activation:
-    case MemoryKernel::softmax:
-    case MemoryKernel::cross_entropy: return 1.5;
-    case MemoryKernel::gated_act: return 5.0 / 3.0;
-    default: return 1.0;
-  }
-}
-
 namespace {
 
 constexpr double kMaskBytesPerElement = 1;  // PyTorch's dropout mask is a bool tensor
@@ -96,7 +83,11 @@ LayerKernelTimes memory_kernels(const Layer& share, double b, Precision precisio
   const double element = bytes_per_element(precision);
   const double inputs = share.fused ? std::max(0.0, share.input_elements - chained_elements) : share.input_elements;
   const double outputs = share.fused ? 0.0 : share.activation_elements;
-  double bytes = (inputs + outputs) * b * element + share.parameters * element;
+  // Weights (norm scales, a position table) are read once; a gather reads only the rows it
+  // returns, which its inputs already count.
+  const double weights = k == MemoryKernel::embedding ? 0.0 : share.parameters * element;
+  const MemoryPasses passes = memory_passes(k);
+  double bytes = (inputs + outputs) * b * element * passes.forward + weights;
   if (k == MemoryKernel::dropout) bytes += share.activation_elements * b * kMaskBytesPerElement;
   const int launches = share.fused ? 0 : 1;
   LayerKernelTimes t;
@@ -107,7 +98,7 @@ LayerKernelTimes memory_kernels(const Layer& share, double b, Precision precisio
     return memory_seconds(k, reference, device, profile) * moved / reference;
   };
   t.forward.add(KernelFamilyKind::memory, seconds(bytes), launches);
-  t.backward.add(KernelFamilyKind::memory, seconds(bytes * backward_traffic_ratio(k)), launches);
+  t.backward.add(KernelFamilyKind::memory, seconds(bytes * passes.backward / passes.forward), launches);
   return t;
 }
 

@@ -12,10 +12,10 @@
 //   conv             forward, data gradient (unless input_gradient is false), weight gradient
 //   attention        FlashAttention forward; backward
 //   the others       one memory-bound kernel each way. Forward bytes: inputs and outputs at the
-//                    element size, the weights, and a dropout's 1-byte mask. Backward bytes: the
-//                    forward's times the tensors the backward kernel touches over the forward's
-//                    (backward_traffic_ratio). A fused layer (Layer::fused) launches nothing and
-//                    moves only its inputs beyond the tensor it receives from the previous kernel.
+//                    element size times the class's passes (memory_passes), the weights, and a
+//                    dropout's 1-byte mask; backward bytes by the class's backward passes. A
+//                    fused layer (Layer::fused) launches nothing and moves only its inputs beyond
+//                    the tensor it receives from the previous kernel.
 #pragma once
 #include <array>
 
@@ -39,13 +39,6 @@ struct LayerKernelTimes {
   KernelTimes forward;
   KernelTimes backward;
 };
-
-// Bytes a memory-bound kernel's backward moves over its forward's: tensors read and written by
-// the backward kernel / by the forward one. Norms, activations, softmax: read x (or y) and dy,
-// write dx (3 tensors against 2); the gated activation reads gate, up and dy and writes both
-// gradients (5 against 3); streams, dropout, rotary, gathers and pooling move what their
-// forward moves.
-double backward_traffic_ratio(MemoryKernel k);
 
 // `share`: the layer as one rank sees it (rank_share, parallel_plan.hpp); `batch` samples;
 // `chained_elements`: for a fused layer, the elements per sample it receives from the previous

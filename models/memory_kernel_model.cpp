@@ -18,6 +18,7 @@ std::string_view to_string(MemoryKernel k) {
     case MemoryKernel::softmax: return "softmax";
     case MemoryKernel::dropout: return "dropout";
     case MemoryKernel::batch_norm: return "batch_norm";
+    case MemoryKernel::relu: return "relu";
     case MemoryKernel::pool: return "pool";
     case MemoryKernel::cross_entropy: return "cross_entropy";
     case MemoryKernel::optimizer: return "optimizer";
@@ -26,14 +27,27 @@ std::string_view to_string(MemoryKernel k) {
   return "?";
 }
 
+MemoryPasses memory_passes(MemoryKernel k) {
+  switch (k) {
+    case MemoryKernel::batch_norm: return {1.5, 2.5};
+    case MemoryKernel::rms_norm:
+    case MemoryKernel::layer_norm:
+    case MemoryKernel::activation:
+    case MemoryKernel::relu:
+    case MemoryKernel::softmax:
+    case MemoryKernel::cross_entropy: return {1, 1.5};
+    case MemoryKernel::gated_act: return {1, 5.0 / 3.0};
+    default: return {1, 1};
+  }
+}
+
 std::array<MemoryKernel, 3> fallback_chain(MemoryKernel k) {
   using K = MemoryKernel;
   switch (k) {
     case K::rms_norm: return {K::rms_norm, K::layer_norm, K::stream};
     case K::layer_norm: return {K::layer_norm, K::rms_norm, K::stream};
     case K::softmax:
-    case K::cross_entropy:
-    case K::batch_norm: return {K::layer_norm, K::rms_norm, K::stream};
+    case K::cross_entropy: return {K::layer_norm, K::rms_norm, K::stream};
     case K::gated_act: return {K::gated_act, K::activation, K::stream};
     case K::activation: return {K::activation, K::gated_act, K::stream};
     default: return {k, K::stream, K::stream};

@@ -24,12 +24,13 @@ enum class MemoryKernel {
   rms_norm,       // RMSNorm [input_layernorm of Llama-style models]
   layer_norm,     // LayerNorm [input_layernorm of phi-2]
   gated_act,      // SiLU(gate) x up, reads 2 writes 1 [mlp_act of gated FFNs]
-  activation,     // GELU, ReLU, tanh [mlp_act of phi-2]
+  activation,     // GELU, tanh [mlp_act of phi-2]
   rotary,         // rotary position embedding in place on q and k [attn_rope]
   embedding,      // row gather [emb]
   softmax,        // row softmax (and its scale and mask): a row reduction like a norm
   dropout,        // mask draw and scale: a stream
-  batch_norm,     // training-mode batch norm: statistics then normalize (a norm)
+  batch_norm,     // training-mode batch norm: a statistics pass, then normalize (streams)
+  relu,           // ReLU: a stream
   pool,           // pooling windows: a stream
   cross_entropy,  // vocabulary softmax and loss: a row reduction
   optimizer,      // multi-tensor optimizer step: long streams
@@ -38,9 +39,22 @@ enum class MemoryKernel {
 inline constexpr std::size_t kMemoryKernels = static_cast<std::size_t>(MemoryKernel::count_);
 std::string_view to_string(MemoryKernel k);
 // The classes whose curves a class runs on, first measured one first: its own; a norm the other
-// norm's; softmax, cross-entropy and batch norm (row reductions) a norm's; an activation the
-// other activation's; and finally the stream's.
+// norm's; softmax and cross-entropy (single-pass row reductions) a norm's; an activation the
+// other activation's; and finally the stream's (batch norm, ReLU, dropout, pooling, optimizer).
 std::array<MemoryKernel, 3> fallback_chain(MemoryKernel k);
+
+// Passes over memory: bytes a class's forward and backward kernels move, as multiples of the
+// layer's inputs plus outputs. A single-pass kernel moves them once (1). Batch norm in training
+// reads its input twice (statistics, then normalize: 3 tensors where inputs plus outputs are 2);
+// its backward reduces over x and dy and then reads both again to write dx (5 tensors). Norms,
+// softmax, activations and ReLU read x (or y) and dy and write dx in backward (3 tensors); the
+// gated activation reads gate, up and dy and writes both gradients (5 against 3); streams
+// (adds, dropout), rotary, gathers, pooling move in backward what they moved in forward.
+struct MemoryPasses {
+  double forward = 1;
+  double backward = 1;
+};
+MemoryPasses memory_passes(MemoryKernel k);
 
 // Measured time against bytes moved, piecewise linear in log-log.
 struct MemoryCurve {

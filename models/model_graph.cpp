@@ -43,8 +43,8 @@ MatmulDims derive_matmul(const Layer& layer) {
   if (d.rows > 0 && d.cols > 0 && d.depth > 0) return d;
   if (layer.parameters > 0 && layer.forward_flops > 0) {
     d.rows = std::max(1.0, layer.forward_flops / (2 * layer.parameters));
-    d.depth = std::max(1.0, layer.input_elements / d.rows);
     d.cols = std::max(1.0, layer.activation_elements / d.rows);
+    d.depth = std::max(1.0, layer.parameters / d.cols);
   } else {
     const double side = std::max(1.0, std::cbrt(std::max(0.0, layer.forward_flops) / 2));
     d.rows = d.cols = d.depth = side;

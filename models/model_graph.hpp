@@ -105,7 +105,8 @@ double forward_bytes_written(const Layer& layer, double batch, double element_by
 MemoryKernel memory_kernel_of(const Layer& layer);
 // The matrix product of a matrix layer: its own dims where given, else derived from its costs.
 // Linear and conv layers with parameters: rows = forward FLOPs / (2 parameters) (positions per
-// sample), depth = inputs / rows, cols = outputs / rows (exact for a bias-free linear layer);
+// sample), cols = outputs / rows, depth = parameters / cols (exact for a bias-free linear layer,
+// and for a convolution's implicit GEMM: depth = C R S);
 // products without parameters: a cube of the same FLOPs (the shape is unknown; documented).
 MatmulDims derive_matmul(const Layer& layer);
 
