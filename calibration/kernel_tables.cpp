@@ -167,8 +167,13 @@ MemoryKernel vidur_memory_kernel(const std::string& op, double tokens, double el
     return std::abs(weights - 4 * width) < std::abs(weights - 2 * width) ? MemoryKernel::layer_norm : MemoryKernel::rms_norm;
   }
   if (op == "mlp_act") return bytes > 5 * elements ? MemoryKernel::gated_act : MemoryKernel::activation;
+  // dlsim's own tables (kernel_cases.hpp) name the class itself.
+  for (std::size_t c = 0; c < models::kMemoryKernels; ++c) {
+    if (op == models::to_string(static_cast<MemoryKernel>(c))) return static_cast<MemoryKernel>(c);
+  }
   throw std::invalid_argument("unknown element-wise op '" + op +
-                              "' (emb, add, attn_rope, input_layernorm, post_attention_layernorm, mlp_act)");
+                              "' (emb, add, attn_rope, input_layernorm, post_attention_layernorm, mlp_act, or a dlsim "
+                              "kernel class such as stream, layer_norm, softmax)");
 }
 
 std::vector<std::string> split_csv_line(const std::string& line) {

@@ -68,6 +68,7 @@ struct KernelTables {
 // The memory-kernel class of a vidur element-wise row (see memory_kernel_model.hpp). Norms and
 // activations are told apart by their traffic: RMSNorm moves 4 T E + 2 E bytes and LayerNorm
 // 4 T E + 4 E (E = elements / tokens); a gated activation 6 bytes per output element, GELU 4.
+// An op may also be a class name (stream, layer_norm, ...: the tables dlsim calibrate writes).
 models::MemoryKernel vidur_memory_kernel(const std::string& op, double tokens, double elements, double bytes);
 
 // Parses one table; `name` is used in messages. Throws std::invalid_argument
