@@ -285,10 +285,10 @@ std::vector<ErrorSummary> summarize_held_out(const std::vector<HeldOut>& held_ou
   };
   for (const HeldOut& h : held_out) {
     add(h.label, h.error());
-    if (h.family == KernelFamilyKind::gemm && h.size >= 64) add(h.label + ", m >= 64", h.error());
-    if (h.family == KernelFamilyKind::memory && h.size > 1e6) {
-      add(h.label + ", > 1 MB", h.error());
-      add("memory (every class), > 1 MB", h.error());
+    if (h.family == KernelFamilyKind::gemm) add(h.label + (h.size >= 64 ? ", m >= 64" : ", m < 64"), h.error());
+    if (h.family == KernelFamilyKind::memory) {
+      add(h.label + (h.size > 1e6 ? ", > 1 MB" : ", <= 1 MB"), h.error());
+      if (h.size > 1e6) add("memory (every class), > 1 MB", h.error());
     }
   }
   std::vector<ErrorSummary> out;

@@ -58,8 +58,9 @@ struct KernelFit {
 KernelFit fit_kernel_profile(const KernelTables& tables, const std::string& gpu, const models::DeviceSpec& device,
                              bool held_out = true);
 
-// Median and 90th percentile absolute error of held-out predictions, per label, and for the
-// sizes the goals name (GEMM m >= 64, memory kernels above 1 MB).
+// Median and 90th percentile absolute error of held-out predictions, per label, and per size
+// range (GEMM m < 64 and m >= 64; memory kernels up to and above 1 MB; all memory classes above
+// 1 MB together), in the order labels first appear.
 std::vector<ErrorSummary> summarize_held_out(const std::vector<HeldOut>& held_out);
 // The error bands of a profile (kernel_profile.hpp) from its held-out predictions.
 void set_error_bands(models::KernelProfile& profile, const std::vector<HeldOut>& held_out);

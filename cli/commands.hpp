@@ -38,6 +38,7 @@ struct ValidateFlags {
   std::string format = "text";     // --format text|markdown
   std::string csv;                 // --csv FILE: the report as CSV
   bool quiet = false;              // no progress line
+  bool kernels = false;            // --kernels: the shipped kernel profiles' held-out errors instead
 };
 // validate_command.cpp; exit 1 when a figure beyond 15% has no explanation.
 int validate_command(std::ostream& out, std::ostream& err, const ValidateFlags& flags);

@@ -45,6 +45,9 @@ const char* const kUsage =
     "                         run the published-result scenarios of the folder (default\n"
     "                         scenarios/published) and compare each prediction with the\n"
     "                         published figure: error, why they differ, overall error\n"
+    "  validate --kernels [--format text|markdown]\n"
+    "                         the held-out errors of the shipped kernel profiles, per device,\n"
+    "                         kernel family and size range\n"
     "  version                print the dlsim version\n"
     "\n"
     "options of run, check and collective:\n"
@@ -95,7 +98,8 @@ int dispatch(int argc, char** argv) {
   options.add_options()
       ("fast", po::bool_switch(&validate.fast))
       ("only", po::value<std::vector<std::string>>(&validate.only)->composing())
-      ("format", po::value<std::string>(&validate.format));
+      ("format", po::value<std::string>(&validate.format))
+      ("kernels", po::bool_switch(&validate.kernels));
   po::positional_options_description positional;
   positional.add(command == "catalog" ? "what" : "scenario", 1);
   po::variables_map vm;

@@ -20,14 +20,21 @@ double LogLinear::at(double x) const {
   return values[lo] + f * (values[hi] - values[lo]);
 }
 
-const std::vector<std::array<int, 2>>& gemm_tiles(Generation g) {
+const std::vector<std::array<int, 2>>& gemm_tiles(Generation g, Precision p) {
   // cuBLAS's CTA tiles for tensor-core GEMMs from Volta to Hopper (CUTLASS's default tile
   // sizes: 256x128, 128x256, 128x128, 256x64, 64x256, 128x64, 64x128, 64x64).
   static const std::vector<std::array<int, 2>> gpu{{256, 128}, {128, 256}, {128, 128}, {256, 64},
                                                    {64, 256},  {128, 64},  {64, 128},  {64, 64}};
   // A TPU's systolic matrix unit is 128 x 128 (Jouppi et al. 2020, 2023); XLA pads to it.
   static const std::vector<std::array<int, 2>> tpu{{128, 128}};
-  return g == Generation::tpu ? tpu : gpu;
+  // CUDA-core (SIMT) SGEMM/DGEMM kernels, and everything on GPUs without tensor cores, also come
+  // in thin tiles (cuBLAS's sgemm 128x32 and 32x128, 64x32 and 32x64 kernels).
+  static const std::vector<std::array<int, 2>> simt{{256, 128}, {128, 256}, {128, 128}, {256, 64}, {64, 256}, {128, 64},
+                                                    {64, 128},  {64, 64},   {128, 32},  {32, 128}, {64, 32},  {32, 64}};
+  if (g == Generation::tpu) return tpu;
+  const bool tensor_cores = g >= Generation::volta && (p == Precision::fp16 || p == Precision::bf16 || p == Precision::fp8 ||
+                                                       (p == Precision::tf32 && g >= Generation::ampere));
+  return tensor_cores ? gpu : simt;
 }
 
 namespace {
@@ -61,7 +68,7 @@ GemmEstimate gemm_mechanism(const GemmShape& s, Precision precision, const Devic
 
   GemmEstimate best;
   best.seconds = std::numeric_limits<double>::infinity();
-  for (const auto& [tm, tn] : gemm_tiles(device.generation)) {
+  for (const auto& [tm, tn] : gemm_tiles(device.generation, precision)) {
     const double reuse = double(tm) * tn / (tm + tn);
     const double efficiency = p.peak_fraction * reuse / (reuse + p.tile_overhead);
     const double output_tiles = std::ceil(s.m / tm) * std::ceil(s.n / tn) * s.batch;

@@ -68,9 +68,10 @@ struct GemmEstimate {
   double mechanism_s = 0;            // before the layout factor and the correction
 };
 
-// The candidate tiles (tm, tn) of the heuristic: cuBLAS's tensor-core CTA tiles on GPUs; the
-// 128 x 128 matrix unit on TPUs.
-const std::vector<std::array<int, 2>>& gemm_tiles(Generation g);
+// The candidate tiles (tm, tn) of the heuristic: cuBLAS's tensor-core CTA tiles for tensor-core
+// precisions (Volta and later); these and thin SIMT tiles for CUDA-core GEMMs (FP32, FP64, and
+// every precision before Volta); the 128 x 128 matrix unit on TPUs.
+const std::vector<std::array<int, 2>>& gemm_tiles(Generation g, Precision p);
 
 // The mechanism alone (no layout factor, no correction). Needs device.compute_units > 0 and a
 // peak for `precision`; throws std::invalid_argument otherwise or for m, n, k, batch < 1.
