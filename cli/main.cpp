@@ -34,6 +34,14 @@ const char* const kUsage =
     "  calibrate --import TABLE.csv [--import ...] [--gpu LABEL] [--device CATALOG-NAME] --out profile.yaml\n"
     "                         fit the kernel model to measured kernel tables (vidur, DeepBench,\n"
     "                         dlsim's CUDA tables): a profile, with its held-out errors\n"
+    "  kernel (--device CATALOG-NAME | --gpu LABEL) --gemm MxNxK [--precision fp16] [--layout nt|nn|tn]\n"
+    "         [--batch N]     time one GEMM with the device's kernel model: tile, split-K, waves,\n"
+    "                         memory- or compute-bound, and the profile's error band\n"
+    "  kernel (--device CATALOG-NAME | --gpu LABEL) --memory CLASS --bytes N\n"
+    "                         time one memory-bound kernel (stream, rms_norm, softmax, ...)\n"
+    "  kernel --input TABLE.csv --output OUT.csv\n"
+    "                         predict every row of a measured kernel table (vidur GEMM or\n"
+    "                         element-wise, DeepBench GEMM): the rows with predicted_ms appended\n"
     "  plot <results.h5> [--out DIR]  write every plot of a results file as PNG into DIR\n"
     "                         (default: <stem>-plots/ beside the file), with /usr/bin/python3\n"
     "  sweep <scenario.yaml> [-j N] [--output store.h5] [--resume]\n"
@@ -100,6 +108,15 @@ int dispatch(int argc, char** argv) {
       ("only", po::value<std::vector<std::string>>(&validate.only)->composing())
       ("format", po::value<std::string>(&validate.format))
       ("kernels", po::bool_switch(&validate.kernels));
+  cli::KernelFlags kernel;  // --device, --gpu and --output are the options above
+  options.add_options()
+      ("input", po::value<std::string>(&kernel.input))
+      ("gemm", po::value<std::string>(&kernel.gemm))
+      ("precision", po::value<std::string>(&kernel.precision))
+      ("layout", po::value<std::string>(&kernel.layout))
+      ("batch", po::value<std::string>(&kernel.batch))
+      ("memory", po::value<std::string>(&kernel.memory))
+      ("bytes", po::value<std::string>(&kernel.bytes));
   po::positional_options_description positional;
   positional.add(command == "catalog" ? "what" : "scenario", 1);
   po::variables_map vm;
@@ -118,6 +135,13 @@ int dispatch(int argc, char** argv) {
                                       : experiment::validate_profile(calibrate, std::cout, std::cerr);
   }
   if (command == "collective") return cli::collective_command(std::cout, o);
+  if (command == "kernel") {
+    if (!o.scenario.empty()) throw po::error("kernel takes no positional argument ('" + o.scenario + "')");
+    kernel.output = o.output;
+    kernel.device = calibrate.device;
+    kernel.gpu = calibrate.gpu;
+    return cli::kernel_command(std::cout, kernel);
+  }
   if (sweep.threads < 0 || sweep.threads > 4096) throw po::error("-j must be in 1..4096");
   if (command == "validate") {
     if (!o.set_arguments.empty() || !o.output.empty()) throw po::error("validate takes no --set or --output (the scenarios are run as published)");
