@@ -29,8 +29,12 @@
 //            (a 1x1 stride-2 layer skips three quarters of them), the output and the filter,
 //            at a bandwidth fraction fitted on convolutions.
 //   time     = max(waves x per-tile time, memory / bandwidth) + split partial sums + fixed
+// The GEMM's e_max, tile overhead and fixed time are used as fitted; its layout factors and
+// log corrections are not (they describe cuBLAS's kernels and extrapolate badly to the long,
+// thin GEMMs of convolutions: with them the held-out error was larger).
 // Winograd (Lavin and Gray 2016, "Fast Algorithms for Convolutional Neural Networks"): cuDNN's
-// WINOGRAD_NONFUSED for 3 x 3 and 5 x 5 stride-1 layers with CUDA-core math: F(4x4, 3x3) and
+// WINOGRAD_NONFUSED (cuDNN documentation, cudnnConvolutionFwdAlgo_t: 3 x 3 and 5 x 5 filters,
+// stride 1) for layers with CUDA-core math: F(4x4, 3x3) and
 // F(2x2, 5x5), both with 6 x 6 transformed tiles. It runs as four kernels: the transforms of the
 // two operands and of the result (memory-bound, 36/16 resp. 36/4 times the tensor they
 // transform) and 36 independent GEMMs of m = N ceil(P/t) ceil(Q/t) tiles, n = K, k = C
@@ -45,7 +49,8 @@
 // factors for the implicit GEMM cover kernels the measurements show to differ: first layers
 // (C < 8, which run the padded or special small-C kernels) and strided data gradients. The
 // prediction is the faster of the algorithms the precision allows (cuDNN's own choice rule:
-// DeepBench picks with cudnnFind, the fastest measured).
+// DeepBench's conv_bench picks with cudnnFind*Algorithm, the fastest measured; under
+// tensor-op math it forces IMPLICIT_PRECOMP_GEMM and the ALGO_1 gradients).
 #pragma once
 #include <array>
 #include <string>
