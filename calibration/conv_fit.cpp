@@ -90,8 +90,8 @@ double predict(const MeasuredConv& r, const Candidates& c, const ConvPrecisionPa
   return best;
 }
 
-ConvPrecisionParams fit_precision(const std::vector<const MeasuredConv*>& rows, const models::DeviceSpec& device,
-                                  const models::GemmParams& gemm, models::Precision precision) {
+ConvPrecisionParams fit_slot(const std::vector<const MeasuredConv*>& rows, const models::DeviceSpec& device,
+                             const models::KernelProfile& profile) {
   std::vector<int> labels;
   for (const MeasuredConv* r : rows) {
     ConvAlgorithm a;
@@ -104,8 +104,8 @@ ConvPrecisionParams fit_precision(const std::vector<const MeasuredConv*>& rows, 
     for (double b : kBandwidthFractions) {
       for (std::size_t i = 0; i < rows.size(); ++i) {
         for (ConvAlgorithm a : {ConvAlgorithm::implicit_gemm, ConvAlgorithm::winograd}) {
-          cands[i].mechanism[index(a)] =
-              models::conv_mechanism(rows[i]->shape, rows[i]->pass, a, precision, device, gemm, k0, b);
+          cands[i].mechanism[index(a)] = models::conv_mechanism(rows[i]->shape, rows[i]->pass, a, rows[i]->precision, device,
+                                                                *profile.gemm_for(rows[i]->precision), k0, b);
         }
       }
       const ConvPrecisionParams p = factors(rows, cands, labels, k0, b);
@@ -143,13 +143,14 @@ bool conv_row_algorithm(const MeasuredConv& row, const models::DeviceSpec& devic
 
 models::ConvParams fit_conv(const std::vector<const MeasuredConv*>& rows, const models::DeviceSpec& device,
                             const models::KernelProfile& profile) {
-  std::map<models::Precision, std::vector<const MeasuredConv*>> by_precision;
+  // By slot (ConvParams: fp32, or 16-bit); each row's mechanism runs in its own precision.
+  std::map<bool, std::vector<const MeasuredConv*>> by_slot;
   for (const MeasuredConv* r : rows) {
-    if (profile.gemm_for(r->precision) != nullptr) by_precision[r->precision].push_back(r);
+    if (profile.gemm_for(r->precision) != nullptr) by_slot[models::ConvParams::sixteen_bit(r->precision)].push_back(r);
   }
   models::ConvParams p;
-  for (const auto& [precision, members] : by_precision) {
-    p.precision[static_cast<std::size_t>(precision)] = fit_precision(members, device, *profile.gemm_for(precision), precision);
+  for (const auto& [sixteen, members] : by_slot) {
+    (sixteen ? p.fp16 : p.fp32) = fit_slot(members, device, profile);
   }
   return p;
 }

@@ -1,5 +1,5 @@
 // Calibrating the convolution model (models/conv_model.hpp) on measured convolutions
-// (DeepBench's rows, kernel_tables.hpp), per precision:
+// (DeepBench's rows, kernel_tables.hpp), per slot of ConvParams (fp32; 16-bit):
 //   1. the mechanism's own constants, k0 of the convolution tiles and the bandwidth fraction
 //      of convolution traffic, by a grid search (k0 in {0, 8, 16, 32, 64}, bandwidth 0.3 to 1.0
 //      in steps of 0.1) for the least mean squared log error of the full model's prediction;

@@ -28,8 +28,7 @@ namespace {
 
 constexpr ConvPass kPasses[] = {ConvPass::forward, ConvPass::data_gradient, ConvPass::weight_gradient};
 constexpr ConvAlgorithm kAlgorithms[] = {ConvAlgorithm::implicit_gemm, ConvAlgorithm::winograd};
-constexpr Precision kPrecisions[] = {Precision::fp64, Precision::fp32, Precision::tf32,
-                                     Precision::fp16, Precision::bf16, Precision::fp8};
+constexpr const char* kSlots[] = {"fp32", "fp16"};
 
 bool strided(const ConvShape& c) { return c.stride_h > 1 || c.stride_w > 1; }
 double round_up(double x, double multiple) { return multiple > 1 ? std::ceil(x / multiple) * multiple : x; }
@@ -124,32 +123,23 @@ double ConvPrecisionParams::factor_for(ConvAlgorithm a, const ConvShape& c, Conv
   return own;
 }
 
+bool ConvParams::sixteen_bit(Precision p) {
+  return p == Precision::fp16 || p == Precision::bf16 || p == Precision::fp8 || p == Precision::tf32;
+}
+
 const ConvPrecisionParams* ConvParams::for_precision(Precision p) const {
-  const auto own = [&](Precision q) -> const ConvPrecisionParams* {
-    const ConvPrecisionParams& c = precision[static_cast<std::size_t>(q)];
-    return c.fitted() ? &c : nullptr;
-  };
-  std::vector<Precision> order;
-  switch (p) {
-    case Precision::fp64: order = {Precision::fp64, Precision::fp32}; break;
-    case Precision::fp32: order = {Precision::fp32, Precision::tf32, Precision::fp64}; break;
-    case Precision::tf32: order = {Precision::tf32, Precision::fp16, Precision::bf16, Precision::fp32}; break;
-    case Precision::fp16: order = {Precision::fp16, Precision::bf16, Precision::tf32, Precision::fp32}; break;
-    case Precision::bf16: order = {Precision::bf16, Precision::fp16, Precision::tf32, Precision::fp32}; break;
-    case Precision::fp8: order = {Precision::fp8, Precision::fp16, Precision::bf16, Precision::fp32}; break;
-  }
-  for (Precision q : order) {
-    if (const ConvPrecisionParams* c = own(q)) return c;
-  }
+  const ConvPrecisionParams& own = slot(p);
+  const ConvPrecisionParams& other = sixteen_bit(p) ? fp32 : fp16;
+  if (own.fitted()) return &own;
+  if (other.fitted()) return &other;
   return nullptr;
 }
 
 std::vector<std::pair<std::string, double>> ConvParams::named() const {
   std::vector<std::pair<std::string, double>> out;
-  for (Precision q : kPrecisions) {
-    ConvPrecisionParams p = precision[static_cast<std::size_t>(q)];
-    if (!p.fitted()) continue;
-    each_constant(p, [&](const std::string& name, double& value) { out.emplace_back(std::string(to_string(q)) + "." + name, value); });
+  for (const char* name : kSlots) {
+    ConvPrecisionParams p = std::string(name) == "fp32" ? fp32 : fp16;
+    each_constant(p, [&](const std::string& constant, double& value) { out.emplace_back(std::string(name) + "." + constant, value); });
   }
   return out;
 }
@@ -157,11 +147,10 @@ std::vector<std::pair<std::string, double>> ConvParams::named() const {
 bool ConvParams::set(const std::string& name, double value) {
   const auto dot = name.find('.');
   if (dot == std::string::npos) return false;
-  const auto q = parse_precision(std::string_view(name).substr(0, dot));
-  if (!q) return false;
-  const std::string rest = name.substr(dot + 1);
+  const std::string slot_name = name.substr(0, dot), rest = name.substr(dot + 1);
+  if (slot_name != "fp32" && slot_name != "fp16") return false;
   bool found = false;
-  each_constant(precision[static_cast<std::size_t>(*q)], [&](const std::string& n, double& v) {
+  each_constant(slot_name == "fp32" ? fp32 : fp16, [&](const std::string& n, double& v) {
     if (n == rest) {
       v = value;
       found = true;

@@ -80,7 +80,7 @@ std::string_view to_string(ConvPass p);
 // Layers with fewer input channels than this get the first-layer factor.
 inline constexpr double kFirstLayerChannels = 8;
 
-// The fitted constants of one precision (0 = not fitted).
+// The fitted constants of one slot of ConvParams (0 = not fitted).
 struct ConvPrecisionParams {
   double k_overhead = 0;            // k0 of the convolution kernels' tiles, steps of k
   double bandwidth_fraction = 0;    // achieved fraction of the memory bandwidth (kernels, transforms)
@@ -95,16 +95,22 @@ struct ConvPrecisionParams {
   double factor_for(ConvAlgorithm a, const ConvShape& c, ConvPass p) const;
 };
 
+// One set of constants per element-width class, a "slot": "fp32" for FP32 and FP64
+// convolutions, "fp16" for 16-bit and tensor-core math (FP16, BF16, FP8, TF32). Measurements of
+// several precisions of one slot are fitted together; a precision whose slot is not fitted
+// borrows the other slot's constants (each factor is relative to the precision's own mechanism).
 struct ConvParams {
-  std::array<ConvPrecisionParams, 6> precision{};  // by Precision
-  // The constants for `p`: its own; else the nearest fitted precision's (bf16 <-> fp16, then
-  // tf32, then fp32; fp64 -> fp32; fp32 -> tf32 -> fp64). nullptr when none is fitted.
+  ConvPrecisionParams fp32, fp16;
+  static bool sixteen_bit(Precision p);               // the "fp16" slot
+  ConvPrecisionParams& slot(Precision p) { return sixteen_bit(p) ? fp16 : fp32; }
+  const ConvPrecisionParams& slot(Precision p) const { return sixteen_bit(p) ? fp16 : fp32; }
+  // The constants for `p`: its slot's if fitted, else the other slot's; nullptr when neither is.
   const ConvPrecisionParams* for_precision(Precision p) const;
-  // The constants by name, for profile files: one list, written and read alike. Every
-  // constant of every fitted precision: "fp32.k_overhead", "fp32.bandwidth_fraction",
+  // The constants by name, for profile files: one fixed list (every constant of both slots,
+  // fitted or not), written and read alike: "fp32.k_overhead", "fp32.bandwidth_fraction",
   // "fp32.implicit_gemm.forward", ..., "fp32.winograd.weight_gradient",
-  // "fp32.first_layer.forward", ..., "fp32.strided_data_gradient". set() accepts these names for
-  // every precision and returns false for an unknown name.
+  // "fp32.first_layer.forward", ..., "fp32.strided_data_gradient", then "fp16.*". set() returns
+  // false for an unknown name.
   std::vector<std::pair<std::string, double>> named() const;
   bool set(const std::string& name, double value);
 };

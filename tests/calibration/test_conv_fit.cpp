@@ -131,8 +131,8 @@ TEST(ConvFit, RecoversKnownConstants) {
   const Table t = synthetic();
   const models::KernelProfile prof = profile();
   const models::ConvParams p = fit_conv(t.pointers(), gpu(), prof);
-  const models::ConvPrecisionParams* c = p.for_precision(Precision::fp32);
-  ASSERT_NE(c, nullptr);
+  const models::ConvPrecisionParams* c = &p.fp32;
+  ASSERT_TRUE(c->fitted());
   EXPECT_DOUBLE_EQ(c->k_overhead, kK0);
   EXPECT_DOUBLE_EQ(c->bandwidth_fraction, kBandwidth);
   for (int pass = 0; pass < 3; ++pass) {
@@ -143,8 +143,8 @@ TEST(ConvFit, RecoversKnownConstants) {
   EXPECT_NEAR(c->first_layer[2], kFirstLayer[2], 1e-9);
   EXPECT_DOUBLE_EQ(c->first_layer[1], 0);  // no rows: not fitted
   EXPECT_NEAR(c->strided_data_gradient, kStridedDataGradient, 1e-9);
-  // Only the measured precision is fitted.
-  EXPECT_FALSE(p.precision[static_cast<std::size_t>(Precision::fp16)].fitted());
+  // Only the measured precision's slot is fitted.
+  EXPECT_FALSE(p.fp16.fitted());
   // The fitted model reproduces every modelled row, with the algorithm cuDNN chose.
   const models::GemmParams& g = prof.gemm[static_cast<std::size_t>(Precision::fp32)];
   for (const MeasuredConv& r : t.rows) {

@@ -163,22 +163,22 @@ TEST(ConvModel, PicksWinogradWhenItsFactorMakesItFaster) {
   const ConvShape c{32, 256, 28, 28, 256, 3, 3, 1, 1, 1, 1};
   const DeviceSpec d = small_gpu(Generation::volta);
   ConvParams p;
-  p.precision[static_cast<std::size_t>(Precision::fp32)] = unit_factors(1.0);
+  p.fp32 = unit_factors(1.0);
   const ConvEstimate w = conv_time(c, ConvPass::forward, Precision::fp32, d, ideal_gemm(), p);
   EXPECT_EQ(w.algorithm, ConvAlgorithm::winograd);
   EXPECT_DOUBLE_EQ(w.gemm.batch, 36);
   const double implicit = conv_mechanism(c, ConvPass::forward, ConvAlgorithm::implicit_gemm, Precision::fp32, d, ideal_gemm(), 0, 1);
   EXPECT_LT(w.seconds, implicit);
   // A large Winograd factor gives the choice back to the implicit GEMM.
-  p.precision[static_cast<std::size_t>(Precision::fp32)] = unit_factors(100.0);
+  p.fp32 = unit_factors(100.0);
   const ConvEstimate g = conv_time(c, ConvPass::forward, Precision::fp32, d, ideal_gemm(), p);
   EXPECT_EQ(g.algorithm, ConvAlgorithm::implicit_gemm);
   EXPECT_NEAR(g.seconds, implicit, 1e-15);
   // Uncalibrated Winograd (factor 0) is no candidate.
-  p.precision[static_cast<std::size_t>(Precision::fp32)] = unit_factors(0.0);
+  p.fp32 = unit_factors(0.0);
   EXPECT_EQ(conv_time(c, ConvPass::forward, Precision::fp32, d, ideal_gemm(), p).algorithm, ConvAlgorithm::implicit_gemm);
   // Tensor-core FP16 runs implicit GEMM even with a Winograd factor.
-  p.precision[static_cast<std::size_t>(Precision::fp16)] = unit_factors(0.01);
+  p.fp16 = unit_factors(0.01);
   EXPECT_EQ(conv_time(c, ConvPass::forward, Precision::fp16, d, ideal_gemm(), p).algorithm, ConvAlgorithm::implicit_gemm);
 }
 
@@ -186,7 +186,7 @@ TEST(ConvModel, FactorsMultiplyTheMechanism) {
   const ConvShape c = small_conv();  // C = 3: a first layer
   const DeviceSpec d = small_gpu(Generation::pascal);
   ConvParams p;
-  ConvPrecisionParams& fp32 = p.precision[static_cast<std::size_t>(Precision::fp32)];
+  ConvPrecisionParams& fp32 = p.fp32;
   fp32 = unit_factors(0.0);
   fp32.factor[0][0] = 1.5;
   const double mechanism = conv_mechanism(c, ConvPass::forward, ConvAlgorithm::implicit_gemm, Precision::fp32, d, ideal_gemm(), 0, 1);
@@ -221,38 +221,44 @@ TEST(ConvModel, UncalibratedPrecisionRunsTheMechanism) {
   EXPECT_GT(e.seconds, 1e-6);  // the fixed time is part of it
 }
 
-TEST(ConvModel, PrecisionFallback) {
+TEST(ConvModel, PrecisionSlotsAndFallback) {
+  EXPECT_TRUE(ConvParams::sixteen_bit(Precision::bf16));
+  EXPECT_TRUE(ConvParams::sixteen_bit(Precision::tf32));
+  EXPECT_FALSE(ConvParams::sixteen_bit(Precision::fp64));
   ConvParams p;
   EXPECT_EQ(p.for_precision(Precision::fp32), nullptr);
-  p.precision[static_cast<std::size_t>(Precision::fp16)] = unit_factors(1);
-  EXPECT_EQ(p.for_precision(Precision::bf16), &p.precision[static_cast<std::size_t>(Precision::fp16)]);
-  EXPECT_EQ(p.for_precision(Precision::tf32), &p.precision[static_cast<std::size_t>(Precision::fp16)]);
-  EXPECT_EQ(p.for_precision(Precision::fp32), nullptr);
-  p.precision[static_cast<std::size_t>(Precision::fp32)] = unit_factors(1);
-  EXPECT_EQ(p.for_precision(Precision::fp64), &p.precision[static_cast<std::size_t>(Precision::fp32)]);
+  p.fp16 = unit_factors(1);
+  EXPECT_EQ(p.for_precision(Precision::bf16), &p.fp16);
+  EXPECT_EQ(p.for_precision(Precision::fp32), &p.fp16);  // the other slot, while fp32 is not fitted
+  p.fp32 = unit_factors(1);
+  EXPECT_EQ(p.for_precision(Precision::fp64), &p.fp32);
+  EXPECT_EQ(p.for_precision(Precision::fp16), &p.fp16);
 }
 
 TEST(ConvModel, NamedRoundTrip) {
+  // The list is fixed: a default ConvParams names every constant (profile readers rely on it).
+  const auto names = ConvParams{}.named();
+  ASSERT_EQ(names.size(), 24u);  // 12 constants x 2 slots
+  EXPECT_EQ(names.front().first, "fp32.k_overhead");
+  EXPECT_EQ(names[12].first, "fp16.k_overhead");
+  EXPECT_EQ(names.back().first, "fp16.strided_data_gradient");
   ConvParams p;
-  ConvPrecisionParams& fp32 = p.precision[static_cast<std::size_t>(Precision::fp32)];
-  fp32.k_overhead = 16;
-  fp32.bandwidth_fraction = 0.7;
-  fp32.factor = {{{1.1, 1.2, 1.3}, {0.9, 0.8, 0}}};
-  fp32.first_layer = {2.5, 0, 3.5};
-  fp32.strided_data_gradient = 2.25;
-  p.precision[static_cast<std::size_t>(Precision::fp16)] = unit_factors(0);
+  p.fp32.k_overhead = 16;
+  p.fp32.bandwidth_fraction = 0.7;
+  p.fp32.factor = {{{1.1, 1.2, 1.3}, {0.9, 0.8, 0}}};
+  p.fp32.first_layer = {2.5, 0, 3.5};
+  p.fp32.strided_data_gradient = 2.25;
+  p.fp16 = unit_factors(0);
   const auto named = p.named();
-  EXPECT_EQ(named.size(), 24u);  // 12 constants x 2 fitted precisions; fp64, tf32, bf16, fp8 not listed
-  EXPECT_EQ(named.front().first, "fp32.k_overhead");
   ConvParams q;
   for (const auto& [name, value] : named) EXPECT_TRUE(q.set(name, value)) << name;
   EXPECT_EQ(q.named(), named);
-  EXPECT_DOUBLE_EQ(q.precision[static_cast<std::size_t>(Precision::fp32)].at(ConvAlgorithm::winograd, ConvPass::data_gradient), 0.8);
-  EXPECT_DOUBLE_EQ(q.precision[static_cast<std::size_t>(Precision::fp32)].strided_data_gradient, 2.25);
-  EXPECT_TRUE(q.set("bf16.winograd.forward", 1));
+  EXPECT_DOUBLE_EQ(q.fp32.at(ConvAlgorithm::winograd, ConvPass::data_gradient), 0.8);
+  EXPECT_DOUBLE_EQ(q.fp32.strided_data_gradient, 2.25);
+  EXPECT_DOUBLE_EQ(q.fp16.bandwidth_fraction, 1);
   EXPECT_FALSE(q.set("fp32.implicit_gemm.sideways", 1));
-  EXPECT_FALSE(q.set("fp99.k_overhead", 1));
-  EXPECT_FALSE(q.set("implicit_gemm.forward", 1));
+  EXPECT_FALSE(q.set("bf16.k_overhead", 1));
+  EXPECT_FALSE(q.set("implicit_gemm.forward", 1));  // the names before slots
 }
 
 TEST(ConvModel, RejectsBadShapes) {
