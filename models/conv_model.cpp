@@ -54,7 +54,7 @@ void each_constant(ConvPrecisionParams& p, Visit visit) {
 const std::vector<std::array<int, 2>>& conv_tiles(Precision precision, const DeviceSpec& device) {
   static const std::vector<std::array<int, 2>> cuda{{128, 128}, {128, 64}, {128, 32}};
   static const std::vector<std::array<int, 2>> tensor{{256, 128}, {256, 64}, {128, 128}, {128, 64}};
-  if (device.generation == Generation::tpu) return gemm_tiles(Generation::tpu);
+  if (device.generation == Generation::tpu) return gemm_tiles(Generation::tpu, precision);
   return tensor_core_math(precision, device) ? tensor : cuda;
 }
 
