@@ -276,17 +276,23 @@ ConvEstimate conv_time(const ConvShape& c, ConvPass pass, Precision precision, c
                        const GemmParams& gemm, const ConvParams& params) {
   check(c);
   const ConvPrecisionParams* p = params.for_precision(precision);
-  const double k0 = p != nullptr ? p->k_overhead : gemm.k_overhead;
-  const double b = p != nullptr ? p->bandwidth_fraction : std::min(1.0, gemm.bandwidth_fraction);
+  if (p == nullptr) {
+    // No convolution measurements for this device: the implicit GEMM through the device's
+    // fitted GEMM model (what its GEMM measurements support), factor 1.
+    ConvEstimate e;
+    e.gemm = implicit_gemm_shape(c, pass, channel_multiple(precision, device));
+    e.seconds = e.mechanism_s = gemm_time(e.gemm, precision, device, gemm).seconds;
+    return e;
+  }
   ConvEstimate best;
   best.seconds = std::numeric_limits<double>::infinity();
   for (ConvAlgorithm a : kAlgorithms) {
-    double factor = p != nullptr ? p->factor_for(a, c, pass) : 0.0;
+    double factor = p->factor_for(a, c, pass);
     if (factor <= 0) {
       if (a != ConvAlgorithm::implicit_gemm) continue;  // an uncalibrated algorithm is no candidate
       factor = 1;
     }
-    const double mechanism = conv_mechanism(c, pass, a, precision, device, gemm, k0, b);
+    const double mechanism = conv_mechanism(c, pass, a, precision, device, gemm, p->k_overhead, p->bandwidth_fraction);
     if (!std::isfinite(mechanism)) continue;
     const double t = mechanism * factor;
     if (t < best.seconds) {

@@ -145,9 +145,9 @@ bool winograd_applies(const ConvShape& c, Precision precision, const DeviceSpec&
 // gemm.fitted() and a device with compute units and a peak for `precision`.
 double conv_mechanism(const ConvShape& c, ConvPass pass, ConvAlgorithm algorithm, Precision precision,
                       const DeviceSpec& device, const GemmParams& gemm, double k_overhead, double bandwidth_fraction);
-// The full model: the faster of the allowed algorithms, each mechanism x its factor. A
-// precision with no fitted constants (nor a relative's) runs the implicit GEMM mechanism with
-// the GEMM's k0 and bandwidth fraction, factor 1. Throws std::invalid_argument for a shape with
+// The full model: the faster of the allowed algorithms, each mechanism x its factor. Without
+// fitted convolution constants (a device with no convolution measurements) the implicit GEMM
+// (padded, strided gradients decomposed) runs through the GEMM model, gemm_time. Throws std::invalid_argument for a shape with
 // a size < 1 or an empty output, or as gemm_mechanism does.
 ConvEstimate conv_time(const ConvShape& c, ConvPass pass, Precision precision, const DeviceSpec& device,
                        const GemmParams& gemm, const ConvParams& params);

@@ -207,18 +207,21 @@ TEST(ConvModel, FactorsMultiplyTheMechanism) {
   EXPECT_DOUBLE_EQ(fp32.factor_for(ConvAlgorithm::winograd, wide, ConvPass::data_gradient), 0);
 }
 
-TEST(ConvModel, UncalibratedPrecisionRunsTheMechanism) {
+TEST(ConvModel, WithoutConvolutionConstantsTheImplicitGemmRunsThroughTheGemmModel) {
   const ConvShape c = small_conv();
-  const DeviceSpec d = small_gpu(Generation::pascal);
+  const DeviceSpec d = small_gpu(Generation::volta);
   GemmParams g = ideal_gemm();
   g.k_overhead = 4;
   g.bandwidth_fraction = 0.5;
   g.fixed_s = 1e-6;
-  const ConvEstimate e = conv_time(c, ConvPass::weight_gradient, Precision::fp32, d, g, ConvParams{});
-  EXPECT_EQ(e.algorithm, ConvAlgorithm::implicit_gemm);
-  EXPECT_DOUBLE_EQ(e.factor, 1);
-  EXPECT_NEAR(e.seconds, conv_mechanism(c, ConvPass::weight_gradient, ConvAlgorithm::implicit_gemm, Precision::fp32, d, g, 4, 0.5), 1e-18);
-  EXPECT_GT(e.seconds, 1e-6);  // the fixed time is part of it
+  g.layout_factor = {1.1, 1.2, 1.3};
+  for (ConvPass pass : {ConvPass::forward, ConvPass::data_gradient, ConvPass::weight_gradient}) {
+    const ConvEstimate e = conv_time(c, pass, Precision::fp16, d, g, ConvParams{});
+    EXPECT_EQ(e.algorithm, ConvAlgorithm::implicit_gemm);
+    EXPECT_DOUBLE_EQ(e.factor, 1);
+    EXPECT_DOUBLE_EQ(e.gemm.k, implicit_gemm_shape(c, pass, 8).k);  // tensor cores: C padded to 8
+    EXPECT_DOUBLE_EQ(e.seconds, gemm_time(implicit_gemm_shape(c, pass, 8), Precision::fp16, d, g).seconds);
+  }
 }
 
 TEST(ConvModel, PrecisionSlotsAndFallback) {
