@@ -9,7 +9,7 @@
 //              correction: {m: {nodes: [log2], values: [ln]}, n: {...}, k: {...}}}
 //     memory:                                        per memory-kernel class (stream, rms_norm, ...)
 //       rms_norm: {bytes: [...], seconds: [...]}
-//     conv: {implicit_gemm.forward: factor, ...}     models::ConvParams::named()
+//     conv: {fp32.implicit_gemm.forward: factor, ...}   models::ConvParams::named()
 //     host: {forward_kernel_s, backward_kernel_s}
 //     error_bands:                                   per family (gemm, memory, conv, attention)
 //       gemm: {cases, p10, p50, p90, median_abs, p90_abs}

@@ -29,7 +29,7 @@ ProfileDocument with_kernel_model() {
   g = {0.9, 12.5, 40.25, 0.75, 4e-6, {1.0, 0.97, 1.1}, {}};
   g.correction[0] = {{0, 2, 4}, {-0.1, 0.05, 0.0}};
   k.memory.curves[static_cast<int>(models::MemoryKernel::rms_norm)] = {{16384, 1048576}, {4e-6, 6e-6}};
-  k.conv.set("implicit_gemm.forward", 1.15);
+  k.conv.set("fp32.implicit_gemm.forward", 1.15);
   k.host.forward_kernel_s = 9e-6;
   k.bands[static_cast<int>(models::KernelFamilyKind::gemm)] = {1000, 0.9, 1.0, 1.12, 0.05, 0.14};
   k.source = "test tables";
@@ -50,7 +50,7 @@ TEST(KernelProfileYaml, RoundTripIsExact) {
   EXPECT_EQ(g.correction[0].values, (std::vector<double>{-0.1, 0.05, 0.0}));
   EXPECT_TRUE(g.correction[1].empty());
   EXPECT_EQ(k.memory.curves[static_cast<int>(models::MemoryKernel::rms_norm)].seconds, (std::vector<double>{4e-6, 6e-6}));
-  EXPECT_EQ(k.conv.at(models::ConvAlgorithm::implicit_gemm, models::ConvPass::forward), 1.15);
+  EXPECT_EQ(k.conv.fp32.at(models::ConvAlgorithm::implicit_gemm, models::ConvPass::forward), 1.15);
   EXPECT_EQ(k.host.forward_kernel_s, 9e-6);
   EXPECT_EQ(k.band(models::KernelFamilyKind::gemm).p90, 1.12);
   EXPECT_EQ(b.calibration.spec.compute_units, 108);
@@ -78,7 +78,7 @@ TEST(KernelProfileYaml, ValidationErrorsNameWhereAndWhy) {
   expect_error("nodes: [0, 2, 4]", "nodes: [0, 4, 2]", "nodes[2]: sizes must increase strictly");
   expect_error("nodes: [0, 2, 4]", "nodes: [0, 2]", "has 3 values for 2 nodes");
   expect_error("seconds: [3.9999999999999998e-06, 6.0000000000000002e-06]", "seconds: [6e-06, 4e-06]", "must not decrease");
-  expect_error("implicit_gemm.forward: 1.1499999999999999", "implicit_gemm.fastest: 1", "unknown key");
+  expect_error("fp32.implicit_gemm.forward: 1.1499999999999999", "fp32.implicit_gemm.fastest: 1", "unknown key");
   expect_error("p10: 0.90000000000000002", "p10: 2", "p10 <= p50 <= p90");
   expect_error("compute_units: 108", "compute_unit: 108", "");
   expect_error("fp16:\n        peak_fraction", "fp17:\n        peak_fraction", "");
