@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel_test_devices.hpp"
 #include "calibration/conv_fit.hpp"
 
 namespace dlsim::calibration {
@@ -25,16 +26,7 @@ constexpr double kWinograd[] = {0.9, 1.0, 1.1};
 constexpr double kFirstLayer[] = {3.0, 0, 2.5};     // first layers have no data gradient here
 constexpr double kStridedDataGradient = 2.0;
 
-models::DeviceSpec gpu() {
-  models::DeviceSpec d;
-  d.name = "test-v100";
-  d.peak_flops[static_cast<int>(Precision::fp32)] = 15.7e12;
-  d.peak_flops[static_cast<int>(Precision::fp16)] = 125e12;
-  d.memory_bandwidth = 900e9;
-  d.generation = models::Generation::volta;
-  d.compute_units = 80;
-  return d;
-}
+models::DeviceSpec gpu() { return test::test_gpu("test-v100", 80, 125e12, 900e9, models::Generation::volta, 15.7e12); }
 
 models::KernelProfile profile() {
   models::KernelProfile p;

@@ -5,21 +5,14 @@
 
 #include <cmath>
 
+#include "kernel_test_devices.hpp"
 #include "calibration/kernel_fit.hpp"
 #include "calibration/nelder_mead.hpp"
 
 namespace dlsim::calibration {
 namespace {
 
-models::DeviceSpec gpu() {
-  models::DeviceSpec d;
-  d.name = "test-gpu";
-  d.peak_flops[static_cast<int>(models::Precision::fp16)] = 100e12;
-  d.memory_bandwidth = 1e12;
-  d.generation = models::Generation::ampere;
-  d.compute_units = 40;
-  return d;
-}
+models::DeviceSpec gpu() { return test::test_gpu("test-gpu", 40, 100e12, 1e12); }
 
 models::GemmParams truth() {
   models::GemmParams p;

@@ -7,33 +7,17 @@
 #include <limits>
 #include <stdexcept>
 
+#include "kernel_test_devices.hpp"
 #include "models/conv_model.hpp"
 
 namespace dlsim::models {
 namespace {
 
 // A small GPU: 10 SMs, 1e13 FLOP/s FP32 (1e12 per SM), 1e14 FP16, 1e12 B/s.
-DeviceSpec small_gpu(Generation g) {
-  DeviceSpec d;
-  d.name = "test-gpu";
-  d.peak_flops[static_cast<int>(Precision::fp32)] = 1e13;
-  d.peak_flops[static_cast<int>(Precision::fp16)] = 1e14;
-  d.memory_bandwidth = 1e12;
-  d.generation = g;
-  d.compute_units = 10;
-  return d;
-}
+DeviceSpec small_gpu(Generation g) { return test::test_gpu("test-gpu", 10, 1e14, 1e12, g, 1e13); }
 
 // Every tile runs at the peak (e_max 1, no tile overhead), no fixed time.
-GemmParams ideal_gemm() {
-  GemmParams p;
-  p.peak_fraction = 1;
-  p.tile_overhead = 0;
-  p.k_overhead = 0;
-  p.bandwidth_fraction = 1;
-  p.fixed_s = 0;
-  return p;
-}
+GemmParams ideal_gemm() { return test::ideal_gemm(); }
 
 ConvPrecisionParams unit_factors(double winograd) {
   ConvPrecisionParams p;

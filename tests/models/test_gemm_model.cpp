@@ -5,31 +5,17 @@
 
 #include <cmath>
 
+#include "kernel_test_devices.hpp"
 #include "models/gemm_model.hpp"
 
 namespace dlsim::models {
 namespace {
 
 // A made-up GPU: 4 SMs at 1 TFLOP/s each in fp16, 1 TB/s.
-DeviceSpec small_gpu() {
-  DeviceSpec d;
-  d.name = "test-gpu";
-  d.peak_flops[static_cast<int>(Precision::fp16)] = 4e12;
-  d.memory_bandwidth = 1e12;
-  d.generation = Generation::ampere;
-  d.compute_units = 4;
-  return d;
-}
+DeviceSpec small_gpu() { return test::test_gpu("test-gpu", 4, 4e12, 1e12); }
 
 // e_max 1, no tile overhead (every tile at the peak), no short-K steps, full bandwidth.
-GemmParams ideal() {
-  GemmParams p;
-  p.peak_fraction = 1;
-  p.tile_overhead = 0;
-  p.k_overhead = 0;
-  p.bandwidth_fraction = 1;
-  return p;
-}
+GemmParams ideal() { return test::ideal_gemm(); }
 
 TEST(GemmModel, WaveQuantizationCountsWholeWaves) {
   // 512 x 512 x 4096: the 256x128 tile gives 2 x 4 = 8 tiles = 2 waves on 4 SMs; each tile does

@@ -2,21 +2,14 @@
 // (rank_share), fused layers, and the host's launch model in a pass (iteration_program.cpp).
 #include <gtest/gtest.h>
 
+#include "kernel_test_devices.hpp"
 #include "models/iteration_program.hpp"
 #include "models/layer_kernels.hpp"
 
 namespace dlsim::models {
 namespace {
 
-DeviceSpec gpu() {
-  DeviceSpec d;
-  d.name = "test-gpu";
-  d.peak_flops[static_cast<int>(Precision::fp16)] = 4e12;
-  d.memory_bandwidth = 1e12;
-  d.generation = Generation::ampere;
-  d.compute_units = 4;
-  return d;
-}
+DeviceSpec gpu() { return test::test_gpu("test-gpu", 4, 4e12, 1e12); }
 
 DeviceProfile profile() {
   DeviceProfile p;
