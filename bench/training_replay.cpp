@@ -4,6 +4,7 @@
 // And the memoized job-performance lookup. Goal: under 1 microsecond.
 #include <benchmark/benchmark.h>
 
+#include "experiment/builtin_profiles.hpp"
 #include "models/catalog.hpp"
 #include "models/job_performance.hpp"
 #include "models/training_replay.hpp"
@@ -30,7 +31,7 @@ network::Topology dgx_a100_cluster(int nodes) {
 }
 
 models::TrainingConfig gpt3_config(const models::ModelGraph& model, const network::Topology& topology) {
-  const models::Catalog catalog = models::Catalog::builtin();
+  const models::Catalog catalog = experiment::builtin_catalog();
   models::TrainingConfig c;
   c.model = &model;
   c.device = *catalog.find_device("A100-80GB");

@@ -19,6 +19,7 @@ void bind_errors(py::module_& m);       // bind_errors.cpp
 void bind_experiment(py::module_& m);   // bind_experiment.cpp
 void bind_models(py::module_& m);       // bind_models.cpp
 void bind_calibration(py::module_& m);  // bind_calibration.cpp
+void bind_kernel(py::module_& m);       // bind_kernel.cpp
 
 // A table as a list of (name, unit, description, values): values a numpy array (float64, or
 // int64 for counts) or a list of str. Copies: the Python side owns what it gets.

@@ -1,6 +1,7 @@
 // The catalog (devices, instance types with prices) and the model zoo, as lists of dicts.
 #include <pybind11/stl.h>
 
+#include "experiment/builtin_profiles.hpp"
 #include "bindings/bind_common.hpp"
 #include "models/catalog.hpp"
 #include "models/precision.hpp"
@@ -59,13 +60,13 @@ py::dict model_dict(const std::string& name, int sequence_length) {
 void bind_models(py::module_& m) {
   m.def("devices", [] {
     py::list out;
-    const models::Catalog catalog = models::Catalog::builtin();  // kept alive for the loop
+    const models::Catalog catalog = experiment::builtin_catalog();  // kept alive for the loop
     for (const auto& [name, d] : catalog.devices()) out.append(device_dict(d));
     return out;
   }, "The built-in devices: peak dense FLOP/s per precision, memory (bytes), bandwidths (bytes/s), source.");
   m.def("instances", [] {
     py::list out;
-    const models::Catalog catalog = models::Catalog::builtin();
+    const models::Catalog catalog = experiment::builtin_catalog();
     for (const auto& [name, t] : catalog.instances()) out.append(instance_dict(t));
     return out;
   }, "The built-in instance types: accelerators, network (bytes/s), on-demand USD per node-hour, source.");

@@ -10,4 +10,5 @@ PYBIND11_MODULE(_core, m) {
   dlsim::bindings::bind_experiment(m);
   dlsim::bindings::bind_models(m);
   dlsim::bindings::bind_calibration(m);
+  dlsim::bindings::bind_kernel(m);
 }

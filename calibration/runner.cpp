@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <map>
 
+#include "calibration/kernel_cases.hpp"
+
 namespace dlsim::calibration {
 namespace {
 
@@ -83,6 +85,8 @@ std::vector<KernelCase> gpu_case_grid(Grid grid) {
   // GEMM sides 64 .. 8192 (full): 0.5 MFLOP per call (launch-bound) to 1.1 TFLOP.
   for (Precision p : gemm_precisions) add_gemms(out, KernelFamily::gemm, p, geometric(64, quick ? 1024 : 8192, 2));
   add_gemms(out, KernelFamily::gemm_naive, Precision::fp32, geometric(64, quick ? 512 : 2048, 2));
+  // LLM-layer shapes for the kernel model (kernel_cases.hpp).
+  for (const KernelCase& c : llm_gemm_cases(grid)) out.push_back(c);
   // Streams 4 Ki .. 256 Mi floats (16 KiB in L2 to 1 GiB in HBM).
   add_streams(out, geometric(1 << 12, quick ? 1 << 20 : 1 << 28, 4));
   // Host copies 64 KiB .. 1 GiB (pinned).

@@ -4,6 +4,7 @@
 #include <iomanip>
 #include <iostream>
 
+#include "experiment/builtin_profiles.hpp"
 #include "experiment/config_error.hpp"
 #include "experiment/load.hpp"
 #include "experiment/progress.hpp"
@@ -164,7 +165,7 @@ int catalog_command(std::ostream& out, const std::string& what) {
   if (!what.empty() && what != "devices" && what != "instances" && what != "models") {
     throw experiment::ConfigError({"dlsim catalog", 0, 0}, "", "unknown listing '" + what + "': use devices, instances or models");
   }
-  const models::Catalog catalog = models::Catalog::builtin();
+  const models::Catalog catalog = experiment::builtin_catalog();
   if (what.empty() || what == "devices") {
     out << "devices (peak dense TFLOP/s: fp32 tf32 fp16 bf16 fp8; memory; bandwidth)\n";
     for (const auto& [name, d] : catalog.devices()) {

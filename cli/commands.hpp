@@ -38,9 +38,24 @@ struct ValidateFlags {
   std::string format = "text";     // --format text|markdown
   std::string csv;                 // --csv FILE: the report as CSV
   bool quiet = false;              // no progress line
+  bool kernels = false;            // --kernels: the shipped kernel profiles' held-out errors instead
 };
 // validate_command.cpp; exit 1 when a figure beyond 15% has no explanation.
 int validate_command(std::ostream& out, std::ostream& err, const ValidateFlags& flags);
+struct KernelFlags {
+  std::string input;       // --input TABLE.csv: predict every row of a measured table
+  std::string output;      // --output OUT.csv (run's option): the table with predicted_ms
+  std::string device;      // --device CATALOG-NAME (calibrate's option)
+  std::string gpu;         // --gpu LABEL (calibrate's option): a table's label, e.g. A100
+  std::string gemm;        // --gemm MxNxK: one GEMM
+  std::string precision;   // --precision (default fp16)
+  std::string layout;      // --layout nt|nn|tn (default nt)
+  std::string batch;       // --batch N (default 1)
+  std::string memory;      // --memory CLASS: one memory-bound kernel
+  std::string bytes;       // --bytes N, with --memory
+};
+// kernel_command.cpp: `dlsim kernel`, one kernel or a whole table (experiment/kernel_*predict.hpp).
+int kernel_command(std::ostream& out, const KernelFlags& flags);
 // `dlsim plot results.h5 [--out DIR]`: runs `python3 -m dlsim.plot_command` with these arguments
 // (every plot of the file as PNG) and returns its exit code; 1 when Python cannot be started.
 int plot_command(const std::vector<std::string>& arguments, std::ostream& err);

@@ -9,6 +9,7 @@
 #include "calibration/runner.hpp"
 #include "cli/commands.hpp"
 #include "experiment/calibrate.hpp"
+#include "experiment/calibrate_import.hpp"
 #include "experiment/config_error.hpp"
 
 namespace po = boost::program_options;
@@ -30,6 +31,17 @@ const char* const kUsage =
     "                         measure micro-kernels here, fit a device profile, write it\n"
     "  calibrate --validate profile.yaml [--backend cpu|cuda]\n"
     "                         predict held-out kernels from the profile, measure them, compare\n"
+    "  calibrate --import TABLE.csv [--import ...] [--gpu LABEL] [--device CATALOG-NAME] --out profile.yaml\n"
+    "                         fit the kernel model to measured kernel tables (vidur, DeepBench,\n"
+    "                         dlsim's CUDA tables): a profile, with its held-out errors\n"
+    "  kernel (--device CATALOG-NAME | --gpu LABEL) --gemm MxNxK [--precision fp16] [--layout nt|nn|tn]\n"
+    "         [--batch N]     time one GEMM with the device's kernel model: tile, split-K, waves,\n"
+    "                         memory- or compute-bound, and the profile's error band\n"
+    "  kernel (--device CATALOG-NAME | --gpu LABEL) --memory CLASS --bytes N\n"
+    "                         time one memory-bound kernel (stream, rms_norm, softmax, ...)\n"
+    "  kernel --input TABLE.csv --output OUT.csv\n"
+    "                         predict every row of a measured kernel table (vidur GEMM or\n"
+    "                         element-wise, DeepBench GEMM): the rows with predicted_ms appended\n"
     "  plot <results.h5> [--out DIR]  write every plot of a results file as PNG into DIR\n"
     "                         (default: <stem>-plots/ beside the file), with /usr/bin/python3\n"
     "  sweep <scenario.yaml> [-j N] [--output store.h5] [--resume]\n"
@@ -41,6 +53,9 @@ const char* const kUsage =
     "                         run the published-result scenarios of the folder (default\n"
     "                         scenarios/published) and compare each prediction with the\n"
     "                         published figure: error, why they differ, overall error\n"
+    "  validate --kernels [--format text|markdown]\n"
+    "                         the held-out errors of the shipped kernel profiles, per device,\n"
+    "                         kernel family and size range\n"
     "  version                print the dlsim version\n"
     "\n"
     "options of run, check and collective:\n"
@@ -80,7 +95,9 @@ int dispatch(int argc, char** argv) {
       ("quick", po::bool_switch(&calibrate.quick))
       ("repeats", po::value<int>(&calibrate.repeats))
       ("max-spread", po::value<double>(&calibrate.max_spread))
-      ("device", po::value<std::string>(&calibrate.device));
+      ("device", po::value<std::string>(&calibrate.device))
+      ("import", po::value<std::vector<std::string>>(&calibrate.import_tables)->composing())
+      ("gpu", po::value<std::string>(&calibrate.gpu));
   cli::SweepFlags sweep;
   options.add_options()
       ("jobs,j", po::value<int>(&sweep.threads))
@@ -89,7 +106,17 @@ int dispatch(int argc, char** argv) {
   options.add_options()
       ("fast", po::bool_switch(&validate.fast))
       ("only", po::value<std::vector<std::string>>(&validate.only)->composing())
-      ("format", po::value<std::string>(&validate.format));
+      ("format", po::value<std::string>(&validate.format))
+      ("kernels", po::bool_switch(&validate.kernels));
+  cli::KernelFlags kernel;  // --device, --gpu and --output are the options above
+  options.add_options()
+      ("input", po::value<std::string>(&kernel.input))
+      ("gemm", po::value<std::string>(&kernel.gemm))
+      ("precision", po::value<std::string>(&kernel.precision))
+      ("layout", po::value<std::string>(&kernel.layout))
+      ("batch", po::value<std::string>(&kernel.batch))
+      ("memory", po::value<std::string>(&kernel.memory))
+      ("bytes", po::value<std::string>(&kernel.bytes));
   po::positional_options_description positional;
   positional.add(command == "catalog" ? "what" : "scenario", 1);
   po::variables_map vm;
@@ -100,10 +127,21 @@ int dispatch(int argc, char** argv) {
   if (command == "calibrate") {
     if (!o.scenario.empty()) throw po::error("calibrate takes no positional argument ('" + o.scenario + "')");
     if (calibrate.repeats < 0 || calibrate.repeats > 10000) throw po::error("--repeats must be in 1..10000");
+    if (!calibrate.import_tables.empty()) {
+      if (!calibrate.backend.empty() || !calibrate.validate.empty()) throw po::error("--import fits measured tables: it takes no --backend or --validate");
+      return experiment::import_kernel_tables(calibrate, std::cout, std::cerr);
+    }
     return calibrate.validate.empty() ? experiment::calibrate(calibrate, std::cout, std::cerr)
                                       : experiment::validate_profile(calibrate, std::cout, std::cerr);
   }
   if (command == "collective") return cli::collective_command(std::cout, o);
+  if (command == "kernel") {
+    if (!o.scenario.empty()) throw po::error("kernel takes no positional argument ('" + o.scenario + "')");
+    kernel.output = o.output;
+    kernel.device = calibrate.device;
+    kernel.gpu = calibrate.gpu;
+    return cli::kernel_command(std::cout, kernel);
+  }
   if (sweep.threads < 0 || sweep.threads > 4096) throw po::error("-j must be in 1..4096");
   if (command == "validate") {
     if (!o.set_arguments.empty() || !o.output.empty()) throw po::error("validate takes no --set or --output (the scenarios are run as published)");

@@ -3,11 +3,14 @@
 // prints, per published figure, dlsim's prediction and its error, then the mean absolute
 // percentage error of the measurements and of the claims. Exit 1 when a figure differs by more
 // than 15% and its check gives no explanation: a prediction that moved needs a look.
+// `dlsim validate --kernels [--format ...]` prints the held-out kernel errors of the shipped
+// kernel profiles instead (kernel_validation.hpp).
 #include <iostream>
 #include <optional>
 
 #include "cli/commands.hpp"
 #include "experiment/config_error.hpp"
+#include "experiment/kernel_validation.hpp"
 #include "experiment/progress.hpp"
 #include "experiment/validation.hpp"
 #include "experiment/writers.hpp"
@@ -17,6 +20,10 @@ namespace dlsim::cli {
 int validate_command(std::ostream& out, std::ostream& err, const ValidateFlags& flags) {
   if (flags.format != "text" && flags.format != "markdown") {
     throw experiment::ConfigError({"dlsim validate", 0, 0}, "", "--format must be text or markdown, not '" + flags.format + "'");
+  }
+  if (flags.kernels) {
+    out << experiment::format_kernel_validation(flags.format);
+    return 0;
   }
   experiment::ValidateOptions options;
   options.fast_only = flags.fast;

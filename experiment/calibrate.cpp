@@ -5,13 +5,18 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <fstream>
+#include <utility>
 #include <memory>
 
 #include <unistd.h>
 
 #include "calibration/cpu_backend.hpp"
 #include "calibration/fit.hpp"
+#include "calibration/kernel_cases.hpp"
+#include "calibration/kernel_fit.hpp"
 #include "calibration/runner.hpp"
+#include "experiment/atomic_file.hpp"
 #include "experiment/config_error.hpp"
 #include "experiment/profile_yaml.hpp"
 #include "experiment/results.hpp"
@@ -83,6 +88,42 @@ void print_errors(std::ostream& out, const std::vector<calibration::FamilyError>
   }
 }
 
+// A GPU calibration also measures LLM-layer GEMMs and memory-bound kernels: their tables are
+// written beside the profile (in the columns `dlsim calibrate --import` reads) and fitted into the
+// profile's kernel model, exactly as an import of published tables would be.
+void add_kernel_model(ProfileDocument& doc, const std::vector<calibration::CaseStats>& stats, const std::string& profile_path,
+                      std::ostream& out) {
+  calibration::Calibration& cal = doc.calibration;
+  if (cal.spec.compute_units < 1) {
+    out << "no kernel model: " << cal.spec.name << " has no SM count in the catalog\n";
+    return;
+  }
+  const calibration::KernelTables tables = calibration::tables_from_stats(stats, cal.spec.name);
+  const std::string stem = profile_path.size() > 5 && profile_path.substr(profile_path.size() - 5) == ".yaml"
+                               ? profile_path.substr(0, profile_path.size() - 5)
+                               : profile_path;
+  for (const auto& [suffix, gemm] : {std::pair<const char*, bool>{"-gemm.csv", true}, {"-elementwise.csv", false}}) {
+    const std::string path = stem + suffix;
+    write_atomically(path, [&](const std::string& tmp) {
+      std::ofstream file(tmp);
+      if (gemm) calibration::write_gemm_table(file, tables.gemm);
+      else calibration::write_memory_table(file, tables.memory);
+      if (!file) throw std::runtime_error("cannot write " + tmp);
+    });
+    out << "wrote " << path << "\n";
+  }
+  const calibration::KernelFit fit = calibration::fit_kernel_profile(tables, cal.spec.name, cal.spec, true);
+  cal.profile.kernels = fit.profile;
+  cal.profile.kernels.source = "fitted on kernels measured by dlsim calibrate (" + cal.date + ")";
+  doc.held_out = calibration::summarize_held_out(fit.held_out);
+  for (const auto& e : doc.held_out) {
+    char line[160];
+    std::snprintf(line, sizeof line, "  held-out %-40s %6d cases  median %5.1f%%  p90 %5.1f%%\n", e.label.c_str(), e.cases,
+                  100 * e.median_abs, 100 * e.p90_abs);
+    out << line;
+  }
+}
+
 }  // namespace
 
 int calibrate(const CalibrateOptions& o, std::ostream& out, std::ostream& err) {
@@ -115,6 +156,7 @@ int calibrate(const CalibrateOptions& o, std::ostream& out, std::ostream& err) {
     doc.calibration.spec.memory_bytes = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
   }
   print_errors(out, doc.calibration.errors);
+  if (info.backend == "cuda") add_kernel_model(doc, stats, o.out, out);
   write_profile(o.out, doc);
   out << "wrote " << o.out << " (" << doc.calibration.profile.source << ")\n";
   return 0;

@@ -4,6 +4,7 @@
 #pragma once
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "sim/interrupt.hpp"
 
@@ -20,6 +21,8 @@ struct CalibrateOptions {
   std::string device;         // the catalog device this GPU is (e.g. H100-SXM): its datasheet
                               // peaks and its name in the profile; "" = found by description
   const sim::InterruptFlag* interrupt = nullptr;  // set: stop before the next case (sim::Interrupted)
+  std::vector<std::string> import_tables;  // --import: measured kernel tables to fit (calibrate_import.hpp)
+  std::string gpu;            // --gpu: which GPU of the tables (their gpu column)
 };
 
 // Both return the exit code; bad options throw ConfigError, unstable runs UnstableError.

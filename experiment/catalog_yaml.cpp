@@ -52,6 +52,9 @@ models::DeviceSpec read_device(MapReader& r, models::DeviceProfile& profile, con
                                            d.intra_node_link_bandwidth > 0 ? d.intra_node_link_bandwidth : 16e9);
   d.pcie_bandwidth = r.quantity("pcie_bandwidth", Dimension::bandwidth, 1, kMaxBandwidth, d.pcie_bandwidth);
   if (r.has("efficiency")) {
+    // Stated efficiencies are the roofline's: they replace the base's kernel model, which would
+    // otherwise ignore them.
+    profile.kernels = models::KernelProfile{};
     MapReader e(r.node("efficiency"), r.path_of("efficiency"), r.source());
     profile.matmul_efficiency = e.number("matmul", 1e-3, 1, profile.matmul_efficiency);
     profile.memory_efficiency = e.number("memory", 1e-3, 1, profile.memory_efficiency);

@@ -1,5 +1,6 @@
 // Reading cluster scenarios (see cluster_yaml.hpp).
 #include "experiment/cluster_yaml.hpp"
+#include "experiment/builtin_profiles.hpp"
 #include "experiment/sweep_spec.hpp"
 
 #include <algorithm>
@@ -379,7 +380,7 @@ ClusterVariant read_variant(const YAML::Node& root, const Source& source, const 
 
 ClusterScenario read_cluster_scenario(const YAML::Node& root, const std::function<YAML::Node()>& fresh_root,
                                       const Source& source, const std::string& base_dir, std::uint64_t seed) {
-  models::Catalog catalog = models::Catalog::builtin();
+  models::Catalog catalog = builtin_catalog();
   if (child(root, "catalog").IsDefined()) {
     const std::string file = root["catalog"].as<std::string>();
     const std::filesystem::path p = std::filesystem::path(file).is_absolute() ? std::filesystem::path(file)

@@ -7,7 +7,9 @@ std::string render(const SourceLocation& w, const std::string& path, const std::
   std::string out;
   out.append(w.file.empty() ? "<scenario>" : w.file);
   if (w.line > 0) {
-    out.append(":").append(std::to_string(w.line)).append(":").append(std::to_string(w.column));
+    out.append(":").append(std::to_string(w.line));
+    // Line-oriented inputs (CSV tables) locate a row, not a character.
+    if (w.column > 0) out.append(":").append(std::to_string(w.column));
   }
   out.append(": ");
   if (!path.empty()) out.append(path).append(": ");

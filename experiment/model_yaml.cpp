@@ -118,6 +118,9 @@ models::ModelGraph read_transformer(MapReader& model, const std::string& name, m
   c.rms_norm = t.choice("norm", {"layernorm", "rmsnorm"}, "layernorm") == "rmsnorm";
   c.linear_bias = t.boolean("bias", true);
   c.dropout = t.boolean("dropout", false);
+  // The attention core: "unfused" (batched GEMMs, softmax and dropout over the s x s scores, as
+  // Megatron-LM 2021 and eager PyTorch run it) or "flash" (one FlashAttention kernel).
+  c.flash_attention = t.choice("attention", {"unfused", "flash"}, "unfused") == "flash";
   read_experts(t, c);
   t.finish();
   if (out) *out = c;

@@ -9,6 +9,7 @@
 
 #include "experiment/atomic_file.hpp"
 #include "experiment/config_error.hpp"
+#include "experiment/kernel_profile_yaml.hpp"
 #include "experiment/yaml_reader.hpp"
 
 namespace dlsim::experiment {
@@ -25,41 +26,11 @@ void emit_curve(YAML::Emitter& out, const char* size_key, const models::Efficien
   out << YAML::EndMap;
 }
 
-std::vector<double> read_list(MapReader& r, const std::string& key, double min, double max) {
-  const YAML::Node list = r.node(key);
-  if (!list.IsDefined()) r.fail_missing(key, "a list of numbers");
-  if (!list.IsSequence() || list.size() == 0) r.fail(key, "must be a non-empty list of numbers");
-  std::vector<double> v;
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    const std::string path = r.path_of(key) + "[" + std::to_string(i) + "]";
-    const auto bad = [&](const std::string& why) { throw ConfigError(r.source().locate(list[i], path), path, why); };
-    if (!list[i].IsScalar()) bad("must be a number");
-    std::string lower = list[i].Scalar();
-    for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    if (lower.find("nan") != std::string::npos || lower.find("inf") != std::string::npos) {
-      bad("must be a finite number, not " + list[i].Scalar());
-    }
-    double x = 0;
-    std::size_t used = 0;
-    try {
-      x = std::stod(list[i].Scalar(), &used);
-    } catch (const std::exception&) {
-      bad("'" + list[i].Scalar() + "' is not a number");
-    }
-    if (used != list[i].Scalar().size()) bad("'" + list[i].Scalar() + "' is not a number");
-    if (!std::isfinite(x)) bad("must be a finite number, not " + list[i].Scalar());
-    if (x < min || x > max || (min == 0 && x == 0)) bad("value " + list[i].Scalar() + " is out of range: " + (min == 0 ? "(0, " + std::to_string(max) + "]" : describe_range(min, max)));
-    if (!v.empty() && key != "efficiency" && !(x > v.back())) bad("sizes must increase strictly (" + list[i].Scalar() + " follows " + list[i - 1].Scalar() + ")");
-    v.push_back(x);
-  }
-  return v;
-}
-
 models::EfficiencyCurve read_curve(MapReader& parent, const std::string& key, const std::string& size_key) {
   MapReader r(parent.node(key), parent.path_of(key), parent.source());
   models::EfficiencyCurve c;
-  c.size = read_list(r, size_key, 0, kHuge);
-  c.efficiency = read_list(r, "efficiency", 0, 1);
+  c.size = read_number_list(r, size_key, 0, kHuge, true);
+  c.efficiency = read_number_list(r, "efficiency", 0, 1, false);
   if (c.size.size() != c.efficiency.size()) {
     r.fail("efficiency", "has " + std::to_string(c.efficiency.size()) + " values for " + std::to_string(c.size.size()) + " sizes");
   }
@@ -74,7 +45,7 @@ std::string profile_to_yaml(const ProfileDocument& doc) {
   YAML::Emitter out;
   out.SetDoublePrecision(17);  // round trip exactly
   out << YAML::BeginMap;
-  out << YAML::Key << "dlsim_profile" << YAML::Value << 1;
+  out << YAML::Key << "dlsim_profile" << YAML::Value << 2;
   out << YAML::Key << "metadata" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "device" << YAML::Value << cal.info.name;
   out << YAML::Key << "backend" << YAML::Value << cal.info.backend;
@@ -96,6 +67,11 @@ std::string profile_to_yaml(const ProfileDocument& doc) {
   out << YAML::EndMap;
   out << YAML::Key << "memory_bandwidth" << YAML::Value << d.memory_bandwidth;
   out << YAML::Key << "memory_bytes" << YAML::Value << d.memory_bytes;
+  if (d.compute_units > 0) {
+    out << YAML::Key << "generation" << YAML::Value << std::string(models::to_string(d.generation));
+    out << YAML::Key << "compute_units" << YAML::Value << d.compute_units;
+    out << YAML::Key << "l2_bytes" << YAML::Value << d.l2_bytes;
+  }
   out << YAML::Key << "source" << YAML::Value << d.source;
   out << YAML::EndMap;
   const models::DeviceProfile& p = cal.profile;
@@ -115,8 +91,21 @@ std::string profile_to_yaml(const ProfileDocument& doc) {
     out << YAML::Key << "memory_curve" << YAML::Value;
     emit_curve(out, "bytes", p.memory_curve);
   }
+  if (p.kernels.present()) {
+    out << YAML::Key << "kernel_model" << YAML::Value;
+    emit_kernel_profile(out, p.kernels);
+  }
   out << YAML::Key << "source" << YAML::Value << p.source;
   out << YAML::EndMap;
+  if (!doc.held_out.empty()) {
+    out << YAML::Key << "held_out_errors" << YAML::Value << YAML::BeginSeq;
+    for (const auto& e : doc.held_out) {
+      out << YAML::Flow << YAML::BeginMap << YAML::Key << "kernels" << YAML::Value << e.label << YAML::Key << "cases"
+          << YAML::Value << e.cases << YAML::Key << "median_abs" << YAML::Value << e.median_abs << YAML::Key << "p90_abs"
+          << YAML::Value << e.p90_abs << YAML::Key << "median_signed" << YAML::Value << e.median_signed << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+  }
   out << YAML::Key << "fit_errors" << YAML::Value << YAML::BeginMap;
   for (const auto& e : cal.errors) {
     out << YAML::Key << e.family << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "cases" << YAML::Value
@@ -149,10 +138,10 @@ ProfileDocument read_profile_text(const std::string& text, const std::string& na
   MapReader top(root, "", source);
   ProfileDocument doc;
   calibration::Calibration& cal = doc.calibration;
-  top.integer("dlsim_profile", 1, 1);
+  top.integer("dlsim_profile", 1, 2);
   MapReader meta(top.node("metadata"), "metadata", source);
   cal.info.name = meta.text("device");
-  cal.info.backend = meta.choice("backend", {"cpu", "cuda"});
+  cal.info.backend = meta.choice("backend", {"cpu", "cuda", "import"});
   cal.info.driver = meta.optional_text("driver").value_or("");
   cal.info.runtime = meta.optional_text("runtime").value_or("");
   cal.info.units = static_cast<int>(meta.integer("units", 0, 1'000'000, 0));
@@ -176,6 +165,17 @@ ProfileDocument read_profile_text(const std::string& text, const std::string& na
   peaks.finish();
   cal.spec.memory_bandwidth = dev.number("memory_bandwidth", 1, kHuge);
   cal.spec.memory_bytes = dev.number("memory_bytes", 0, kHuge, 0.0);
+  if (dev.has("compute_units")) {
+    const std::string g = dev.choice("generation", {"kepler", "pascal", "volta", "turing", "ampere", "ada", "hopper", "tpu"});
+    for (auto gen : {models::Generation::kepler, models::Generation::pascal, models::Generation::volta, models::Generation::turing,
+                     models::Generation::ampere, models::Generation::ada, models::Generation::hopper, models::Generation::tpu}) {
+      if (models::to_string(gen) == g) cal.spec.generation = gen;
+    }
+    cal.spec.compute_units = static_cast<int>(dev.integer("compute_units", 1, 1'000'000));
+    cal.spec.l2_bytes = dev.number("l2_bytes", 0, kHuge, 0.0);
+  } else {
+    dev.allow({"generation", "l2_bytes"});
+  }
   cal.spec.source = dev.optional_text("source").value_or("profile " + name);
   dev.finish();
 
@@ -193,6 +193,10 @@ ProfileDocument read_profile_text(const std::string& text, const std::string& na
   }
   curves.finish();
   if (prof.has("memory_curve")) p.memory_curve = read_curve(prof, "memory_curve", "bytes");
+  if (prof.has("kernel_model")) {
+    if (cal.spec.compute_units < 1) prof.fail("kernel_model", "needs device.compute_units (and generation), which the GEMM model spreads its tiles over");
+    p.kernels = read_kernel_profile(prof, "kernel_model");
+  }
   p.source = prof.optional_text("source").value_or("profile " + name);
   prof.finish();
 
@@ -208,6 +212,21 @@ ProfileDocument read_profile_text(const std::string& text, const std::string& na
     cal.errors.push_back(fe);
   }
   errors.finish();
+  if (top.has("held_out_errors")) {
+    const YAML::Node list = top.node("held_out_errors");
+    if (!list.IsSequence()) top.fail("held_out_errors", "must be a list of {kernels, cases, median_abs, p90_abs, median_signed}");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      MapReader e(list[i], "held_out_errors[" + std::to_string(i) + "]", source);
+      calibration::ErrorSummary s;
+      s.label = e.text("kernels");
+      s.cases = static_cast<int>(e.integer("cases", 1, 100'000'000));
+      s.median_abs = e.number("median_abs", 0, kHuge);
+      s.p90_abs = e.number("p90_abs", 0, kHuge);
+      s.median_signed = e.number("median_signed", -kHuge, kHuge);
+      e.finish();
+      doc.held_out.push_back(s);
+    }
+  }
   cal.naive_gemm_flops = top.number("naive_gemm_flops", 0, kHuge, 0.0);
   top.finish();
   return doc;

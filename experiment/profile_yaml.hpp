@@ -3,13 +3,15 @@
 // host), the device peaks its efficiencies are fractions of, the measured efficiency curves and
 // scalars, and the fit error per kernel family. Schema (plain numbers in SI units):
 //
-//   dlsim_profile: 1
-//   metadata: {device, backend: cpu|cuda, driver, runtime, date, dlsim_version, host, units}
+//   dlsim_profile: 2                                   (1: the same without the kernel model)
+//   metadata: {device, backend: cpu|cuda|import, driver, runtime, date, dlsim_version, host, units}
 //   device: {name, description, peak_flops: {fp32: FLOP/s, ...}, memory_bandwidth: B/s,
-//            memory_bytes: B, source}
+//            memory_bytes: B, [generation, compute_units, l2_bytes], source}
 //   profile: {matmul_efficiency, memory_efficiency, kernel_launch_overhead_s,
 //             matmul_curves: {fp32: {flops: [..], efficiency: [..]}, ...},
-//             memory_curve: {bytes: [..], efficiency: [..]}, source}
+//             memory_curve: {bytes: [..], efficiency: [..]},
+//             kernel_model: {...} (kernel_profile_yaml.hpp; needs device.compute_units), source}
+//   held_out_errors: [{kernels, cases, median_abs, p90_abs, median_signed}, ...]   (a report)
 //   fit_errors: {"gemm fp32": {cases, median_relative_error}, ...}
 //   naive_gemm_flops: FLOP/s (our plain GEMM, the floor; 0 if not measured)
 //
@@ -21,6 +23,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "calibration/fit.hpp"
+#include "calibration/kernel_fit.hpp"
 
 namespace dlsim::experiment {
 
@@ -28,6 +31,7 @@ struct ProfileDocument {
   calibration::Calibration calibration;
   std::string dlsim_version;
   std::string host;
+  std::vector<calibration::ErrorSummary> held_out;  // kernel model: held-out errors (a report)
 };
 
 std::string profile_to_yaml(const ProfileDocument& doc);

@@ -44,6 +44,9 @@ struct ResultRow {
   double expert_comm_s = 0;        // blocking expert all-to-alls
   double pipeline_bubble_s = 0;
   double memory_bytes = 0;         // peak memory of one accelerator (the fullest pipeline rank)
+  // Compute time by kernel family and the iteration time's error band (models/training_replay.hpp).
+  double gemm_s = 0, memory_kernels_s = 0, conv_s = 0, attention_s = 0;
+  double iteration_p10_s = 0, iteration_p90_s = 0;
 };
 
 // One collective of one group at one node count and size (collective scenarios).

@@ -54,6 +54,14 @@ ResultRow evaluate(const Scenario& s, int nodes, int plan_index, models::Iterati
   row.tflops_per_accelerator = step.tflops_per_device;
   row.mfu = step.mfu;
   row.profile_out_of_range = step.profile_out_of_range;
+  using Family = models::KernelFamilyKind;
+  const auto family = [&](Family f) { return step.compute_by_family_s[static_cast<std::size_t>(f)]; };
+  row.gemm_s = family(Family::gemm);
+  row.memory_kernels_s = family(Family::memory);
+  row.conv_s = family(Family::conv);
+  row.attention_s = family(Family::attention);
+  row.iteration_p10_s = step.iteration_p10_s;
+  row.iteration_p90_s = step.iteration_p90_s;
   row.memory_bytes = models::peak_memory(wl.model, plan).total();
   row.cost_per_hour = s.cluster.instance.price_per_hour * nodes;
 

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "experiment/catalog_yaml.hpp"
+#include "experiment/builtin_profiles.hpp"
 #include "experiment/cluster_yaml.hpp"
 #include "experiment/collective_yaml.hpp"
 #include "experiment/load.hpp"
@@ -343,7 +344,7 @@ Scenario read_scenario(const YAML::Node& root, const std::function<YAML::Node()>
     return s;
   }
 
-  models::Catalog catalog = models::Catalog::builtin();
+  models::Catalog catalog = builtin_catalog();
   if (auto file = top.optional_text("catalog")) {
     const std::filesystem::path p = std::filesystem::path(*file).is_absolute() ? std::filesystem::path(*file)
                                                                               : std::filesystem::path(base_dir) / *file;

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <iomanip>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "experiment/units.hpp"
@@ -72,11 +73,15 @@ void print_table(std::ostream& out, const Results& results) {
     print_collective_table(out, results);
     return;
   }
-  const std::vector<std::string> header{"nodes", "accel", "plan", "samples/s", "per accel", "TFLOP/s/accel", "MFU",
+  const std::vector<std::string> header{"nodes", "accel", "plan", "samples/s", "p10-p90", "per accel", "TFLOP/s/accel", "MFU",
                                         "memory/accel", "epoch time", "USD/hour", "USD/epoch", "efficiency", "exposed comm"};
   std::vector<std::vector<std::string>> cells;
   for (const ResultRow& r : results.rows) {
-    cells.push_back({std::to_string(r.nodes), std::to_string(r.accelerators), r.plan, number(r.samples_per_s, "%.0f"),
+    // The kernel model's error band (iteration_time_p10/p90) as throughputs: slow end first.
+    const std::string band = r.iteration_p90_s > 0 ? number(r.global_batch / r.iteration_p90_s, "%.0f") + "-" +
+                                                         number(r.global_batch / r.iteration_p10_s, "%.0f")
+                                                   : "-";
+    cells.push_back({std::to_string(r.nodes), std::to_string(r.accelerators), r.plan, number(r.samples_per_s, "%.0f"), band,
                      number(r.samples_per_s_per_accelerator, "%.1f"), number(r.tflops_per_accelerator, "%.1f"),
                      number(100.0 * r.mfu, "%.1f%%"), format_size(r.memory_bytes),
                      std::isnan(r.time_per_epoch_s) ? "-" : format_duration(r.time_per_epoch_s),
@@ -108,6 +113,16 @@ void print_table(std::ostream& out, const Results& results) {
         << part("optimizer", last.optimizer_s);
     if (last.tokens_per_s > last.samples_per_s) out << "; " << number(last.tokens_per_s, "%.0f") << " tokens/s";
     out << "\n";
+    const double kernels = last.gemm_s + last.memory_kernels_s + last.conv_s + last.attention_s;
+    if (kernels > 0) {
+      std::string text;
+      for (const auto& [name, v] : {std::pair<const char*, double>{"GEMM", last.gemm_s}, {"convolution", last.conv_s},
+                                     {"attention", last.attention_s}, {"memory-bound", last.memory_kernels_s}}) {
+        if (v > 0.0005 * kernels) text += (text.empty() ? "" : ", ") + std::string(name) + " " + number(100.0 * v / kernels, "%.0f%%");
+      }
+      out << "compute by kernel: " << text << "; iteration p10-p90 " << format_duration(last.iteration_p10_s) << " - "
+          << format_duration(last.iteration_p90_s) << " (held-out kernel errors)\n";
+    }
     out << "time to train on " << last.nodes << " nodes: " << format_duration(last.time_to_train_s) << " ("
         << last.iterations << " iterations), billed cost " << number(last.cost_to_train, "%.2f") << " USD\n";
   }

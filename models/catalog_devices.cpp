@@ -29,7 +29,7 @@ struct Peaks {  // TFLOP/s, dense
 double pcie_x16_per_direction(const std::string& device) {
   const auto starts = [&](const char* prefix) { return device.rfind(prefix, 0) == 0; };
   if (starts("H100") || starts("H200")) return 63.0e9;
-  if (starts("A100") || device == "A10" || starts("A10G") || starts("L4")) return 31.5e9;
+  if (starts("A100") || device == "A10" || starts("A10G") || starts("L4") || device == "A40") return 31.5e9;
   return 15.75e9;
 }
 
@@ -47,6 +47,22 @@ DeviceSpec spec(std::string name, std::string description, Peaks t, double memor
   d.source = std::move(source);
   return d;
 }
+
+// Micro-architecture facts for the kernel model (SMs, L2), from NVIDIA's architecture
+// whitepapers and datasheets: Tesla K80 (GK210: 13 SMX and 1.5 MB L2 per die), P100 (GP100
+// whitepaper: 56 SMs, 4 MB L2), V100 (GV100 whitepaper: 80 SMs, 6 MB L2), T4 (Turing
+// whitepaper, TU104 as T4: 40 SMs, 4 MB L2), A10/A10G/A40 (GA102 whitepaper: A10 72 SMs, A40 84
+// SMs, 6 MB L2; AWS names 80 SMs for the A10G), L4 (AD104, Ada whitepaper: 58 SMs, 48 MB L2),
+// A100 (GA100 whitepaper: 108 SMs, 40 MB L2), H100 SXM5 and H200 (GH100 whitepaper: 132 SMs,
+// 50 MB L2). TPUs: matrix units (128x128 MXUs) per chip from Google's system-architecture pages:
+// v2 2 (one per core), v3 4, v4 8, v5e 4, v5p 8.
+DeviceSpec with_arch(DeviceSpec d, Generation g, int units, double l2_bytes) {
+  d.generation = g;
+  d.compute_units = units;
+  d.l2_bytes = l2_bytes;
+  return d;
+}
+constexpr double kMB = 1024.0 * 1024;
 
 // --- Default profiles: achieved / datasheet, from published measurements. ---
 // The reference's only kernel-level measurements are the Azure AI-benchmarking-guide records
@@ -83,42 +99,51 @@ void add_pre_ampere_gpus(Catalog& c) {
   // hw-k80-*: NVIDIA Tesla K80 datasheet (board = 2x GK210). AWS p2 exposes one GK210 as one
   // GPU, so the entry is one die: the record notes give 12 GiB, 240 GB/s and ~4.37 TF FP32
   // (8.73 / 2); FP64 2.91 TF per board -> 1.455 per die. No tensor cores, no fast FP16.
-  c.add_device(spec("K80", "NVIDIA Tesla K80, one GK210 die (as AWS p2 exposes it)",
+  c.add_device(with_arch(spec("K80", "NVIDIA Tesla K80, one GK210 die (as AWS p2 exposes it)",
                     {.fp64 = 2.91 / 2, .fp32 = 8.73 / 2}, 12 * kGiB, 480 * kGB / 2, 32 * kGB,
-                    "hw-k80-*: NVIDIA Tesla K80 datasheet (per-die values from the record notes)"),
+                    "hw-k80-*: NVIDIA Tesla K80 datasheet (per-die values from the record notes)"), Generation::kepler, 13, 1.5 * kMB),
                unmeasured());
   // hw-p100-sxm2-*: NVIDIA Tesla P100 datasheet. FP16 is packed FP16 (no tensor cores);
   // FP64 5.3 TF from the record notes. NVLink 1.0: 160 GB/s bidirectional.
   c.add_device(
-      spec("P100", "NVIDIA Tesla P100 SXM2 16GB", {.fp64 = 5.3, .fp32 = 10.6, .fp16 = 21.2},
-           16 * kGB, 732 * kGB, 160 * kGB, "hw-p100-sxm2-*: NVIDIA Tesla P100 datasheet"),
+      with_arch(spec("P100", "NVIDIA Tesla P100 SXM2 16GB", {.fp64 = 5.3, .fp32 = 10.6, .fp16 = 21.2},
+           16 * kGB, 732 * kGB, 160 * kGB, "hw-p100-sxm2-*: NVIDIA Tesla P100 datasheet"), Generation::pascal, 56, 4 * kMB),
       unmeasured());
+  // NOT IN THE REFERENCE: the P100 PCIe card, which DeepBench's P100 sheet measured (its README
+  // lists the P100 among PCIe systems; ../shared/reference/kernels/README.md). NVIDIA Tesla P100
+  // PCIe datasheet: FP32 9.3 TF, FP16 18.7 TF (packed, no tensor cores), FP64 4.7 TF, 16 GB HBM2 at
+  // 732 GB/s, PCIe Gen3 x16 to the host and to peers (no NVLink); the same GP100 chip (56 SMs,
+  // 4 MB L2) as the SXM2 part at a lower clock.
+  c.add_device(with_arch(spec("P100-PCIe", "NVIDIA Tesla P100 PCIe 16GB", {.fp64 = 4.7, .fp32 = 9.3, .fp16 = 18.7},
+                              16 * kGB, 732 * kGB, 32 * kGB, "NVIDIA Tesla P100 PCIe datasheet (not in hardware-and-cloud.yaml)"),
+                         Generation::pascal, 56, 4 * kMB),
+               unmeasured());
   // hw-v100-sxm2-16-*: NVIDIA Tesla V100 datasheet. FP16 tensor 125 TF, no BF16/TF32;
   // FP64 7.8 TF from the record notes. NVLink 2.0: 300 GB/s bidirectional.
   c.add_device(
-      spec("V100-16GB", "NVIDIA Tesla V100 SXM2 16GB", {.fp64 = 7.8, .fp32 = 15.7, .fp16 = 125},
-           16 * kGB, 900 * kGB, 300 * kGB, "hw-v100-sxm2-16-*: NVIDIA Tesla V100 datasheet"),
+      with_arch(spec("V100-16GB", "NVIDIA Tesla V100 SXM2 16GB", {.fp64 = 7.8, .fp32 = 15.7, .fp16 = 125},
+           16 * kGB, 900 * kGB, 300 * kGB, "hw-v100-sxm2-16-*: NVIDIA Tesla V100 datasheet"), Generation::volta, 80, 6 * kMB),
       unmeasured());
   // hw-v100-sxm2-32-*: NVIDIA Tesla V100 datasheet. Same GV100 die as the 16GB part, so FP64
   // 7.8 TF is taken from the hw-v100-sxm2-16-fp32 notes.
   c.add_device(
-      spec("V100-32GB", "NVIDIA Tesla V100 SXM2 32GB", {.fp64 = 7.8, .fp32 = 15.7, .fp16 = 125},
-           32 * kGB, 900 * kGB, 300 * kGB, "hw-v100-sxm2-32-*: NVIDIA Tesla V100 datasheet"),
+      with_arch(spec("V100-32GB", "NVIDIA Tesla V100 SXM2 32GB", {.fp64 = 7.8, .fp32 = 15.7, .fp16 = 125},
+           32 * kGB, 900 * kGB, 300 * kGB, "hw-v100-sxm2-32-*: NVIDIA Tesla V100 datasheet"), Generation::volta, 80, 6 * kMB),
       unmeasured());
   // hw-t4-*: NVIDIA T4 datasheet ("320+ GB/s"). FP16 tensor 65 TF, no BF16/TF32; the
   // reference gives no FP64 figure. PCIe Gen3 x16: 32 GB/s bidirectional. Sustained clocks
   // often throttle at 70 W (record notes), so real speed can sit below the profile.
-  c.add_device(spec("T4", "NVIDIA Tesla T4 16GB", {.fp32 = 8.1, .fp16 = 65}, 16 * kGB, 320 * kGB,
-                    32 * kGB, "hw-t4-*: NVIDIA T4 datasheet"),
+  c.add_device(with_arch(spec("T4", "NVIDIA Tesla T4 16GB", {.fp32 = 8.1, .fp16 = 65}, 16 * kGB, 320 * kGB,
+                    32 * kGB, "hw-t4-*: NVIDIA T4 datasheet"), Generation::turing, 40, 4 * kMB),
                unmeasured());
 }
 
 void add_ampere_and_ada_gpus(Catalog& c) {
   // hw-a10-*: NVIDIA A10 datasheet (recorded from memory - verify). The datacenter PCIe part the
   // A10G derives from; no instance in the reference uses it. No FP64 figure in the reference.
-  c.add_device(spec("A10", "NVIDIA A10 24GB PCIe",
+  c.add_device(with_arch(spec("A10", "NVIDIA A10 24GB PCIe",
                     {.fp32 = 31.2, .tf32 = 62.5, .fp16 = 125, .bf16 = 125}, 24 * kGB, 600 * kGB,
-                    64 * kGB, "hw-a10-*: NVIDIA A10 datasheet (from memory - verify)"),
+                    64 * kGB, "hw-a10-*: NVIDIA A10 datasheet (from memory - verify)"), Generation::ampere, 72, 6 * kMB),
                unmeasured());
   // hw-a10g-*: AWS EC2 G5 product page (secondary/uncertain; no NVIDIA datasheet exists).
   // UNCERTAIN: the A10G tensor rate is not published. The hw-a10g-fp32 notes say ~70 TF dense
@@ -126,26 +151,35 @@ void add_ampere_and_ada_gpus(Catalog& c) {
   // rate, hw-a10-fp16 "FP16/BF16"). NOT IN THE REFERENCE: an A10G TF32 rate. DERIVED 35 TF = 70 x
   // the A10's TF32/FP16 ratio (hw-a10-tf32 62.5 / hw-a10-fp16 125). No FP64 figure. Calibrate on
   // a g5.
-  c.add_device(spec("A10G", "NVIDIA A10G 24GB (AWS g5)",
+  c.add_device(with_arch(spec("A10G", "NVIDIA A10G 24GB (AWS g5)",
                     {.fp32 = 31.2, .tf32 = 35, .fp16 = 70, .bf16 = 70}, 24 * kGB, 600 * kGB,
-                    64 * kGB, "hw-a10g-*: AWS EC2 G5 product page; tensor rates uncertain"),
+                    64 * kGB, "hw-a10g-*: AWS EC2 G5 product page; tensor rates uncertain"), Generation::ampere, 80, 6 * kMB),
                unmeasured());
   // hw-l4-*: NVIDIA L4 datasheet via reseller mirror (sparse figures halved to dense).
-  c.add_device(spec("L4", "NVIDIA L4 24GB",
+  c.add_device(with_arch(spec("L4", "NVIDIA L4 24GB",
                     {.fp32 = 30.3, .tf32 = 60, .fp16 = 121, .bf16 = 121, .fp8 = 242.5}, 24 * kGB,
-                    300 * kGB, 64 * kGB, "hw-l4-*: NVIDIA L4 datasheet"),
+                    300 * kGB, 64 * kGB, "hw-l4-*: NVIDIA L4 datasheet"), Generation::ada, 58, 48 * kMB),
+               unmeasured());
+  // NOT IN THE REFERENCE: the A40, added because ../shared/reference/kernels measures it (vidur's
+  // "8xA40 pairwise NVLink" node). NVIDIA A40 datasheet (2021): 48 GB GDDR6 at 696 GB/s, FP32
+  // 37.4 TF, TF32 tensor 74.8 TF, FP16/BF16 tensor 149.7 TF dense, NVLink bridge 112.5 GB/s
+  // bidirectional to one peer, PCIe Gen4 x16. No cloud instance of the catalog carries it.
+  c.add_device(with_arch(spec("A40", "NVIDIA A40 48GB PCIe",
+                              {.fp32 = 37.4, .tf32 = 74.8, .fp16 = 149.7, .bf16 = 149.7}, 48 * kGB, 696 * kGB,
+                              112.5 * kGB, "NVIDIA A40 datasheet (not in hardware-and-cloud.yaml)"),
+                         Generation::ampere, 84, 6 * kMB),
                unmeasured());
   // hw-a100-sxm-40-*: NVIDIA A100 datasheet. FP64 is the FP64 tensor-core rate (19.5 TF; 9.7
   // without tensor cores, record notes). NVLink 3.0 + NVSwitch: 600 GB/s bidirectional.
   // Profile: the A100-80GB measurements (same compute; its HBM2e ratio stands in for HBM2).
-  c.add_device(spec("A100-40GB", "NVIDIA A100 SXM4 40GB",
+  c.add_device(with_arch(spec("A100-40GB", "NVIDIA A100 SXM4 40GB",
                     {.fp64 = 19.5, .fp32 = 19.5, .tf32 = 156, .fp16 = 312, .bf16 = 312}, 40 * kGB,
-                    1555 * kGB, 600 * kGB, "hw-a100-sxm-40-*: NVIDIA A100 datasheet"),
+                    1555 * kGB, 600 * kGB, "hw-a100-sxm-40-*: NVIDIA A100 datasheet"), Generation::ampere, 108, 40 * kMB),
                profile(kA100Matmul, kA100Memory));
   // hw-a100-sxm-80-*: NVIDIA A100 datasheet; azure-a100-gemm-fp16, azure-hbm-a100 (Azure).
-  c.add_device(spec("A100-80GB", "NVIDIA A100 SXM4 80GB",
+  c.add_device(with_arch(spec("A100-80GB", "NVIDIA A100 SXM4 80GB",
                     {.fp64 = 19.5, .fp32 = 19.5, .tf32 = 156, .fp16 = 312, .bf16 = 312}, 80 * kGB,
-                    2039 * kGB, 600 * kGB, "hw-a100-sxm-80-*: NVIDIA A100 datasheet"),
+                    2039 * kGB, 600 * kGB, "hw-a100-sxm-80-*: NVIDIA A100 datasheet"), Generation::ampere, 108, 40 * kMB),
                profile(kA100Matmul, kA100Memory));
 }
 
@@ -154,16 +188,16 @@ void add_hopper_gpus(Catalog& c) {
   // without, record notes). NVLink 4.0 + NVSwitch: 900 GB/s bidirectional.
   // Profile: azure-h100-gemm-fp8, azure-hbm-h100 (Azure AI-benchmarking-guide).
   c.add_device(
-      spec("H100-SXM", "NVIDIA H100 SXM5 80GB",
+      with_arch(spec("H100-SXM", "NVIDIA H100 SXM5 80GB",
            {.fp64 = 67, .fp32 = 67, .tf32 = 494.7, .fp16 = 989.4, .bf16 = 989.4, .fp8 = 1978.9},
-           80 * kGB, 3350 * kGB, 900 * kGB, "hw-h100-sxm-*: NVIDIA H100 datasheet"),
+           80 * kGB, 3350 * kGB, 900 * kGB, "hw-h100-sxm-*: NVIDIA H100 datasheet"), Generation::hopper, 132, 50 * kMB),
       profile(kH100Matmul, kH100Memory));
   // hw-h200-sxm-*: NVIDIA H200 datasheet (recorded from memory - verify). Compute identical
   // to H100 SXM per the record notes, FP64 included. Profile: azure-h200-gemm-fp8, azure-hbm-h200.
   c.add_device(
-      spec("H200", "NVIDIA H200 SXM 141GB",
+      with_arch(spec("H200", "NVIDIA H200 SXM 141GB",
            {.fp64 = 67, .fp32 = 67, .tf32 = 494.7, .fp16 = 989.4, .bf16 = 989.4, .fp8 = 1978.9},
-           141 * kGB, 4800 * kGB, 900 * kGB, "hw-h200-sxm-*: NVIDIA H200 datasheet"),
+           141 * kGB, 4800 * kGB, 900 * kGB, "hw-h200-sxm-*: NVIDIA H200 datasheet"), Generation::hopper, 132, 50 * kMB),
       profile(kH200Matmul, kH200Memory));
 }
 
@@ -178,33 +212,33 @@ void add_tpus(Catalog& c) {
   // al., "verify") and 8 GiB per core x 2 cores, i.e. 16 GiB.
   // NOT IN THE REFERENCE: a v2 ICI figure. ASSUMED link equal to the v3-derived figure below
   // (likely optimistic for v2); kept because a node needs a positive chip-to-chip link.
-  c.add_device(spec("TPU-v2", "Google Cloud TPU v2 (one chip)", {.bf16 = 45}, 16 * kGB, 600 * kGB,
+  c.add_device(with_arch(spec("TPU-v2", "Google Cloud TPU v2 (one chip)", {.bf16 = 45}, 16 * kGB, 600 * kGB,
                     2 * 340e12 / 1024,
-                    "hw-tpuv2-*: Google I/O 2017 / Cloud TPU v2 (secondary); link assumed"),
+                    "hw-tpuv2-*: Google I/O 2017 / Cloud TPU v2 (secondary); link assumed"), Generation::tpu, 2, 0),
                unmeasured());
   // hw-tpuv3-*: cloud.google.com/tpu/docs/v3. DERIVED link: all-reduce bandwidth per pod
   // 340 TB/s over 1024 chips = 332 GB/s per chip, taken as per direction.
   c.add_device(
-      spec("TPU-v3", "Google Cloud TPU v3 (one chip)", {.bf16 = 123}, 32 * kGiB, 900 * kGB,
+      with_arch(spec("TPU-v3", "Google Cloud TPU v3 (one chip)", {.bf16 = 123}, 32 * kGiB, 900 * kGB,
            2 * 340e12 / 1024,
-           "hw-tpuv3-*: cloud.google.com/tpu/docs/v3; link derived from pod all-reduce BW"),
+           "hw-tpuv3-*: cloud.google.com/tpu/docs/v3; link derived from pod all-reduce BW"), Generation::tpu, 4, 0),
       unmeasured());
   // hw-tpuv4-*: cloud.google.com/tpu/docs/v4. BF16 275 TF (int8 also 275, not a dlsim precision),
   // 32 GiB, 1200 GB/s. DERIVED link: all-reduce bandwidth 1.1 PB/s per pod over 4096 chips.
   c.add_device(
-      spec("TPU-v4", "Google Cloud TPU v4 (one chip)", {.bf16 = 275}, 32 * kGiB, 1200 * kGB,
+      with_arch(spec("TPU-v4", "Google Cloud TPU v4 (one chip)", {.bf16 = 275}, 32 * kGiB, 1200 * kGB,
            2 * 1.1e15 / 4096,
-           "hw-tpuv4-*: cloud.google.com/tpu/docs/v4; link derived from pod all-reduce BW"),
+           "hw-tpuv4-*: cloud.google.com/tpu/docs/v4; link derived from pod all-reduce BW"), Generation::tpu, 8, 0),
       unmeasured());
   // hw-tpuv5e-*: cloud.google.com/tpu/docs/v5e. BF16 197 TF (int8 393 TOPS, not a dlsim
   // precision), 16 GB, 819 GB/s; ICI 1600 Gbps per chip = 400 GB/s bidirectional.
-  c.add_device(spec("TPU-v5e", "Google Cloud TPU v5e (one chip)", {.bf16 = 197}, 16 * kGB,
-                    819 * kGB, 400 * kGB, "hw-tpuv5e-*: cloud.google.com/tpu/docs/v5e"),
+  c.add_device(with_arch(spec("TPU-v5e", "Google Cloud TPU v5e (one chip)", {.bf16 = 197}, 16 * kGB,
+                    819 * kGB, 400 * kGB, "hw-tpuv5e-*: cloud.google.com/tpu/docs/v5e"), Generation::tpu, 4, 0),
                unmeasured());
   // hw-tpuv5p-*: cloud.google.com/tpu/docs/v5p. ICI 4800 Gbps per chip, read like v5e's
   // (1600 Gbps = 400 GB/s bidirectional): 600 GB/s per direction, 1200 bidirectional.
-  c.add_device(spec("TPU-v5p", "Google Cloud TPU v5p (one chip)", {.bf16 = 459}, 95 * kGB,
-                    2765 * kGB, 2 * 4800e9 / 8, "hw-tpuv5p-*: cloud.google.com/tpu/docs/v5p"),
+  c.add_device(with_arch(spec("TPU-v5p", "Google Cloud TPU v5p (one chip)", {.bf16 = 459}, 95 * kGB,
+                    2765 * kGB, 2 * 4800e9 / 8, "hw-tpuv5p-*: cloud.google.com/tpu/docs/v5p"), Generation::tpu, 8, 0),
                unmeasured());
 }
 

@@ -1,28 +1,16 @@
-// DeviceSpec: what a datasheet says about one accelerator (GPU or TPU chip).
-// Units: FLOP/s, bytes, bytes/s. A peak of 0 means the precision is not supported.
-// DeviceProfile: the fraction of those peaks that real kernels achieve (0 < e <= 1).
+// DeviceProfile: the fraction of a DeviceSpec's (device_spec.hpp) peaks that real kernels achieve (0 < e <= 1),
+// and the kernel-level model fitted on measured kernels (kernel_profile.hpp).
 #pragma once
 #include <array>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "models/device_spec.hpp"
+#include "models/kernel_profile.hpp"
 #include "models/precision.hpp"
 
 namespace dlsim::models {
-
-struct DeviceSpec {
-  std::string name;           // catalog name, e.g. "V100-16GB"
-  std::string description;    // e.g. "NVIDIA Tesla V100 SXM2 16GB"
-  std::array<double, 6> peak_flops{};  // indexed by Precision; FLOP/s, dense
-  double memory_bytes = 0;             // device memory capacity
-  double memory_bandwidth = 0;         // bytes/s
-  double intra_node_link_bandwidth = 0;  // bytes/s per direction to peers in the node
-  double pcie_bandwidth = 16e9;          // bytes/s per direction of its host link (x16)
-  std::string source;                  // where the figures come from
-
-  double peak(Precision p) const { return peak_flops[static_cast<int>(p)]; }
-  bool supports(Precision p) const { return peak(p) > 0; }
-};
 
 // Achieved fraction of peak, per resource. Defaults come from published measurements
 // (see catalog.cpp); calibration (issue 6) replaces them with measured ones.
@@ -51,6 +39,9 @@ struct DeviceProfile {
   EfficiencyCurve memory_curve;     // vs bytes moved per call
   std::string source;               // "" (catalog figures), or where the curves were measured,
                                     // e.g. "measured on H100-SXM (2026-11-22)", "transferred from ..."
+  // The kernel-level model (kernel_profile.hpp) fitted on measured kernels; when present it times
+  // every layer, and the scalars and curves above serve only devices without it.
+  KernelProfile kernels;
 
   // Efficiencies for one operation: the curve where there is one, else the scalar.
   double matmul_at(Precision p, double flops, long long* out_of_range = nullptr) const;

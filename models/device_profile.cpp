@@ -8,6 +8,21 @@
 
 namespace dlsim::models {
 
+std::string_view to_string(Generation g) {
+  switch (g) {
+    case Generation::kepler: return "kepler";
+    case Generation::pascal: return "pascal";
+    case Generation::volta: return "volta";
+    case Generation::turing: return "turing";
+    case Generation::ampere: return "ampere";
+    case Generation::ada: return "ada";
+    case Generation::hopper: return "hopper";
+    case Generation::tpu: return "tpu";
+    case Generation::unknown: break;
+  }
+  return "unknown";
+}
+
 void EfficiencyCurve::validate(const std::string& what) const {
   if (size.size() != efficiency.size()) throw std::invalid_argument(what + ": sizes and efficiencies differ in count");
   for (std::size_t i = 0; i < size.size(); ++i) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "models/layer_kernels.hpp"
 #include "models/roofline.hpp"
 
 namespace dlsim::models {
@@ -12,6 +13,43 @@ double optimizer_bytes_per_parameter(Optimizer optimizer, Precision precision) {
   const bool mixed = precision == Precision::fp16 || precision == Precision::bf16 || precision == Precision::fp8;
   return master + (mixed ? bytes_per_element(precision) : 0.0);
 }
+
+namespace {
+
+// The kernel dims of one rank's share (layer_kernels.hpp): Megatron's column-parallel linears
+// split the output features, row-parallel ones the input features, attention splits heads;
+// sequence parallelism splits the positions of replicated layers; expert parallelism leaves
+// experts / e experts on a rank, each fed by the tokens routed to it from the whole group.
+void split_kernel_dims(Layer& share, const Layer& layer, const ParallelPlan& plan) {
+  const double t = plan.tensor;
+  const bool split = layer.tensor == TensorSplit::split;
+  if (layer.kind == LayerKind::attention) {
+    if (split) {
+      share.attention.heads = std::max(1.0, layer.attention.heads / t);
+      share.attention.kv_heads = std::max(1.0, layer.attention.kv_heads / t);
+    }
+    return;
+  }
+  const bool matrix = layer.kind == LayerKind::linear || layer.kind == LayerKind::matmul || layer.kind == LayerKind::conv;
+  if (!matrix || layer.conv.channels > 0) return;
+  MatmulDims d = derive_matmul(layer);
+  if (split && layer.kind == LayerKind::matmul) {
+    d.count = std::max(1.0, d.count / t);
+  } else if (split && layer.tp_all_reduce) {
+    d.depth /= t;
+  } else if (split) {
+    d.cols /= t;
+  } else if (plan.sequence_parallel) {
+    d.rows /= t;
+  }
+  if (layer.experts > 0) {
+    d.count = std::max(1.0, d.count / plan.expert);
+    d.rows *= plan.expert;
+  }
+  share.matmul = d;
+}
+
+}  // namespace
 
 Layer rank_share(const Layer& layer, const ParallelPlan& plan) {
   Layer share = layer;
@@ -32,6 +70,7 @@ Layer rank_share(const Layer& layer, const ParallelPlan& plan) {
   if (split) params /= t;
   if (layer.experts > 0) params /= plan.expert;
   share.parameters = params;
+  split_kernel_dims(share, layer, plan);
   return share;
 }
 
@@ -57,12 +96,64 @@ struct Builder {
     return pass.segments.back();
   }
 
-  void add_compute(PassProgram& pass, double seconds, bool recompute) {
+  void add_compute(PassProgram& pass, const KernelTimes& k, bool recompute) {
     Segment& s = open_compute(pass);
-    s.seconds += seconds;
+    s.seconds += k.seconds;
     s.recompute = s.recompute || recompute;
-    pass.compute_s += seconds;
-    if (recompute) pass.recompute_s += seconds;
+    pass.compute_s += k.seconds;
+    pass.kernels += k.kernels;
+    for (std::size_t f = 0; f < k.by_family.size(); ++f) pass.family_s[f] += k.by_family[f];
+    if (recompute) pass.recompute_s += k.seconds;
+  }
+
+  // The host issues kernels one after another, each costing it `launch` seconds (framework
+  // dispatch and the CUDA launch, kernel_profile.hpp's HostOverhead); the device runs them in
+  // order as they arrive. `slack` is how
+  // far the host is ahead; a kernel issued later than the device could start it stalls the
+  // device (small kernels make a pass launch-bound). Kernels of one layer are taken as equal.
+  double slack = 0;
+  double with_host(const KernelTimes& k, bool backward) {
+    if (k.kernels == 0) {
+      slack += k.seconds;
+      return k.seconds;
+    }
+    const HostOverhead& host = profile.kernels.host;
+    const double launch = backward ? host.backward_kernel_s : host.forward_kernel_s, each = k.seconds / k.kernels;
+    double device = 0;
+    for (int i = 0; i < k.kernels; ++i) {
+      const double wait = std::max(0.0, launch - slack);
+      device += wait + each;
+      slack = std::max(0.0, slack - launch) + each;
+    }
+    return device;
+  }
+
+  // One layer's forward or backward on this rank: kernel-level where the device has a kernel
+  // profile (layer_kernels.hpp), else the roofline (roofline.hpp, one time per pass, no host
+  // model: its launch cost is inside).
+  KernelTimes layer_compute(int i, const Layer& share, bool backward) {
+    KernelTimes k;
+    if (!profile.kernels.present()) {
+      const LayerTime t = layer_time(share, plan.micro_batch_size, plan.precision, device, profile, out_of_range);
+      k.seconds = backward ? t.backward_s : t.forward_s;
+      k.kernels = 1;
+      k.by_family[static_cast<std::size_t>(is_matrix_layer(share.kind) ? KernelFamilyKind::gemm : KernelFamilyKind::memory)] = k.seconds;
+      return k;
+    }
+    double chained = 0;
+    if (share.fused && i > 0) chained = rank_share(model.layers[static_cast<std::size_t>(i - 1)], plan).activation_elements;
+    const LayerKernelTimes t = layer_kernel_times(share, plan.micro_batch_size, plan.precision, device, profile, chained);
+    KernelTimes pass = backward ? t.backward : t.forward;
+    const double device_s = with_host(pass, backward);
+    pass.by_family[static_cast<std::size_t>(dominant_family(pass))] += device_s - pass.seconds;  // host stalls
+    pass.seconds = device_s;
+    return pass;
+  }
+
+  static KernelFamilyKind dominant_family(const KernelTimes& k) {
+    std::size_t best = 0;
+    for (std::size_t f = 1; f < k.by_family.size(); ++f) if (k.by_family[f] > k.by_family[best]) best = f;
+    return static_cast<KernelFamilyKind>(best);
   }
 
   // The blocking collectives after layer i in forward (and, mirrored, in backward).
@@ -101,7 +192,7 @@ struct Builder {
       const Layer& layer = model.layers[static_cast<std::size_t>(i)];
       if (only_attention_core && !layer.attention_core) continue;
       const Layer share = rank_share(layer, plan);
-      add_compute(pass, layer_time(share, plan.micro_batch_size, plan.precision, device, profile, out_of_range).forward_s, recompute);
+      add_compute(pass, layer_compute(i, share, false), recompute);
       if (!only_attention_core) add_collectives(pass, i, layer);
     }
   }
@@ -111,7 +202,7 @@ struct Builder {
       const Layer& layer = model.layers[static_cast<std::size_t>(i)];
       add_collectives(pass, i, layer);
       const Layer share = rank_share(layer, plan);
-      add_compute(pass, layer_time(share, plan.micro_batch_size, plan.precision, device, profile, out_of_range).backward_s, false);
+      add_compute(pass, layer_compute(i, share, true), false);
       Segment& s = open_compute(pass);
       const double gradients = share.parameters * gradient_element;
       s.gradient_bytes += gradients;
@@ -172,7 +263,9 @@ IterationProgram build_iteration_program(const ModelGraph& model, const Parallel
     const Layer& last = model.layers[static_cast<std::size_t>(range.last - 1)];
     stage.output_bytes = last.activation_elements * plan.micro_batch_size * b.element;
 
-    // Forward, with ZeRO-3 gathers at the start of each unit.
+    // Forward, with ZeRO-3 gathers at the start of each unit. Each pass starts with the host
+    // and device in step.
+    b.slack = 0;
     const auto units = plan.zero_stage == 3 ? units_of(model, range, plan.bucket_bytes, b.element) : std::vector<LayerRange>{range};
     const int first_unit = static_cast<int>(program.units.size());
     for (std::size_t u = 0; u < units.size(); ++u) {
@@ -187,6 +280,7 @@ IterationProgram build_iteration_program(const ModelGraph& model, const Parallel
     }
     b.pending_gradients = 0;
     b.cut = false;
+    b.slack = 0;
     // Backward, unit by unit (block by block for recomputation) from the last.
     const auto blocks = units_of(model, range, plan.zero_stage == 3 ? plan.bucket_bytes : 1e300, b.element);
     const auto& backward_units = plan.zero_stage == 3 ? units : blocks;

@@ -17,6 +17,7 @@
 // Backward passes with recomputation start each block by re-running its forward (full) or its
 // attention core (selective).
 #pragma once
+#include <array>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,8 @@ struct PassProgram {
   std::vector<Segment> segments;
   double compute_s = 0;                // sum of compute segments
   double recompute_s = 0;              // of which recomputation
+  int kernels = 0;                     // kernels launched
+  std::array<double, kKernelFamilies> family_s{};  // compute_s by kernel family (host stalls in the layer's main family)
 };
 
 // One virtual stage (a chunk of layers on one pipeline rank).

@@ -2,6 +2,7 @@
 #include "models/model_graph.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace dlsim::models {
 namespace {
@@ -24,6 +25,32 @@ double forward_bytes_read(const Layer& layer, double batch, double element_bytes
 
 double forward_bytes_written(const Layer& layer, double batch, double element_bytes) {
   return batch * layer.activation_elements * element_bytes;
+}
+
+MemoryKernel memory_kernel_of(const Layer& layer) {
+  if (layer.memory_kernel) return *layer.memory_kernel;
+  switch (layer.kind) {
+    case LayerKind::norm: return MemoryKernel::layer_norm;
+    case LayerKind::softmax: return MemoryKernel::softmax;
+    case LayerKind::embedding: return MemoryKernel::embedding;
+    case LayerKind::pool: return MemoryKernel::pool;
+    default: return MemoryKernel::stream;
+  }
+}
+
+MatmulDims derive_matmul(const Layer& layer) {
+  MatmulDims d = layer.matmul;
+  if (d.rows > 0 && d.cols > 0 && d.depth > 0) return d;
+  if (layer.parameters > 0 && layer.forward_flops > 0) {
+    d.rows = std::max(1.0, layer.forward_flops / (2 * layer.parameters));
+    d.cols = std::max(1.0, layer.activation_elements / d.rows);
+    d.depth = std::max(1.0, layer.parameters / d.cols);
+  } else {
+    const double side = std::max(1.0, std::cbrt(std::max(0.0, layer.forward_flops) / 2));
+    d.rows = d.cols = d.depth = side;
+  }
+  d.count = 1;
+  return d;
 }
 
 double ModelGraph::parameters() const {

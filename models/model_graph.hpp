@@ -20,14 +20,45 @@
 // - all_to_all_after: tokens are exchanged over the expert-parallel group after this layer
 //   (dispatch after the router, combine after the experts), in forward and in backward.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "models/attention_model.hpp"
+#include "models/memory_kernel_model.hpp"
+
 namespace dlsim::models {
 
-enum class LayerKind { conv, linear, matmul, norm, elementwise, pool, embedding, softmax };
+// attention: a fused attention kernel (FlashAttention: scores, softmax, dropout and context in
+// one, attention_model.hpp).
+enum class LayerKind { conv, linear, matmul, norm, elementwise, pool, embedding, softmax, attention };
 
 enum class TensorSplit { replicated, split };
+
+// The kernels a layer runs, for the kernel-level model (layer_kernels.hpp). Per sample, as the
+// costs are. Zeros mean "not given": derived from the costs (derive_matmul).
+// A matrix layer is `count` products C[rows x cols] = A[rows x depth] B[depth x cols]; for a
+// linear layer A is the input (rows = positions per sample), B the weights. With a batch of b
+// samples the GEMM is (rows b) x cols x depth, `count` times; a batched product of activations
+// (attention scores and context) is rows x cols x depth, count b times (batch_in_count).
+struct MatmulDims {
+  double rows = 0, cols = 0, depth = 0, count = 1;
+  bool batch_in_count = false;
+  bool input_gradient = true;     // backward computes dA (false: A is the image of a first layer)
+  bool weight_gradient = true;    // backward computes dB (weights, or the second activation)
+};
+
+// A convolution's geometry per sample (channels 0: not given).
+struct ConvDims {
+  double channels = 0, height = 0, width = 0, filters = 0;
+  double kernel_h = 1, kernel_w = 1, stride = 1, pad_h = 0, pad_w = 0;
+};
+
+// A fused attention layer's geometry per sample (LayerKind::attention).
+struct AttentionDims {
+  double heads = 0, kv_heads = 0, query_length = 0, key_length = 0, head_dim = 0;
+  bool causal = true;
+};
 
 struct Layer {
   std::string name;
@@ -47,6 +78,14 @@ struct Layer {
   bool attention_core = false;    // attention scores/softmax/context (selective recomputation)
   int experts = 0;                // > 0: a layer of `experts` experts (mixture of experts)
   bool all_to_all_after = false;  // expert-parallel all-to-all after this layer
+  // Kernel-level description (layer_kernels.hpp).
+  MatmulDims matmul;              // conv, linear, matmul
+  ConvDims conv;                  // conv
+  AttentionDims attention;        // attention
+  std::optional<MemoryKernel> memory_kernel;  // other kinds; default by kind (memory_kernel_of)
+  // Runs inside the previous layer's kernel (operator fusion, e.g. Megatron's bias-dropout-add):
+  // no launch of its own, and only the traffic the previous kernel does not already do.
+  bool fused = false;
 };
 
 // Backward FLOPs per sample: the layer's own figure, else twice the forward for matrix layers
@@ -61,6 +100,15 @@ double saved_elements(const Layer& layer);
 // forward_bytes_read(l, b, e) = b * input * e + parameters * e.
 double forward_bytes_read(const Layer& layer, double batch, double element_bytes);
 double forward_bytes_written(const Layer& layer, double batch, double element_bytes);
+// The memory-bound kernel class a non-matrix layer runs: its own, else by kind (norm: layer
+// norm, softmax: softmax, embedding: gather, pool: pool, elementwise: stream).
+MemoryKernel memory_kernel_of(const Layer& layer);
+// The matrix product of a matrix layer: its own dims where given, else derived from its costs.
+// Linear and conv layers with parameters: rows = forward FLOPs / (2 parameters) (positions per
+// sample), cols = outputs / rows, depth = parameters / cols (exact for a bias-free linear layer,
+// and for a convolution's implicit GEMM: depth = C R S);
+// products without parameters: a cube of the same FLOPs (the shape is unknown; documented).
+MatmulDims derive_matmul(const Layer& layer);
 
 struct ModelGraph {
   std::string name;

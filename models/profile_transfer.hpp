@@ -16,4 +16,13 @@ namespace dlsim::models {
 
 DeviceProfile transfer_profile(const DeviceProfile& measured, const DeviceSpec& measured_on, const DeviceSpec& target);
 
+// The kernel model (kernel_profile.hpp) of one device used for another. The GEMM constants are
+// fractions of a precision's peak, of the memory bandwidth and of per-tile work, and the
+// convolution factors are ratios to the GEMM model: they carry over as they are, and the target's
+// own SM count, peaks and bandwidth make its times. A memory-kernel curve keeps its smallest
+// time (launch and drain, a fixed cost) and scales the rest by the bandwidth ratio:
+// t_target(b) = t_0 + (t(b) - t_0) x bandwidth_measured / bandwidth_target. The error bands
+// carry over (widened by nothing: the transfer's own error is unknown; the source says so).
+KernelProfile transfer_kernels(const KernelProfile& measured, const DeviceSpec& measured_on, const DeviceSpec& target);
+
 }  // namespace dlsim::models

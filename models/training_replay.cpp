@@ -456,8 +456,14 @@ class Replay {
     rank.optimizer_start = engine_.now();
     const double shard = plan_.zero_stage >= 1 ? plan_.data : 1;
     const double bytes = rank.parameters / shard * optimizer_bytes_per_parameter(plan_.optimizer, plan_.precision);
-    rank.optimizer = bytes / (c_.device.memory_bandwidth * c_.profile.memory_at(bytes, &optimizer_out_of_range_)) +
-                     c_.profile.kernel_launch_overhead_s;
+    // A fused multi-tensor optimizer (apex FusedAdam, torch's fused/foreach Adam) streams every
+    // parameter's state in a few long kernels: the optimizer class of the kernel model.
+    rank.optimizer = c_.profile.kernels.present()
+                         ? memory_kernel_time(MemoryKernel::optimizer, bytes, c_.profile.kernels.memory, c_.device.memory_bandwidth,
+                                              c_.profile.memory_efficiency) +
+                               c_.profile.kernels.host.forward_kernel_s
+                         : bytes / (c_.device.memory_bandwidth * c_.profile.memory_at(bytes, &optimizer_out_of_range_)) +
+                               c_.profile.kernel_launch_overhead_s;
     after(rank.optimizer, [this, r] {
       Rank& rk = ranks_[static_cast<std::size_t>(r)];
       span(rk.lane_compute, "optimizer step", "optimizer", rk.optimizer_start);
@@ -558,7 +564,32 @@ class Replay {
     b.flows = static_cast<long long>(flows_.flows_started()) + memo_flows_;
     b.events = static_cast<long long>(engine_.events_executed());
     b.profile_out_of_range = program_.profile_out_of_range + optimizer_out_of_range_;
+    set_compute_families(b, critical);
     return b;
+  }
+
+  // The compute time of the reported rank by kernel family (shares of its stage programs), and
+  // the iteration's error band: its compute part scaled by each family's held-out quantiles of
+  // measured / predicted (kernel_profile.hpp), the rest (communication, bubbles) as predicted.
+  void set_compute_families(IterationBreakdown& b, int critical) const {
+    std::array<double, kKernelFamilies> family{};
+    double total = 0;
+    for (std::size_t v = static_cast<std::size_t>(critical); v < program_.stages.size(); v += static_cast<std::size_t>(P_)) {
+      const StageProgram& s = program_.stages[v];
+      for (std::size_t f = 0; f < family.size(); ++f) family[f] += s.forward.family_s[f] + s.backward.family_s[f];
+      total += s.forward.compute_s + s.backward.compute_s;
+    }
+    double p10 = 0, p90 = 0;
+    for (std::size_t f = 0; f < family.size(); ++f) {
+      const double share = total > 0 ? family[f] / total : 0.0;
+      b.compute_by_family_s[f] = share * b.compute_s;
+      const ErrorBand& band = c_.profile.kernels.bands[f];
+      p10 += share * (band.cases > 0 ? band.p10 : 1.0);
+      p90 += share * (band.cases > 0 ? band.p90 : 1.0);
+    }
+    if (total <= 0) p10 = p90 = 1;
+    b.iteration_p10_s = b.iteration_s + b.compute_s * (p10 - 1);
+    b.iteration_p90_s = b.iteration_s + b.compute_s * (p90 - 1);
   }
 
   const TrainingConfig& c_;

@@ -19,6 +19,7 @@
 // and there are tens of thousands of them per iteration. Collectives that cross nodes run live as
 // flows, sharing NICs and switches with everything else in flight.
 #pragma once
+#include <array>
 #include <string>
 
 #include "models/device.hpp"
@@ -70,6 +71,14 @@ struct IterationBreakdown {
   long long events = 0;           // engine events
   long long profile_out_of_range = 0;  // kernel lookups outside a calibrated profile's measured
                                        // sizes (the nearest measured point was used)
+  // compute_s by kernel family (KernelFamilyKind: gemm, memory, conv, attention; host stalls go
+  // to the family of the layer they delay), and the iteration time's error band: the compute
+  // part scaled by each family's held-out p10 and p90 of measured / predicted kernel time
+  // (kernel_profile.hpp ErrorBand; families without measurements: no spread). The band says how
+  // far the kernel model alone could be off; communication has no band yet.
+  std::array<double, kKernelFamilies> compute_by_family_s{};
+  double iteration_p10_s = 0;
+  double iteration_p90_s = 0;
 };
 
 // Throws std::invalid_argument for an invalid plan or configuration. When `trace` is given it

@@ -43,6 +43,7 @@ struct DecoderConfig {
   bool dropout = false;           // dropout after softmax, attention output and FFN (GPT-2/3: 0.1)
   int experts = 0;                // > 0: mixture-of-experts FFN with this many experts per layer
   int top_k = 0;                  // experts each token is routed to (with experts > 0)
+  bool flash_attention = false;   // the attention core as one FlashAttention kernel (no s x s matrix)
 };
 // Features of each of the K and V projections: kv_heads * (hidden / heads).
 double decoder_kv_features(const DecoderConfig& c);

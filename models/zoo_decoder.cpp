@@ -66,8 +66,9 @@ using namespace zoo_layout;
 Layer& linear(Layers& out, const std::string& name, double tokens, double in, double features,
               bool bias) {
   const double b = bias ? features : 0;
-  return push(out, name, LayerKind::linear, in * features + b, tokens * (2 * in * features + b),
-              tokens * in, tokens * features);
+  return gemm(push(out, name, LayerKind::linear, in * features + b, tokens * (2 * in * features + b),
+                   tokens * in, tokens * features),
+              tokens, in, features);
 }
 
 Layer& elementwise(Layers& out, const std::string& name, double flops_per_element,
@@ -80,7 +81,55 @@ Layer& elementwise(Layers& out, const std::string& name, double flops_per_elemen
 void norm(Layers& out, const std::string& name, const DecoderConfig& c, double tokens) {
   const double h = c.hidden;
   push(out, name, LayerKind::norm, c.rms_norm ? h : 2 * h,
-       (c.rms_norm ? kRmsNormFlops : kLayerNormFlops) * tokens * h, tokens * h, tokens * h);
+       (c.rms_norm ? kRmsNormFlops : kLayerNormFlops) * tokens * h, tokens * h, tokens * h)
+      .memory_kernel = c.rms_norm ? MemoryKernel::rms_norm : MemoryKernel::layer_norm;
+}
+
+// The attention core as one fused FlashAttention kernel (attention_model.hpp): scores, softmax,
+// dropout and context without the s x s matrix. It keeps Q, K, V, its output and the softmax's
+// log-sum-exp (fp32, two elements per head and query) for backward, which recomputes the scores.
+void flash_attention(Layers& out, const std::string& p, const DecoderConfig& c, double s) {
+  const double h = c.hidden, kv = decoder_kv_features(c), causal = s * (s + 1) / 2;
+  Layer& a = split(push(out, p + ".attn.flash", LayerKind::attention, 0, 2 * (2 * causal * h), s * (h + 2 * kv), s * h));
+  a.backward_flops = 2 * a.forward_flops;  // model FLOPs: the recomputed scores are not counted
+  a.attention = {double(c.heads), double(c.kv_heads == 0 ? c.heads : c.kv_heads), s, s, h / c.heads, true};
+  saves(a, s * (h + 2 * kv) + s * h + 2 * double(c.heads) * s);
+}
+
+// The unfused attention core as Megatron-LM (2021) and Hugging Face run it: batched GEMMs over the
+// full s x s scores (baddbmm/bmm compute the masked half too; grouped K/V heads are expanded to
+// the query heads), a fused scale-mask-softmax kernel over all s x s entries, dropout on the
+// probabilities, and the context bmm.
+void unfused_attention(Layers& out, const std::string& p, const DecoderConfig& c, double s) {
+  const double h = c.hidden, kv = decoder_kv_features(c), d = h / c.heads, heads = c.heads;
+  const double causal = s * (s + 1) / 2;           // scored (query, key) pairs per head
+  const double scores = heads * causal;            // over all heads
+  const double probabilities = heads * s * s;      // what the kernels read and write
+  gemm(attention_core(push(out, p + ".attn.scores", LayerKind::matmul, 0, 2 * causal * h, s * (h + kv), probabilities)),
+       s, d, s, heads, true);
+  saves(attention_core(push(out, p + ".attn.softmax", LayerKind::softmax, 0, kSoftmaxFlops * scores, probabilities,
+                            probabilities)),
+        probabilities);
+  if (c.dropout) {
+    Layer& drop = elementwise(out, p + ".attn.dropout", kDropoutFlops, probabilities);
+    drop.forward_flops = kDropoutFlops * scores;
+    drop.memory_kernel = MemoryKernel::dropout;
+    saves(attention_core(drop), kMaskElements * probabilities);
+  }
+  gemm(saves(attention_core(push(out, p + ".attn.context", LayerKind::matmul, 0, 2 * causal * h, probabilities + s * kv,
+                                 s * h)),
+             s * kv + (c.dropout ? probabilities : 0.0)),
+       s, s, d, heads, true);
+}
+
+// Dropout (with dropout) and the residual add. Megatron-LM fuses them into one kernel
+// (bias-dropout-add, on by default): the add then moves only the residual it reads.
+void residual(Layers& out, const std::string& p, const DecoderConfig& c, double elements) {
+  if (c.dropout) {
+    Layer& drop = saves(elementwise(out, p + ".output_dropout", kDropoutFlops, elements), kMaskElements * elements);
+    drop.memory_kernel = MemoryKernel::dropout;
+  }
+  elementwise(out, p + ".residual", kAddFlops, elements, 2).fused = c.dropout;
 }
 
 // Causal self-attention: fused Q/K/V projection (K and V have kv_heads * head_dim features each),
@@ -89,28 +138,18 @@ void norm(Layers& out, const std::string& name, const DecoderConfig& c, double t
 // scores*V (the same), output projection and the residual add.
 void attention(Layers& out, const std::string& p, const DecoderConfig& c, double s) {
   const double h = c.hidden, kv = decoder_kv_features(c);
-  const double causal = s * (s + 1) / 2;           // scored (query, key) pairs per head
-  const double scores = double(c.heads) * causal;  // over all heads
   norm(out, p + ".attn.norm", c, s);
   split(linear(out, p + ".attn.qkv", s, h, h + 2 * kv, c.linear_bias));
   if (!c.learned_positions) {
-    split(elementwise(out, p + ".attn.rotary", kRotaryFlops, s * (h + kv)));
+    split(elementwise(out, p + ".attn.rotary", kRotaryFlops, s * (h + kv))).memory_kernel = MemoryKernel::rotary;
   }
-  attention_core(
-      push(out, p + ".attn.scores", LayerKind::matmul, 0, 2 * causal * h, s * (h + kv), scores));
-  saves(attention_core(push(out, p + ".attn.softmax", LayerKind::softmax, 0,
-                            kSoftmaxFlops * scores, scores, scores)),
-        double(c.heads) * s * s);
-  const double probabilities = double(c.heads) * s * s;
-  if (c.dropout) {
-    saves(split(attention_core(elementwise(out, p + ".attn.dropout", kDropoutFlops, scores))), kMaskElements * probabilities);
+  if (c.flash_attention) {
+    flash_attention(out, p, c, s);
+  } else {
+    unfused_attention(out, p, c, s);
   }
-  saves(attention_core(push(out, p + ".attn.context", LayerKind::matmul, 0, 2 * causal * h,
-                            scores + s * kv, s * h)),
-        s * kv + (c.dropout ? probabilities : 0.0));
   row_parallel(linear(out, p + ".attn.output", s, h, h, c.linear_bias));
-  if (c.dropout) saves(elementwise(out, p + ".attn.output_dropout", kDropoutFlops, s * h), kMaskElements * s * h);
-  elementwise(out, p + ".attn.residual", kAddFlops, s * h, 2);
+  residual(out, p + ".attn", c, s * h);
 }
 
 // Feed-forward on `tokens` positions, without norm and residual: plain h -> ffn (GELU) -> h, or
@@ -122,10 +161,11 @@ size_t mlp(Layers& out, const std::string& p, const DecoderConfig& c, double tok
     split(linear(out, p + ".gate_up", tokens, h, 2 * f, c.linear_bias));
     saves(split(push(out, p + ".swiglu", LayerKind::elementwise, 0, kSwiGluFlops * tokens * f,
                      2 * tokens * f, tokens * f)),
-          2 * tokens * f);
+          2 * tokens * f)
+        .memory_kernel = MemoryKernel::gated_act;
   } else {
     split(linear(out, p + ".up", tokens, h, f, c.linear_bias));
-    saves(split(elementwise(out, p + ".gelu", kGeluFlops, tokens * f)), tokens * f);
+    saves(split(elementwise(out, p + ".gelu", kGeluFlops, tokens * f)), tokens * f).memory_kernel = MemoryKernel::activation;
   }
   row_parallel(linear(out, p + ".down", tokens, f, h, c.linear_bias));
   return out.size() - 1;
@@ -156,8 +196,7 @@ void feed_forward(Layers& out, const std::string& p, const DecoderConfig& c, dou
   } else {
     mlp(out, p + ".ffn", c, s);
   }
-  if (c.dropout) saves(elementwise(out, p + ".ffn.dropout", kDropoutFlops, s * double(c.hidden)), kMaskElements * s * c.hidden);
-  elementwise(out, p + ".ffn.residual", kAddFlops, s * double(c.hidden), 2);
+  residual(out, p + ".ffn", c, s * double(c.hidden));
 }
 
 void validate(const DecoderConfig& c, int sequence_length) {
@@ -295,8 +334,14 @@ ModelGraph decoder_transformer(const DecoderConfig& c, int sequence_length) {
   norm(g.layers, "final_norm", c, s);
   // LM head h -> vocab without bias, vocabulary-parallel; a tied head reuses the token embedding
   // (counted there).
-  split(push(g.layers, "lm_head", LayerKind::linear, c.tied_embeddings ? 0 : v * h,
-             s * 2 * h * v, s * h, s * v));
+  gemm(split(push(g.layers, "lm_head", LayerKind::linear, c.tied_embeddings ? 0 : v * h,
+                  s * 2 * h * v, s * h, s * v)),
+       s, h, v);
+  // The loss: softmax cross-entropy over the (vocabulary-parallel) logits, a row reduction that
+  // reads every logit; nothing kept beyond what the head saved (an approximation: Megatron's
+  // vocabulary-parallel loss keeps its fp32 softmax).
+  Layer& loss = saves(split(push(g.layers, "loss", LayerKind::softmax, 0, kSoftmaxFlops * s * v, s * v, s)), 0);
+  loss.memory_kernel = MemoryKernel::cross_entropy;
   return g;
 }
 

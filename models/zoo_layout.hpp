@@ -34,6 +34,17 @@ inline Layer& attention_core(Layer& l) {
   split(l).attention_core = true;
   return l;
 }
+// The matrix product of a matrix layer per sample (model_graph.hpp MatmulDims): `count`
+// products of rows x depth by depth x cols; batched products of activations (attention) take
+// the batch into their count.
+inline Layer& gemm(Layer& l, double rows, double depth, double cols, double count = 1, bool batch_in_count = false) {
+  l.matmul.rows = rows;
+  l.matmul.depth = depth;
+  l.matmul.cols = cols;
+  l.matmul.count = count;
+  l.matmul.batch_in_count = batch_in_count;
+  return l;
+}
 // Elements kept for backward per sample, where the default rule does not hold.
 inline Layer& saves(Layer& l, double elements) {
   l.saved_elements = elements;

@@ -55,6 +55,8 @@ Shape conv(Layers& out, const std::string& name, Shape in, const ConvSpec& k) {
   const double positions = double(o.h) * o.w;
   push(out, name, LayerKind::conv, weights + bias, positions * (2 * weights + bias),
        in.elements(), o.elements());
+  out.back().conv = {double(in.c), double(in.h), double(in.w), double(k.cout), double(k.kh), double(k.kw),
+                     double(k.stride), double(k.ph), double(k.pw)};
   return o;
 }
 
@@ -66,16 +68,19 @@ Shape conv(Layers& out, const std::string& name, Shape in, int cout, int k, int 
 // The input layer: the image needs no gradient, only the weights do.
 void weight_gradient_only(Layer& first_conv) {
   first_conv.backward_flops = first_conv.forward_flops;
+  first_conv.matmul.input_gradient = false;
 }
 
 Shape batch_norm(Layers& out, const std::string& name, Shape x) {
   push(out, name, LayerKind::norm, 2.0 * x.c, kBatchNormFlops * x.elements(), x.elements(),
        x.elements());
+  out.back().memory_kernel = MemoryKernel::batch_norm;
   return x;
 }
 
 Shape relu(Layers& out, const std::string& name, Shape x) {
   push(out, name, LayerKind::elementwise, 0, kReluFlops * x.elements(), x.elements(), x.elements());
+  out.back().memory_kernel = MemoryKernel::relu;
   return x;
 }
 
@@ -107,6 +112,7 @@ Shape fully_connected(Layers& out, const std::string& name, Shape in, int featur
   const double weights = in.elements() * features;
   push(out, name, LayerKind::linear, weights + features, 2 * weights + features, in.elements(),
        features);
+  out.back().matmul = {1, double(features), in.elements()};
   return Shape{features, 1, 1};
 }
 

@@ -49,8 +49,9 @@ using namespace zoo_layout;
 
 // Dense layer with bias applied to each of `tokens` positions.
 Layer& linear(Layers& out, const std::string& name, double tokens, double in, double features) {
-  return push(out, name, LayerKind::linear, in * features + features,
-              tokens * (2 * in * features + features), tokens * in, tokens * features);
+  return gemm(push(out, name, LayerKind::linear, in * features + features,
+                   tokens * (2 * in * features + features), tokens * in, tokens * features),
+              tokens, in, features);
 }
 
 Layer& elementwise(Layers& out, const std::string& name, double flops_per_element,
@@ -68,14 +69,15 @@ void layer_norm(Layers& out, const std::string& name, double tokens, double hidd
 // FLOPs over all heads), softmax over heads*s*s scores, scores*V (2*s*s*h), output projection.
 void self_attention(Layers& out, const std::string& p, const EncoderConfig& c, double s) {
   const double h = c.hidden, scores = double(c.heads) * s * s;
+  const double d = h / c.heads;
   split(linear(out, p + ".qkv", s, h, 3 * h));
-  attention_core(push(out, p + ".scores", LayerKind::matmul, 0, 2 * s * s * h, 2 * s * h, scores));
+  gemm(attention_core(push(out, p + ".scores", LayerKind::matmul, 0, 2 * s * s * h, 2 * s * h, scores)), s, d, s,
+       c.heads, true);
   saves(attention_core(push(out, p + ".softmax", LayerKind::softmax, 0, kSoftmaxFlops * scores,
                             scores, scores)),
         scores);
-  saves(attention_core(push(out, p + ".context", LayerKind::matmul, 0, 2 * s * s * h,
-                            scores + s * h, s * h)),
-        s * h);
+  gemm(saves(attention_core(push(out, p + ".context", LayerKind::matmul, 0, 2 * s * s * h, scores + s * h, s * h)), s * h),
+       s, s, d, c.heads, true);
   row_parallel(linear(out, p + ".output", s, h, h));
 }
 
@@ -84,7 +86,7 @@ void mlp(Layers& out, const std::string& p, const EncoderConfig& c, double s,
          const char* up_name, const char* down_name) {
   const double h = c.hidden, f = c.ffn;
   split(linear(out, p + up_name, s, h, f));
-  saves(split(elementwise(out, p + ".gelu", kGeluFlops, s * f)), s * f);
+  saves(split(elementwise(out, p + ".gelu", kGeluFlops, s * f)), s * f).memory_kernel = MemoryKernel::activation;
   row_parallel(linear(out, p + down_name, s, f, h));
 }
 
@@ -132,7 +134,7 @@ void bert_embeddings(Layers& out, const EncoderConfig& c, double s) {
 // Pooler: dense + tanh on the [CLS] token only (tanh's backward needs its output).
 void pooler(Layers& out, const EncoderConfig& c) {
   linear(out, "pooler.dense", 1, c.hidden, c.hidden);
-  saves(elementwise(out, "pooler.tanh", kTanhFlops, c.hidden), c.hidden);
+  saves(elementwise(out, "pooler.tanh", kTanhFlops, c.hidden), c.hidden).memory_kernel = MemoryKernel::activation;
 }
 
 // MLM head: dense h->h, GELU, LayerNorm, then the decoder to the vocabulary. The decoder weight
@@ -140,9 +142,9 @@ void pooler(Layers& out, const EncoderConfig& c) {
 void mlm_head(Layers& out, const EncoderConfig& c, double s) {
   const double h = c.hidden, v = c.vocab;
   linear(out, "mlm.transform.dense", s, h, h);
-  saves(elementwise(out, "mlm.transform.gelu", kGeluFlops, s * h), s * h);
+  saves(elementwise(out, "mlm.transform.gelu", kGeluFlops, s * h), s * h).memory_kernel = MemoryKernel::activation;
   layer_norm(out, "mlm.transform.layernorm", s, h);
-  split(push(out, "mlm.decoder", LayerKind::linear, v, s * (2 * h * v + v), s * h, s * v));
+  gemm(split(push(out, "mlm.decoder", LayerKind::linear, v, s * (2 * h * v + v), s * h, s * v)), s, h, v);
 }
 
 ModelGraph build_bert(const EncoderConfig& c, int sequence_length) {
@@ -177,6 +179,8 @@ ModelGraph build_vit(const EncoderConfig& c) {
   Layer& patch = push(L, "conv_proj", LayerKind::conv, weights + h,
                       patches * (2 * weights + h), 3 * kImage * kImage, patches * h);
   patch.backward_flops = patch.forward_flops;
+  patch.matmul.input_gradient = false;
+  patch.conv = {3, kImage, kImage, h, kPatch, kPatch, kPatch, 0, 0};
   // Class token prepended (h parameters) and learned positions added (s*h parameters).
   push(L, "embeddings", LayerKind::elementwise, (s + 1) * h, s * h, patches * h, s * h);
   encoder(L, "encoder.layers.", c, s, vit_layer);

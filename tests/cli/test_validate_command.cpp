@@ -25,14 +25,15 @@ std::vector<std::string> table_rows(const std::string& markdown) {
   return rows;
 }
 
-// The generated part of docs/validation.md.
-std::string documented_table() {
+// A generated part of docs/validation.md (between two markers).
+std::string documented(const std::string& begin_marker, const std::string& end_marker) {
   const std::string docs = slurp(kDocs);
-  const auto begin = docs.find(kBegin);
-  const auto end = docs.find(kEnd);
+  const auto begin = docs.find(begin_marker);
+  const auto end = docs.find(end_marker);
   if (begin == std::string::npos || end == std::string::npos) return "";
-  return docs.substr(begin + kBegin.size(), end - begin - kBegin.size());
+  return docs.substr(begin + begin_marker.size(), end - begin - begin_marker.size());
 }
+std::string documented_table() { return documented(kBegin, kEnd); }
 
 // The quick subset runs in the test suite; each row it prints must be the documented one.
 TEST(ValidateCommand, FastSubsetRowsAreTheDocumentedRows) {
@@ -69,6 +70,22 @@ TEST(ValidateCommand, FullRunIsWhatTheDocsShow) {
                  << r.out.substr(r.out.find("- Skipped"));
   }
   EXPECT_EQ(documented_table(), r.out) << "regenerate docs/validation.md with tools/validation-doc.sh";
+}
+
+// The kernel section: the shipped profiles' held-out errors, exactly as --kernels prints them.
+TEST(ValidateCommand, KernelErrorsAreWhatTheDocsShow) {
+  const auto dir = fresh_folder("validate-kernels");
+  const CommandResult r = run_dlsim(dir, "validate --kernels --format markdown");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("| A100-80GB | "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("gemm fp16, m >= 64"), std::string::npos) << r.out;
+  EXPECT_EQ(documented("<!-- dlsim validate --kernels --format markdown: begin -->\n",
+                       "<!-- dlsim validate --kernels --format markdown: end -->"),
+            r.out)
+      << "regenerate docs/validation.md with tools/validation-doc.sh";
+  const CommandResult text = run_dlsim(dir, "validate --kernels");
+  EXPECT_EQ(text.exit_code, 0);
+  EXPECT_NE(text.out.find("held out:"), std::string::npos) << text.out;
 }
 
 TEST(ValidateCommand, WritesTheReportAsCsvAndRejectsBadUse) {

@@ -92,7 +92,7 @@ TEST(ProfileYaml, ValidationErrorsNameWhereAndWhy) {
   expect_error("flops: [8192,", "flops: [abc,", "'abc' is not a number");
   expect_error("  memory_bandwidth:", "  memory_bandwith: 1\n  memory_bandwidth:", "unknown key");
   expect_error("backend: cpu", "backend: tpu", "metadata.backend");
-  expect_error("dlsim_profile: 1", "dlsim_profile: 2", "dlsim_profile");
+  expect_error("dlsim_profile: 2", "dlsim_profile: 3", "dlsim_profile");
   // A curve for a precision without a peak.
   expect_error("    fp32:\n      flops", "    fp16:\n      flops", "a curve for fp16 needs device.peak_flops.fp16");
   // Location: the .nan sits at line 27, column 20.

@@ -15,7 +15,7 @@ namespace dlsim::models {
 namespace {
 
 const std::vector<std::string> kDevices = {
-    "K80",       "P100",      "V100-16GB", "V100-32GB", "T4",     "A10",    "A10G",    "L4",
+    "K80",       "P100",      "P100-PCIe", "V100-16GB", "V100-32GB", "T4",     "A10",    "A10G",    "L4",     "A40",
     "A100-40GB", "A100-80GB", "H100-SXM",  "H200",      "TPU-v2", "TPU-v3", "TPU-v4",  "TPU-v5e",
     "TPU-v5p"};
 

@@ -18,7 +18,7 @@ from .errors import CalibrationError, ConfigError
 from .results import Results
 
 __all__ = ["Scenario", "load", "run", "sweep", "devices", "instances", "models", "model", "calibrate", "validate",
-           "validate_profile"]
+           "validate_profile", "kernel_time", "memory_kernel_time", "predict_kernels"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 Overrides = Union[None, Mapping[str, Any], Sequence[str]]
@@ -285,3 +285,56 @@ def validate_profile(profile: PathLike, backend: str = "", repeats: int = 0, max
     if code != 0:
         raise CalibrationError(report)
     return report
+
+
+def kernel_time(device: str, m: float, n: float, k: float, precision: str = "fp16", layout: str = "nt",
+                batch: float = 1) -> Dict[str, Any]:
+    """One GEMM C[m, n] = A[m, k] B[k, n] (``batch`` of them) timed by the kernel model of
+    ``device``, as ``dlsim kernel --gemm MxNxK`` prints it.
+
+    ``device``: a catalog device ("A100-80GB") or a measured table's GPU label ("A100");
+    ``layout``: "nt" (a linear layer's forward), "nn" (its input gradient), "tn" (its weight
+    gradient). Returns a dict: ``seconds`` (device time), ``tflops`` (achieved), ``tile_m``,
+    ``tile_n``, ``split_k``, ``tiles``, ``waves``, ``memory_bound`` (what the model decided),
+    ``mechanism_seconds`` (before the fitted corrections), ``band_p10_seconds`` and
+    ``band_p90_seconds`` (the prediction times the p10 and p90 of measured / predicted over the
+    profile's held-out GEMMs), ``band_cases`` and ``device`` (the catalog name). Raises
+    ConfigError for an unknown device, one without a kernel profile (TPUs), a precision it lacks,
+    or sizes below 1.
+    """
+    return _core.kernel_time(device, float(m), float(n), float(k), precision, layout, float(batch))
+
+
+def memory_kernel_time(device: str, kernel: str, bytes: float) -> Dict[str, Any]:
+    """One memory-bound kernel of class ``kernel`` ("stream", "rms_norm", "softmax", ...) moving
+    ``bytes``, as ``dlsim kernel --memory CLASS --bytes N`` prints it. Returns a dict:
+    ``seconds``, ``bytes_per_second``, ``curve`` (the measured class whose curve it ran on, None
+    when none), ``band_p10_seconds``, ``band_p90_seconds``, ``band_cases``, ``device``."""
+    return _core.memory_kernel_time(device, kernel, float(bytes))
+
+
+def predict_kernels(table: Union[PathLike, pd.DataFrame]) -> pd.DataFrame:
+    """Every row of a measured kernel table predicted, as ``dlsim kernel --input`` does: a CSV
+    file or a DataFrame in the columns of vidur's GEMM or element-wise tables or DeepBench's GEMM
+    table (the time column, ``median_ms`` or ``time_ms``, may be absent).
+
+    Returns the table with ``predicted_ms`` appended. ``frame.attrs`` holds ``format``,
+    ``devices`` (the catalog device of each row), ``errors`` (per op and "all": cases,
+    median_abs, p90_abs of |predicted / measured - 1|; empty without measured times) and
+    ``summary`` (the line the command prints). Bad rows raise ConfigError with the file and line
+    (for a DataFrame the file is "<dataframe>" and line N is its row N - 2).
+    """
+    if isinstance(table, pd.DataFrame):
+        r = _core.predict_kernel_table(table.to_csv(index=False), "<dataframe>")
+        frame = table.reset_index(drop=True)
+    elif isinstance(table, (str, os.PathLike)):
+        path = os.fspath(table)
+        r = _core.predict_kernel_table_file(path)
+        frame = pd.read_csv(path)
+    else:
+        raise TypeError(f"a kernel table is a CSV path or a pandas DataFrame, not {type(table).__name__}")
+    if len(frame) != len(r["predicted_ms"]):
+        raise ValueError(f"pandas read {len(frame)} rows where dlsim predicted {len(r['predicted_ms'])}")
+    frame = frame.assign(predicted_ms=r["predicted_ms"])
+    frame.attrs.update(format=r["format"], devices=r["devices"], errors=r["errors"], summary=r["summary"])
+    return frame

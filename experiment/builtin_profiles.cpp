@@ -1,0 +1,65 @@
+// The catalog with its shipped kernel profiles (builtin_profiles.hpp).
+#include "experiment/builtin_profiles.hpp"
+
+#include <stdexcept>
+#include <utility>
+
+#include "experiment/profile_yaml.hpp"
+#include "models/profile_transfer.hpp"
+
+namespace dlsim::experiment {
+namespace {
+
+// Target device <- the measured device whose kernel profile it uses (builtin_profiles.hpp).
+const std::pair<const char*, const char*> kOrigins[] = {
+    {"A100-80GB", "A100-80GB"}, {"H100-SXM", "H100-SXM"}, {"A40", "A40"},     {"V100-16GB", "V100-16GB"},
+    {"P100-PCIe", "P100-PCIe"}, {"A100-40GB", "A100-80GB"}, {"H200", "H100-SXM"}, {"V100-32GB", "V100-16GB"},
+    {"T4", "V100-16GB"},        {"P100", "P100-PCIe"},     {"K80", "P100-PCIe"}, {"A10", "A40"},
+    {"A10G", "A40"},            {"L4", "A40"}};
+
+}  // namespace
+
+std::string kernel_profile_origin(const std::string& device) {
+  for (const auto& [target, origin] : kOrigins) {
+    if (device == target) return origin;
+  }
+  return "";
+}
+
+models::Catalog builtin_catalog() {
+  models::Catalog catalog = models::Catalog::builtin();
+  std::vector<std::pair<std::string, models::KernelProfile>> measured;
+  for (const EmbeddedProfile& e : embedded_profiles()) {
+    const ProfileDocument doc = read_profile_text(e.text, std::string("calibration/profiles/") + e.file);
+    const models::DeviceProfile& p = doc.calibration.profile;
+    if (!p.kernels.present()) throw std::logic_error(std::string("shipped profile ") + e.file + " has no kernel model");
+    measured.emplace_back(doc.calibration.spec.name, p.kernels);
+  }
+  // DeepBench measured no memory-bound kernel: V100 and P100 take the A100's curves, scaled by
+  // bandwidth (the stream and norm kernels are the same code on every generation).
+  const models::KernelProfile* a100 = nullptr;
+  for (const auto& [name, kernels] : measured) {
+    if (name == "A100-80GB") a100 = &kernels;
+  }
+  for (auto& [name, kernels] : measured) {
+    if (kernels.memory.fitted() || a100 == nullptr) continue;
+    const models::KernelProfile borrowed = models::transfer_kernels(*a100, *catalog.find_device("A100-80GB"), *catalog.find_device(name));
+    kernels.memory = borrowed.memory;
+    kernels.bands[static_cast<std::size_t>(models::KernelFamilyKind::memory)] = a100->bands[static_cast<std::size_t>(models::KernelFamilyKind::memory)];
+    kernels.source += "; memory-bound kernels from A100-80GB, scaled by bandwidth";
+  }
+  for (const auto& [target, origin] : kOrigins) {
+    const models::DeviceSpec* to = catalog.find_device(target);
+    const models::DeviceSpec* from = catalog.find_device(origin);
+    if (to == nullptr || from == nullptr) throw std::logic_error(std::string("kernel profile origin: unknown device ") + target);
+    for (const auto& [name, kernels] : measured) {
+      if (name != origin) continue;
+      models::DeviceProfile profile = *catalog.find_profile(target);
+      profile.kernels = models::transfer_kernels(kernels, *from, *to);
+      catalog.add_device(*to, profile);
+    }
+  }
+  return catalog;
+}
+
+}  // namespace dlsim::experiment

@@ -1,0 +1,31 @@
+// The catalog dlsim uses: the built-in devices and instances (models::Catalog::builtin()) with
+// the shipped kernel-level profiles. Five devices have a profile fitted on measured kernels
+// (calibration/profiles/, by `dlsim calibrate --import` on ../shared/reference/kernels):
+// A100-80GB, H100-SXM and A40 (vidur's GEMM and element-wise tables) and V100-16GB and P100-PCIe
+// (DeepBench's GEMM and convolution tables). Their relatives get the nearest one transferred by
+// datasheet ratios (models/profile_transfer.hpp): A100-40GB from A100-80GB, H200 from H100-SXM,
+// V100-32GB and T4 from V100-16GB, P100 and K80 from P100-PCIe, A10, A10G and L4 from A40. TPUs
+// keep the roofline: no TPU kernel was measured.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "models/catalog.hpp"
+
+namespace dlsim::experiment {
+
+struct EmbeddedProfile {
+  const char* file;   // its name in calibration/profiles/
+  const char* text;   // the YAML
+};
+// The shipped profiles, embedded at build time (embed_profiles.cmake).
+const std::vector<EmbeddedProfile>& embedded_profiles();
+
+// models::Catalog::builtin() with the kernel profiles above applied.
+models::Catalog builtin_catalog();
+
+// Which measured device each catalog device takes its kernel profile from (itself when
+// measured); "" for devices on the roofline.
+std::string kernel_profile_origin(const std::string& device);
+
+}  // namespace dlsim::experiment

@@ -1,0 +1,37 @@
+// DeviceSpec: what a datasheet says about one accelerator (GPU or TPU chip).
+// Units: FLOP/s, bytes, bytes/s. A peak of 0 means the precision is not supported.
+#pragma once
+#include <array>
+#include <string>
+#include <string_view>
+
+#include "models/precision.hpp"
+
+namespace dlsim::models {
+
+// The device generation: which kernels its vendor libraries run (tensor-core generation, tile
+// shapes, FlashAttention version) and which measured profile is its nearest relative.
+enum class Generation { unknown, kepler, pascal, volta, turing, ampere, ada, hopper, tpu };
+std::string_view to_string(Generation g);
+
+struct DeviceSpec {
+  std::string name;           // catalog name, e.g. "V100-16GB"
+  std::string description;    // e.g. "NVIDIA Tesla V100 SXM2 16GB"
+  std::array<double, 6> peak_flops{};  // indexed by Precision; FLOP/s, dense
+  double memory_bytes = 0;             // device memory capacity
+  double memory_bandwidth = 0;         // bytes/s
+  double intra_node_link_bandwidth = 0;  // bytes/s per direction to peers in the node
+  double pcie_bandwidth = 16e9;          // bytes/s per direction of its host link (x16)
+  // What the kernel model (gemm_model.hpp) needs beyond the peaks, from vendor whitepapers:
+  // the parallel units a GEMM's tiles are spread over (GPU: SMs; TPU: matrix units) and the
+  // last-level on-chip cache. 0 = unknown: the kernel model is not used for the device.
+  Generation generation = Generation::unknown;
+  int compute_units = 0;
+  double l2_bytes = 0;
+  std::string source;                  // where the figures come from
+
+  double peak(Precision p) const { return peak_flops[static_cast<int>(p)]; }
+  bool supports(Precision p) const { return peak(p) > 0; }
+};
+
+}  // namespace dlsim::models

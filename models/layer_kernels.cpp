@@ -1,0 +1,122 @@
+// A layer's kernels and their times (layer_kernels.hpp).
+#include "models/layer_kernels.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace dlsim::models {
+
+void KernelTimes::add(KernelFamilyKind family, double s, int launches) {
+  seconds += s;
+  kernels += launches;
+  by_family[static_cast<std::size_t>(family)] += s;
+}
+
+KernelTimes& KernelTimes::operator+=(const KernelTimes& o) {
+  seconds += o.seconds;
+  kernels += o.kernels;
+  for (std::size_t i = 0; i < by_family.size(); ++i) by_family[i] += o.by_family[i];
+  return *this;
+}
+
+namespace {
+
+constexpr double kMaskBytesPerElement = 1;  // PyTorch's dropout mask is a bool tensor
+
+// Fallback when a memory-kernel class has no curve at all: the profile's scalar.
+double memory_seconds(MemoryKernel k, double bytes, const DeviceSpec& device, const DeviceProfile& profile) {
+  if (!(bytes > 0)) return 0;
+  return memory_kernel_time(k, bytes, profile.kernels.memory, device.memory_bandwidth, profile.memory_efficiency);
+}
+
+LayerKernelTimes matmul_kernels(const Layer& share, double b, Precision precision, const DeviceSpec& device,
+                                const DeviceProfile& profile) {
+  const GemmParams* params = profile.kernels.gemm_for(precision);
+  if (params == nullptr) throw std::invalid_argument("layer " + share.name + ": no GEMM profile for " + device.name);
+  const MatmulDims d = derive_matmul(share);
+  const double m = d.batch_in_count ? d.rows : d.rows * b;
+  const double count = d.count * (d.batch_in_count ? b : 1.0);
+  const auto gemm = [&](double gm, double gn, double gk, GemmLayout layout) {
+    return gemm_time({gm, gn, gk, count, layout}, precision, device, *params).seconds;
+  };
+  LayerKernelTimes t;
+  t.forward.add(KernelFamilyKind::gemm, gemm(m, d.cols, d.depth, GemmLayout::nt));
+  if (d.input_gradient) t.backward.add(KernelFamilyKind::gemm, gemm(m, d.depth, d.cols, GemmLayout::nn));
+  if (d.weight_gradient) t.backward.add(KernelFamilyKind::gemm, gemm(d.depth, d.cols, m, GemmLayout::tn));
+  // A bias (parameters beyond the weight matrices): its gradient is a reduction of dC over rows.
+  const double bias = share.parameters - d.count * d.depth * d.cols;
+  if (bias > 0.5 && d.weight_gradient) {
+    const double bytes = m * d.cols * count * bytes_per_element(precision);
+    t.backward.add(KernelFamilyKind::memory, memory_seconds(MemoryKernel::stream, bytes, device, profile));
+  }
+  return t;
+}
+
+LayerKernelTimes conv_kernels(const Layer& share, double b, Precision precision, const DeviceSpec& device,
+                              const DeviceProfile& profile) {
+  const GemmParams* params = profile.kernels.gemm_for(precision);
+  if (params == nullptr) throw std::invalid_argument("layer " + share.name + ": no GEMM profile for " + device.name);
+  const ConvDims& c = share.conv;
+  const ConvShape shape{b, c.channels, c.height, c.width, c.filters, c.kernel_h, c.kernel_w, c.stride, c.stride, c.pad_h, c.pad_w};
+  const auto pass = [&](ConvPass p) { return conv_time(shape, p, precision, device, *params, profile.kernels.conv).seconds; };
+  LayerKernelTimes t;
+  t.forward.add(KernelFamilyKind::conv, pass(ConvPass::forward));
+  if (share.matmul.input_gradient) t.backward.add(KernelFamilyKind::conv, pass(ConvPass::data_gradient));
+  t.backward.add(KernelFamilyKind::conv, pass(ConvPass::weight_gradient));
+  return t;
+}
+
+LayerKernelTimes attention_kernels(const Layer& share, double b, Precision precision, const DeviceSpec& device) {
+  const AttentionDims& a = share.attention;
+  const AttentionShape shape{b, a.heads, a.kv_heads, a.query_length, a.key_length, a.head_dim, a.causal};
+  const AttentionTime at = flash_attention_time(shape, precision, device);
+  LayerKernelTimes t;
+  t.forward.add(KernelFamilyKind::attention, at.forward_s);
+  t.backward.add(KernelFamilyKind::attention, at.backward_s);
+  return t;
+}
+
+LayerKernelTimes memory_kernels(const Layer& share, double b, Precision precision, const DeviceSpec& device,
+                                const DeviceProfile& profile, double chained_elements) {
+  const MemoryKernel k = memory_kernel_of(share);
+  const double element = bytes_per_element(precision);
+  const double inputs = share.fused ? std::max(0.0, share.input_elements - chained_elements) : share.input_elements;
+  const double outputs = share.fused ? 0.0 : share.activation_elements;
+  // Weights (norm scales, a position table) are read once; a gather reads only the rows it
+  // returns, which its inputs already count.
+  const double weights = k == MemoryKernel::embedding ? 0.0 : share.parameters * element;
+  const MemoryPasses passes = memory_passes(k);
+  double bytes = (inputs + outputs) * b * element * passes.forward + weights;
+  if (k == MemoryKernel::dropout) bytes += share.activation_elements * b * kMaskBytesPerElement;
+  const int launches = share.fused ? 0 : 1;
+  LayerKernelTimes t;
+  // A fused layer's extra traffic rides on its host kernel: bandwidth-bound at the curve's rate.
+  const auto seconds = [&](double moved) {
+    if (!share.fused) return memory_seconds(k, moved, device, profile);
+    const double reference = std::max(moved, 64.0 * 1024 * 1024);
+    return memory_seconds(k, reference, device, profile) * moved / reference;
+  };
+  t.forward.add(KernelFamilyKind::memory, seconds(bytes), launches);
+  t.backward.add(KernelFamilyKind::memory, seconds(bytes * passes.backward / passes.forward), launches);
+  return t;
+}
+
+}  // namespace
+
+LayerKernelTimes layer_kernel_times(const Layer& share, double batch, Precision precision, const DeviceSpec& device,
+                                    const DeviceProfile& profile, double chained_elements) {
+  if (!profile.kernels.present()) throw std::invalid_argument("layer_kernel_times: " + device.name + " has no kernel profile");
+  if (!(batch >= 1)) throw std::invalid_argument("layer_kernel_times: batch must be >= 1");
+  switch (share.kind) {
+    case LayerKind::linear:
+    case LayerKind::matmul: return matmul_kernels(share, batch, precision, device, profile);
+    case LayerKind::conv:
+      return share.conv.channels > 0 ? conv_kernels(share, batch, precision, device, profile)
+                                     : matmul_kernels(share, batch, precision, device, profile);
+    case LayerKind::attention: return attention_kernels(share, batch, precision, device);
+    default: return memory_kernels(share, batch, precision, device, profile, chained_elements);
+  }
+}
+
+}  // namespace dlsim::models

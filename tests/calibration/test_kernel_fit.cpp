@@ -1,0 +1,139 @@
+// Fitting the kernel model (calibration/kernel_fit.hpp) on synthetic tables made by a known
+// model: the fit must reproduce the times it was made from, report held-out errors per source,
+// and fall back between memory classes as the model does.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "kernel_test_devices.hpp"
+#include "calibration/kernel_fit.hpp"
+#include "calibration/nelder_mead.hpp"
+
+namespace dlsim::calibration {
+namespace {
+
+models::DeviceSpec gpu() { return test::test_gpu("test-gpu", 40, 100e12, 1e12); }
+
+models::GemmParams truth() {
+  models::GemmParams p;
+  p.peak_fraction = 0.85;
+  p.tile_overhead = 12;
+  p.k_overhead = 40;
+  p.bandwidth_fraction = 0.8;
+  p.fixed_s = 3e-6;
+  return p;
+}
+
+// GEMM rows of two made-up "models" (different n, k), tokens 1 .. 4096, timed by `truth`.
+KernelTables synthetic_gemms() {
+  KernelTables t;
+  const std::pair<const char*, std::vector<std::pair<double, double>>> sources[] = {
+      {"model-a", {{4096, 4096}, {12288, 4096}, {4096, 11008}}}, {"model-b", {{5120, 5120}, {15360, 5120}, {5120, 13824}}}};
+  for (const auto& [source, shapes] : sources) {
+    for (const auto& [n, k] : shapes) {
+      for (double m = 1; m <= 4096; m *= 2) {
+        for (double mm : {m, 1.5 * m}) {
+          MeasuredGemm g;
+          g.gpu = "G";
+          g.source = source;
+          g.shape = {std::round(mm), n, k, 1, models::GemmLayout::nt};
+          g.seconds = models::gemm_time(g.shape, models::Precision::fp16, gpu(), truth()).seconds;
+          t.gemm.push_back(g);
+        }
+      }
+    }
+  }
+  return t;
+}
+
+TEST(NelderMead, FindsTheMinimumOfAQuadratic) {
+  const auto f = [](const std::vector<double>& x) { return (x[0] - 3) * (x[0] - 3) + 10 * (x[1] + 1) * (x[1] + 1); };
+  const SimplexResult r = nelder_mead(f, {0, 0}, 1, 2000, 1e-14);
+  EXPECT_NEAR(r.x[0], 3, 1e-4);
+  EXPECT_NEAR(r.x[1], -1, 1e-4);
+}
+
+TEST(KernelFit, ReproducesTheGemmTimesItWasMadeFrom) {
+  const KernelTables t = synthetic_gemms();
+  const KernelFit fit = fit_kernel_profile(t, "G", gpu(), true);
+  const models::GemmParams& p = fit.profile.gemm[static_cast<std::size_t>(models::Precision::fp16)];
+  ASSERT_TRUE(p.fitted());
+  for (const MeasuredGemm& g : t.gemm) {
+    const double predicted = models::gemm_time(g.shape, models::Precision::fp16, gpu(), p).seconds;
+    EXPECT_NEAR(predicted / g.seconds, 1.0, 0.05) << g.shape.m << "x" << g.shape.n << "x" << g.shape.k;
+  }
+  // Held out by source: every row predicted once, by a fit on the other model.
+  int held = 0;
+  for (const HeldOut& h : fit.held_out) {
+    if (h.family != models::KernelFamilyKind::gemm) continue;
+    ++held;
+    EXPECT_TRUE(h.group == "model-a" || h.group == "model-b") << h.group;
+  }
+  EXPECT_EQ(held, static_cast<int>(t.gemm.size()));
+  const auto summary = summarize_held_out(fit.held_out);
+  ASSERT_FALSE(summary.empty());
+  EXPECT_EQ(summary[0].label, "gemm fp16");
+  EXPECT_LT(summary[0].median_abs, 0.05);
+  const models::ErrorBand& band = fit.profile.band(models::KernelFamilyKind::gemm);
+  EXPECT_GT(band.cases, 0);
+  EXPECT_LE(band.p10, band.p50);
+  EXPECT_LE(band.p50, band.p90);
+}
+
+TEST(KernelFit, FoldsWhenOneSourceHoldsMostRows) {
+  KernelTables t = synthetic_gemms();
+  for (MeasuredGemm& g : t.gemm) g.source = "";
+  const KernelFit fit = fit_kernel_profile(t, "G", gpu(), true);
+  for (const HeldOut& h : fit.held_out) EXPECT_EQ(h.group.rfind("fold ", 0), 0u) << h.group;
+}
+
+TEST(KernelFit, MemoryCurvesFitEachClassAndHeldOutModelsBorrow) {
+  KernelTables t = synthetic_gemms();
+  // Streams at 1 TB/s plus 2 us; the layer norm of one model only, at half the bandwidth.
+  for (const char* source : {"model-a", "model-b"}) {
+    for (double bytes = 1e4; bytes < 1e9; bytes *= 1.5) {
+      MeasuredMemoryKernel e;
+      e.gpu = "G";
+      e.source = source;
+      e.kernel = models::MemoryKernel::stream;
+      e.bytes = bytes;
+      e.seconds = 2e-6 + bytes / 1e12;
+      t.memory.push_back(e);
+      if (std::string(source) == "model-b") {
+        e.kernel = models::MemoryKernel::layer_norm;
+        e.seconds = 2e-6 + bytes / 0.5e12;
+      } else {  // as many rows per source, so that each model is held out in turn
+        e.bytes = 1.2 * bytes;
+        e.seconds = 2e-6 + e.bytes / 1e12;
+      }
+      t.memory.push_back(e);
+    }
+  }
+  const KernelFit fit = fit_kernel_profile(t, "G", gpu(), true);
+  const models::MemoryCurve* stream = fit.profile.memory.curve(models::MemoryKernel::stream);
+  const models::MemoryCurve* norm = fit.profile.memory.curve(models::MemoryKernel::layer_norm);
+  ASSERT_NE(stream, nullptr);
+  ASSERT_NE(norm, nullptr);
+  EXPECT_NEAR(stream->at(3e8) / (2e-6 + 3e8 / 1e12), 1.0, 0.05);
+  EXPECT_NEAR(norm->at(3e8) / (2e-6 + 3e8 / 0.5e12), 1.0, 0.05);
+  // Holding model-b out leaves no layer-norm rows: its norms are predicted on the stream curve,
+  // half the time they take.
+  for (const HeldOut& h : fit.held_out) {
+    if (h.label == "memory layer_norm" && h.size > 1e8) EXPECT_NEAR(h.predicted_s / h.measured_s, 0.5, 0.05);
+  }
+}
+
+TEST(KernelFit, RefusesTablesWithoutTheGpuOrWithoutGemms) {
+  const KernelTables t = synthetic_gemms();
+  EXPECT_THROW(fit_kernel_profile(t, "other", gpu(), false), std::invalid_argument);
+  KernelTables memory_only;
+  MeasuredMemoryKernel e;
+  e.gpu = "G";
+  e.bytes = 1e6;
+  e.seconds = 1e-5;
+  memory_only.memory.assign(5, e);
+  EXPECT_THROW(fit_kernel_profile(memory_only, "G", gpu(), false), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace dlsim::calibration
