@@ -1,5 +1,6 @@
 // Collective scenarios: for each node count and message size, every group runs the collective
 // at the same time on one fabric, then each group alone; the ratio is what sharing costs.
+#include <algorithm>
 #include <stdexcept>
 
 #include "experiment/results.hpp"
@@ -16,6 +17,7 @@ network::CollectiveSpec spec_for(const CollectiveConfig& c, double bytes, std::v
   network::CollectiveSpec spec;
   spec.kind = c.operation;
   spec.algorithm = c.algorithm;
+  spec.protocol = c.protocol;
   spec.bytes = bytes;
   spec.ranks = std::move(ranks);
   spec.server_shards = c.server_shards;
@@ -42,11 +44,12 @@ std::vector<network::CollectiveResult> run_together(const network::Topology& top
 std::vector<std::vector<network::VertexId>> Scenario::collective_groups(const network::Topology& topology, int nodes) const {
   const CollectiveConfig& c = *collective;
   const int per_node = cluster.instance.accelerators_per_node;
+  const int taking_part = c.ranks_per_node > 0 ? std::min(c.ranks_per_node, per_node) : per_node;
   std::vector<std::vector<network::VertexId>> groups(static_cast<std::size_t>(c.groups));
   for (int n = 0; n < nodes; ++n) {
     // Packed: consecutive blocks of nodes; interleaved: round robin, so groups share leaves.
     const int g = c.interleaved ? n % c.groups : static_cast<int>(static_cast<long>(n) * c.groups / nodes);
-    for (int local = 0; local < per_node; ++local) {
+    for (int local = 0; local < taking_part; ++local) {
       groups[static_cast<std::size_t>(g)].push_back(topology.accelerators().at(static_cast<std::size_t>(n * per_node + local)));
     }
   }
@@ -73,6 +76,7 @@ std::vector<CollectiveRow> run_collectives(const Scenario& s, const sim::Interru
         row.ranks = static_cast<int>(groups[g].size());
         row.operation = network::to_string(c.operation);
         row.algorithm = network::to_string(together[g].algorithm);
+        row.protocol = network::to_string(together[g].protocol);
         row.bytes = bytes;
         row.time_s = together[g].time_s;
         row.algbw = together[g].algbw;

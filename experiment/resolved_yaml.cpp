@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "experiment/results.hpp"
+#include "network/link_tech.hpp"
 #include "models/precision.hpp"
 
 namespace dlsim::experiment {
@@ -46,7 +47,7 @@ void emit_cluster(YAML::Emitter& out, const ClusterConfig& c) {
 }
 
 void emit_network(YAML::Emitter& out, const NetworkConfig& n) {
-  static const char* const kNodeKinds[] = {"nvswitch", "hybrid-cube-mesh", "pcie", "tpu-board"};
+  static const char* const kNodeKinds[] = {"nvswitch", "hybrid-cube-mesh", "pcie", "tpu-board", "nvlink-pairs"};
   static const char* const kFabricKinds[] = {"single-switch", "leaf-spine", "fat-tree", "rail-optimized", "torus", "wan"};
   out << YAML::Key << "network" << YAML::Value << YAML::BeginMap;
   if (n.custom) {
@@ -67,7 +68,16 @@ void emit_network(YAML::Emitter& out, const NetworkConfig& n) {
   out << YAML::Key << "nic_latency_s" << YAML::Value << n.node.nic_latency_s;
   out << YAML::Key << "pcie_bandwidth_bytes_per_s" << YAML::Value << n.node.pcie_bandwidth;
   out << YAML::Key << "pcie_latency_s" << YAML::Value << n.node.pcie_latency_s;
+  out << YAML::Key << "link_tech" << YAML::Value << network::to_string(n.node.link_tech);
+  out << YAML::Key << "pcie_tech" << YAML::Value << network::to_string(n.node.pcie_tech);
+  out << YAML::Key << "nic_tech" << YAML::Value << network::to_string(n.node.nic_tech);
+  out << YAML::Key << "nvls_bandwidth_bytes_per_s" << YAML::Value << n.node.nvls_bandwidth;
+  out << YAML::Key << "nccl_compute_capability" << YAML::Value << n.node.nccl_compute_capability;
   out << YAML::EndMap;
+  out << YAML::Key << "transport" << YAML::Value << network::to_string(n.node.transport);
+  if (n.node.transport == network::Transport::tcp) {
+    out << YAML::Key << "socket_bandwidth_bytes_per_s" << YAML::Value << n.node.socket_bandwidth;
+  }
   const network::FabricSpec& f = n.fabric;
   out << YAML::Key << "fabric" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "kind" << YAML::Value << kFabricKinds[static_cast<int>(f.kind)];
@@ -81,6 +91,7 @@ void emit_network(YAML::Emitter& out, const NetworkConfig& n) {
   out << YAML::Key << "regions" << YAML::Value << f.regions;
   out << YAML::Key << "wan_bandwidth_bytes_per_s" << YAML::Value << f.wan_bandwidth;
   out << YAML::Key << "wan_latency_s" << YAML::Value << f.wan_latency_s;
+  out << YAML::Key << "sharp_bandwidth_bytes_per_s" << YAML::Value << f.sharp_bandwidth;
   out << YAML::EndMap;
   out << YAML::Key << "all_reduce" << YAML::Value << network::to_string(n.all_reduce);
   out << YAML::EndMap;
@@ -182,6 +193,8 @@ void emit_collective(YAML::Emitter& out, const CollectiveConfig& c) {
   out << YAML::Key << "collective" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "operation" << YAML::Value << network::to_string(c.operation);
   out << YAML::Key << "algorithm" << YAML::Value << network::to_string(c.algorithm);
+  out << YAML::Key << "protocol" << YAML::Value << network::to_string(c.protocol);
+  if (c.ranks_per_node > 0) out << YAML::Key << "ranks_per_node" << YAML::Value << c.ranks_per_node;
   out << YAML::Key << "sizes_bytes" << YAML::Value << YAML::Flow << c.sizes;
   out << YAML::Key << "groups" << YAML::Value << c.groups;
   out << YAML::Key << "placement" << YAML::Value << (c.interleaved ? "interleaved" : "packed");

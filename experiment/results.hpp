@@ -57,6 +57,7 @@ struct CollectiveRow {
   int ranks = 0;
   std::string operation;
   std::string algorithm;
+  std::string protocol;     // NCCL's protocol (simple, ll, ll128)
   double bytes = 0;
   double time_s = 0;        // with every group running at once
   double algbw = 0;         // bytes/s

@@ -90,7 +90,9 @@ struct WorkloadConfig {
 struct CollectiveConfig {
   network::CollectiveKind operation = network::CollectiveKind::all_reduce;
   network::Algorithm algorithm = network::Algorithm::automatic;
+  network::Protocol protocol = network::Protocol::automatic;
   std::vector<double> sizes;      // bytes per rank (nccl-tests convention)
+  int ranks_per_node = 0;         // the first k accelerators of every node take part (0: all)
   int groups = 1;                 // groups running the collective at the same time
   bool interleaved = false;       // node n in group n % groups (else consecutive blocks)
   int server_shards = 1;          // push-pull
