@@ -187,6 +187,9 @@ inline void validate_fabric(const NodeSpec& node, const FabricSpec& fabric, cons
   check_range(where, "fabric.regions", fabric.regions, 1, fabric.nodes);
   check_bandwidth(where, "fabric.wan_bandwidth", fabric.wan_bandwidth);
   check_latency(where, "fabric.wan_latency_s", fabric.wan_latency_s);
+  if (fabric.routing == RoutingScheme::d_mod_k && (fabric.kind == FabricKind::torus || fabric.kind == FabricKind::wan)) {
+    reject(where, "fabric.routing", "ecmp or balanced for a torus or wan (d_mod_k needs a tree of switches)", "d_mod_k");
+  }
   switch (fabric.kind) {
     case FabricKind::leaf_spine:
     case FabricKind::rail_optimized:
