@@ -97,6 +97,16 @@ const std::vector<Column<CollectiveRow>>& collective_columns() {
        [](const CollectiveRow& r) { return r.time_alone_s; }},
       {"slowdown", "1", "time / time_alone: what the other groups' traffic costs", kReal,
        [](const CollectiveRow& r) { return r.time_s / r.time_alone_s; }},
+      {"routing", "", "how the fabric's switches choose among equal-cost paths (network.fabric.routing)", kText, nullptr,
+       [](const CollectiveRow& r) { return r.routing; }},
+      {"time_balanced", "s", "time_alone with every route on the least-loaded equal-cost path (balanced reference)",
+       kReal, [](const CollectiveRow& r) { return r.time_balanced_s; }},
+      {"routing_cost", "1", "time_alone / time_balanced: what the routing's collisions (ECMP's hash) cost", kReal,
+       [](const CollectiveRow& r) { return r.time_alone_s / r.time_balanced_s; }},
+      {"shared_link", "", "the group's most shared switch-to-switch link, alone", kText, nullptr,
+       [](const CollectiveRow& r) { return r.shared_link; }},
+      {"shared_link_flows", "", "the group's routes on shared_link (all phases; a ring's flows at once)", kInteger,
+       [](const CollectiveRow& r) { return double(r.shared_link_routes); }},
   };
   return columns;
 }

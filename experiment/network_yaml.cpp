@@ -15,6 +15,7 @@ constexpr double kSwitchLinkLatency = 1e-6;  // one switch-to-switch hop: an ass
 
 const std::vector<std::string> kNodeKinds{"nvswitch", "hybrid-cube-mesh", "pcie", "tpu-board", "nvlink-pairs"};
 const std::vector<std::string> kFabricKinds{"single-switch", "leaf-spine", "fat-tree", "rail-optimized", "torus", "wan"};
+const std::vector<std::string> kRouting{"d-mod-k", "ecmp"};
 const std::vector<std::string> kAllReduce{"auto", "ring", "double-binary-tree", "hierarchical", "halving-doubling", "nvls", "collnet"};
 
 // NVLink SHARP's reduction bandwidth per GPU port, as a fraction of the GPU's achievable NVLink
@@ -121,6 +122,16 @@ void read_fabric(MapReader& r, NetworkConfig& net) {
     f.sharp_bandwidth = net.node.nic_bandwidth * network::achievable_fraction(net.node.nic_tech);
   }
   f.kind = fabric_kind(r.choice("kind", kFabricKinds, "single-switch"));
+  // Unset: the kind's default (network::default_routing: d-mod-k on fat-tree and rail-optimized,
+  // ecmp elsewhere).
+  if (r.has("routing")) {
+    f.routing = r.choice("routing", kRouting) == "ecmp" ? network::RoutingScheme::ecmp : network::RoutingScheme::d_mod_k;
+    if (f.routing == network::RoutingScheme::d_mod_k &&
+        (f.kind == network::FabricKind::torus || f.kind == network::FabricKind::wan)) {
+      r.fail("routing", "d-mod-k needs a tree of switches (fat-tree, rail-optimized, leaf-spine, single-switch); a " +
+                            kFabricKinds[static_cast<std::size_t>(f.kind)] + " routes by ecmp");
+    }
+  }
   f.link_bandwidth = r.quantity("link_bandwidth", Dimension::bandwidth, 1, kMaxBandwidth, net.node.nic_bandwidth);
   f.link_latency_s = r.quantity("link_latency", Dimension::duration, 0, kMaxLatency, kSwitchLinkLatency);
   f.oversubscription = r.number("oversubscription", 1, 1000, 1);

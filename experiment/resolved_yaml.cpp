@@ -5,6 +5,8 @@
 
 #include "experiment/results.hpp"
 #include "network/link_tech.hpp"
+#include "network/routing.hpp"
+#include "network/topology_builders.hpp"
 #include "models/precision.hpp"
 
 namespace dlsim::experiment {
@@ -81,6 +83,7 @@ void emit_network(YAML::Emitter& out, const NetworkConfig& n) {
   const network::FabricSpec& f = n.fabric;
   out << YAML::Key << "fabric" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "kind" << YAML::Value << kFabricKinds[static_cast<int>(f.kind)];
+  out << YAML::Key << "routing" << YAML::Value << network::to_string(f.routing.value_or(network::default_routing(f.kind)));
   out << YAML::Key << "link_bandwidth_bytes_per_s" << YAML::Value << f.link_bandwidth;
   out << YAML::Key << "link_latency_s" << YAML::Value << f.link_latency_s;
   out << YAML::Key << "oversubscription" << YAML::Value << f.oversubscription;

@@ -63,6 +63,13 @@ struct CollectiveRow {
   double algbw = 0;         // bytes/s
   double busbw = 0;         // bytes/s
   double time_alone_s = 0;  // the same group with the fabric to itself
+  // Routing (network/routing.hpp): the fabric's scheme; the group alone under the balanced
+  // reference (no avoidable collisions); its most shared switch-to-switch link when alone and
+  // how many of its routes cross it ("" and 0 when none).
+  std::string routing;
+  double time_balanced_s = 0;
+  std::string shared_link;
+  int shared_link_routes = 0;
 };
 
 // One variant of a cluster scenario: what the whole cluster did.

@@ -27,6 +27,15 @@ using LinkId = std::uint32_t;
 
 enum class VertexKind { accelerator, nic, switch_ };
 
+// How the fabric's switches choose among equal-cost paths (routing.hpp says what each does).
+// A property of the fabric, set by its builder; custom topologies use ecmp.
+// - ecmp: per-flow hash (Ethernet/RoCE switches hash each flow's 5-tuple);
+// - d_mod_k: destination-based, the up-port at each tier chosen from the destination's index
+//   (InfiniBand fat-trees: OpenSM's ftree routing; Zahavi's D-mod-K);
+// - balanced: each new route takes the least-loaded equal-cost path, knowing the routes taken
+//   before it; not a switch's algorithm but the collision-free reference ECMP is measured against.
+enum class RoutingScheme { ecmp, d_mod_k, balanced };
+
 struct VertexInfo {
   VertexKind kind = VertexKind::switch_;
   std::string name;     // "node3/gpu5", "leaf2", "spine0"
@@ -94,6 +103,9 @@ class Topology {
   const std::vector<VertexId>& accelerators() const { return accelerators_; }
   int nodes() const { return nodes_; }   // number of distinct node indices of accelerators
   std::vector<VertexId> vertices_of_kind(VertexKind kind) const;
+  // How switches choose among equal-cost paths (ecmp unless the builder says otherwise).
+  RoutingScheme routing() const { return routing_; }
+  void set_routing(RoutingScheme scheme) { routing_ = scheme; }
 
   // The Boost.Graph view (vertex i = VertexId i; edge property = LinkId), for graph algorithms.
   using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
@@ -106,6 +118,7 @@ class Topology {
   std::vector<std::vector<LinkId>> out_;
   std::vector<VertexId> accelerators_;
   int nodes_ = 0;
+  RoutingScheme routing_ = RoutingScheme::ecmp;
   Graph graph_;
 };
 

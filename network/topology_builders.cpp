@@ -300,9 +300,15 @@ double torus_bisection(const FabricSpec& fabric) {
 
 }  // namespace
 
+RoutingScheme default_routing(FabricKind kind) {
+  return kind == FabricKind::fat_tree || kind == FabricKind::rail_optimized ? RoutingScheme::d_mod_k
+                                                                             : RoutingScheme::ecmp;
+}
+
 Topology build_cluster(const NodeSpec& node, const FabricSpec& fabric) {
   detail::validate(node, fabric, "build_cluster");
   Topology t;
+  t.set_routing(fabric.routing.value_or(default_routing(fabric.kind)));
   // A torus is the chips' own ICI: it replaces the node's internal wiring, and no NICs are used.
   const bool torus = fabric.kind == FabricKind::torus;
   std::vector<NodePorts> nodes;

@@ -35,7 +35,12 @@
 //   (wrap-around), ICI links of `link_bandwidth` (TPU pods); no NICs are used.
 // - wan: `regions` regions, each a leaf_spine-like single switch of its nodes; region switches
 //   joined in a full mesh by WAN links of `wan_bandwidth` / `wan_latency`.
+//
+// Routing (topology.hpp RoutingScheme, routing.hpp): `routing` when given, else the kind's
+// default (default_routing). d_mod_k needs a tree of switches: a torus or wan takes ecmp or
+// balanced only.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -80,7 +85,20 @@ struct FabricSpec {
   double wan_bandwidth = 1.25e9;   // wan
   double wan_latency_s = 30e-3;    // wan, one way
   double sharp_bandwidth = 0;      // InfiniBand SHARP reduction per switch port, bytes/s; 0 = none
+  std::optional<RoutingScheme> routing;  // unset: default_routing(kind)
 };
+
+// The routing a fabric kind gets unless told otherwise:
+// - fat_tree, rail_optimized: d_mod_k. Such fabrics are InfiniBand in practice (NVIDIA's DGX
+//   SuperPOD, Selene among them, is a rail-optimized InfiniBand fat-tree; Azure connects its
+//   InfiniBand VMs "in a non-blocking fat tree", MicrosoftDocs azure-docs hbv3-series.md),
+//   routed by OpenSM's fat-tree engine; Al-Fares et al.'s own fat-tree routing picks the up-port
+//   from the destination host too. Adaptive routing, which such fabrics may also enable, is
+//   not modelled: the balanced reference bounds what it could recover.
+// - leaf_spine: ecmp, the Ethernet/RoCE data-centre Clos (switches hash each flow's 5-tuple).
+// - single_switch: ecmp (there is no choice to make); torus, wan: ecmp (ties among minimal
+//   paths hashed).
+RoutingScheme default_routing(FabricKind kind);
 
 // Throws std::invalid_argument with a message naming the bad field.
 Topology build_cluster(const NodeSpec& node, const FabricSpec& fabric);

@@ -207,6 +207,9 @@ inline void validate_fabric(const NodeSpec& node, const FabricSpec& fabric, cons
   if (!(fabric.sharp_bandwidth >= 0) || !std::isfinite(fabric.sharp_bandwidth)) {
     reject(where, "fabric.sharp_bandwidth", "a finite number >= 0 (bytes/s)", show(fabric.sharp_bandwidth));
   }
+  if (fabric.routing == RoutingScheme::d_mod_k && (fabric.kind == FabricKind::torus || fabric.kind == FabricKind::wan)) {
+    reject(where, "fabric.routing", "ecmp or balanced for a torus or wan (d_mod_k needs a tree of switches)", "d_mod_k");
+  }
   switch (fabric.kind) {
     case FabricKind::leaf_spine:
     case FabricKind::rail_optimized:
