@@ -12,12 +12,24 @@ struct DeepSpeed : Builder {
   bool per_parameter() const { return z().fetch == DeepSpeedFetch::per_parameter; }
   int in_flight = 0;                        // tensors in flight (gathers not yet waited for)
   std::vector<int> carried_by;              // tensor -> the collective (this pass) gathering it
+  std::vector<char> external;               // tensor -> held by the top module (tied weights)
   std::vector<int> bucket;                  // gradient tensors waiting in the bucket
   double bucket_numel = 0;
   double large_open = 0, large_flying = 0;  // gradients too large for a bucket: waiting, being reduced
 
   void run() {
     carried_by.assign(tensors.size(), -1);
+    // A tensor another layer is tied to is an external parameter of the model's top module (as
+    // DeepSpeed's Megatron-LM tutorial registers the word embedding): gathered by the top
+    // module's hook when forward starts, and kept (the top module is reused at once by backward)
+    // until backward ends.
+    external.assign(tensors.size(), 0);
+    for (int i = range.first; i < range.last; ++i) {
+      const int tied = model.layers[static_cast<std::size_t>(i)].tied_to;
+      if (auto it = own.find(tied); tied >= 0 && it != own.end()) {
+        for (int t : it->second) external[static_cast<std::size_t>(t)] = 1;
+      }
+    }
     for (Tensor& t : tensors) {
       t.persistent = t.numel < z().param_persistence_threshold;
       if (t.persistent) {
@@ -114,7 +126,13 @@ struct DeepSpeed : Builder {
     std::vector<int> fetch;
     bool waiting = false, hooked = false;
     int carrier = -1;
-    for (int t : needs(u.layer)) {
+    std::vector<int> wanted = needs(u.layer);
+    if (k == 0) {
+      for (std::size_t t = 0; t < tensors.size(); ++t) {
+        if (external[t] && std::find(wanted.begin(), wanted.end(), static_cast<int>(t)) == wanted.end()) wanted.push_back(static_cast<int>(t));
+      }
+    }
+    for (int t : wanted) {
       const Tensor& x = tensors[static_cast<std::size_t>(t)];
       if (x.persistent) continue;
       hooked = true;
@@ -176,7 +194,7 @@ struct DeepSpeed : Builder {
     if (reused_soon(k)) return;
     for (int t : needs(trace[k].layer)) {
       Tensor& x = tensors[static_cast<std::size_t>(t)];
-      if (x.persistent || x.status != Status::gathered) continue;
+      if (x.persistent || external[static_cast<std::size_t>(t)] || x.status != Status::gathered) continue;
       x.status = Status::released;
       live -= x.numel;
     }

@@ -9,8 +9,9 @@
 // Mechanisms (each with its source; constants in ZeroHostCosts and ZeroConfig):
 // - Modules. A model layer with parameters is a module (a Linear, LayerNorm, Embedding); its
 //   tensors are a Linear's weight and bias, a LayerNorm's scale and shift (parameter_tensors).
-//   A layer tied to another (Layer::tied_to) also needs that layer's tensors, as DeepSpeed's
-//   external parameters.
+//   A layer tied to another (Layer::tied_to) also needs that layer's tensors. DeepSpeed holds
+//   them as external parameters of the model's top module, as its Megatron-LM tutorial registers
+//   the tied word embedding: gathered when forward starts, kept until backward ends.
 // - DeepSpeed (deepspeed/runtime/zero/stage3.py, partition_parameters.py). The module trace is
 //   the order of module uses: forward; in backward, each recomputed block's forward again, then
 //   its backward in reverse. At a module's pre-forward/pre-backward hook the coordinator fetches

@@ -72,8 +72,8 @@ TEST(Zero3Schedule, DeepSpeedGathersEachModulesWeightsOnePerParameterWithTheirSi
   plan.zero.max_reuse_distance = 0;   // release every module after use: every use gathers
   const Zero3Schedule z = schedule(model, plan);
   // Per use, the qkv, attention-output, up and down weights (biases and LayerNorms are below the
-  // persistence threshold of 1e5 elements), the embedding table, and the head's tied table.
-  EXPECT_EQ(z.gathers, 2 * (4 * kLayers + 2));
+  // persistence threshold of 1e5 elements); the embedding table once (the head is tied to it).
+  EXPECT_EQ(z.gathers, 2 * 4 * kLayers + 1);
   const auto forward = sizes(z.forward, CollectiveKind::all_gather);
   ASSERT_GE(forward.size(), 5u);
   EXPECT_DOUBLE_EQ(forward[0], kTable * 2);                    // fp16 bytes of the whole table
@@ -81,7 +81,6 @@ TEST(Zero3Schedule, DeepSpeedGathersEachModulesWeightsOnePerParameterWithTheirSi
   EXPECT_DOUBLE_EQ(forward[2], kH * kH * 2);                   // attention output
   EXPECT_DOUBLE_EQ(forward[3], kH * 4 * kH * 2);               // up
   EXPECT_DOUBLE_EQ(forward[4], 4 * kH * kH * 2);               // down
-  EXPECT_EQ(std::count(forward.begin(), forward.end(), kTable * 2), 2);   // the head gathers the tied table again
   for (const ZeroCollective& c : z.forward.collectives) EXPECT_EQ(c.tensors, 1);
   // Every tensor's gradient is reduce-scattered, biases and LayerNorms included (12 per layer,
   // the table, the final norm's two).
@@ -100,6 +99,36 @@ TEST(Zero3Schedule, DeepSpeedGathersEachModulesWeightsOnePerParameterWithTheirSi
   };
   EXPECT_DOUBLE_EQ(total(c), total(z));
   EXPECT_LT(c.gathers, z.gathers);
+}
+
+TEST(Zero3Schedule, TiedWeightsAreHeldFromTheStartOfForwardToTheEndOfBackward) {
+  // DeepSpeed's Megatron-LM tutorial registers the tied word embedding as an external parameter
+  // of the top module: gathered once, kept even with no reuse allowed.
+  const ModelGraph model = decoder_model("gpt3-1.3b", 2048);
+  ParallelPlan plan = zero3();
+  plan.zero.max_reuse_distance = 0;
+  const Zero3Schedule z = schedule(model, plan);
+  int tables = 0;
+  for (const ZeroPass* pass : {&z.forward, &z.backward}) {
+    for (double b : sizes(*pass, CollectiveKind::all_gather)) tables += b == kTable * 2;
+  }
+  EXPECT_EQ(tables, 1);
+  EXPECT_GE(z.peak_live_elements, kTable + 4 * kH * kH);   // the table and an MLP weight at once
+  // Untied, the head has its own weight and the table is released after the embedding.
+  ModelGraph untied = model;
+  untied.layers.back().tied_to = -1;
+  for (Layer& l : untied.layers) {
+    if (l.name == "lm_head") {
+      l.tied_to = -1;
+      l.parameters = 50257.0 * kH;
+    }
+  }
+  int untied_tables = 0;
+  const Zero3Schedule u = schedule(untied, plan);
+  for (const ZeroPass* pass : {&u.forward, &u.backward}) {
+    for (double b : sizes(*pass, CollectiveKind::all_gather)) untied_tables += b == kTable * 2;
+  }
+  EXPECT_EQ(untied_tables, 2);   // the embedding's forward and backward
 }
 
 TEST(Zero3Schedule, PersistenceThresholdKeepsSmallParametersResident) {
