@@ -59,6 +59,10 @@ const std::vector<Column<ResultRow>>& training_columns() {
        [](const ResultRow& r) { return r.expert_comm_s; }},
       {"pipeline_bubble_time", "s", "compute stream idle waiting for other pipeline stages, per iteration", kReal,
        [](const ResultRow& r) { return r.pipeline_bubble_s; }},
+      {"framework_overhead_time", "s",
+       "device idle while the host runs ZeRO-3's hooks, collective launches and synchronizations, and blocking activation "
+       "copies to and from the host, per iteration",
+       kReal, [](const ResultRow& r) { return r.framework_overhead_s; }},
       {"tokens_per_second", "tokens/s", "samples_per_second x tokens per sample", kReal,
        [](const ResultRow& r) { return r.tokens_per_s; }},
       {"tflops_per_accelerator", "TFLOP/s", "model FLOPs (forward + backward, no recomputation) per second per accelerator",

@@ -168,6 +168,29 @@ void emit_plan(YAML::Emitter& out, const PlanConfig& p) {
   for (models::Axis a : p.order) out << models::to_string(a);
   out << YAML::EndSeq;
   out << YAML::Key << "scatter_gather" << YAML::Value << p.scatter_gather;
+  if (p.zero_stage == 3) {
+    const models::ZeroConfig& z = p.zero;
+    out << YAML::Key << "zero" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "implementation" << YAML::Value << models::to_string(z.implementation);
+    if (z.implementation == models::ZeroImplementation::fsdp) {
+      out << YAML::Key << "backward_prefetch" << YAML::Value << models::to_string(z.backward_prefetch);
+    } else {
+      out << YAML::Key << "fetch" << YAML::Value << models::to_string(z.fetch);
+      out << YAML::Key << "prefetch_bucket_size" << YAML::Value << z.prefetch_bucket_size;
+      out << YAML::Key << "max_live_parameters" << YAML::Value << z.max_live_parameters;
+      out << YAML::Key << "max_reuse_distance" << YAML::Value << z.max_reuse_distance;
+      out << YAML::Key << "param_persistence_threshold" << YAML::Value << z.param_persistence_threshold;
+      out << YAML::Key << "reduce_bucket_size" << YAML::Value << z.reduce_bucket_size;
+      out << YAML::Key << "overlap_comm" << YAML::Value << z.overlap_comm;
+    }
+    out << YAML::EndMap;
+  }
+  const models::ActivationCheckpointing& a = p.checkpointing;
+  out << YAML::Key << "activation_checkpointing" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "partition_activations" << YAML::Value << a.partition_activations;
+  out << YAML::Key << "cpu_checkpointing" << YAML::Value << a.cpu_checkpointing;
+  out << YAML::Key << "contiguous_memory_optimization" << YAML::Value << a.contiguous_memory_optimization;
+  out << YAML::EndMap;
   out << YAML::EndMap;
 }
 

@@ -43,6 +43,7 @@ struct ResultRow {
   double tensor_comm_s = 0;        // blocking tensor-parallel collectives
   double expert_comm_s = 0;        // blocking expert all-to-alls
   double pipeline_bubble_s = 0;
+  double framework_overhead_s = 0;   // ZeRO-3 host work the device waits for, blocking activation copies
   double memory_bytes = 0;         // peak memory of one accelerator (the fullest pipeline rank)
   // Compute time by kernel family and the iteration time's error band (models/training_replay.hpp).
   double gemm_s = 0, memory_kernels_s = 0, conv_s = 0, attention_s = 0;

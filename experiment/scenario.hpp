@@ -62,6 +62,8 @@ struct PlanConfig {
   models::Recompute recompute = models::Recompute::none;
   std::array<models::Axis, 3> order{models::Axis::tensor, models::Axis::pipeline, models::Axis::data};
   bool scatter_gather = true;
+  models::ZeroConfig zero;        // plan.zero (zero_stage 3 only)
+  models::ActivationCheckpointing checkpointing;  // plan.activation_checkpointing
 };
 
 struct WorkloadConfig {
