@@ -39,6 +39,8 @@ struct ValidateFlags {
   std::string csv;                 // --csv FILE: the report as CSV
   bool quiet = false;              // no progress line
   bool kernels = false;            // --kernels: the shipped kernel profiles' held-out errors instead
+  std::string collectives;         // --collectives TABLE.csv: measured collective times instead
+  bool rows = false;               // --rows: with --collectives, every size too
 };
 // validate_command.cpp; exit 1 when a figure beyond 15% has no explanation.
 int validate_command(std::ostream& out, std::ostream& err, const ValidateFlags& flags);

@@ -56,6 +56,10 @@ const char* const kUsage =
     "  validate --kernels [--format text|markdown]\n"
     "                         the held-out errors of the shipped kernel profiles, per device,\n"
     "                         kernel family and size range\n"
+    "  validate --collectives TABLE.csv [folder] [--rows] [--format text|markdown]\n"
+    "                         dlsim's collective times against a measured table (e.g.\n"
+    "                         ../shared/reference/kernels/collectives_vidur.csv), each system run\n"
+    "                         on folder/nccl-vidur-<system>.yaml: errors per series, fit vs held out\n"
     "  version                print the dlsim version\n"
     "\n"
     "options of run, check and collective:\n"
@@ -107,7 +111,9 @@ int dispatch(int argc, char** argv) {
       ("fast", po::bool_switch(&validate.fast))
       ("only", po::value<std::vector<std::string>>(&validate.only)->composing())
       ("format", po::value<std::string>(&validate.format))
-      ("kernels", po::bool_switch(&validate.kernels));
+      ("kernels", po::bool_switch(&validate.kernels))
+      ("collectives", po::value<std::string>(&validate.collectives))
+      ("rows", po::bool_switch(&validate.rows));
   cli::KernelFlags kernel;  // --device, --gpu and --output are the options above
   options.add_options()
       ("input", po::value<std::string>(&kernel.input))

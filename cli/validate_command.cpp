@@ -4,11 +4,13 @@
 // percentage error of the measurements and of the claims. Exit 1 when a figure differs by more
 // than 15% and its check gives no explanation: a prediction that moved needs a look.
 // `dlsim validate --kernels [--format ...]` prints the held-out kernel errors of the shipped
-// kernel profiles instead (kernel_validation.hpp).
+// kernel profiles instead (kernel_validation.hpp); `dlsim validate --collectives TABLE.csv
+// [folder] [--rows]` compares collective times with a measured table (collective_validation.hpp).
 #include <iostream>
 #include <optional>
 
 #include "cli/commands.hpp"
+#include "experiment/collective_validation.hpp"
 #include "experiment/config_error.hpp"
 #include "experiment/kernel_validation.hpp"
 #include "experiment/progress.hpp"
@@ -23,6 +25,12 @@ int validate_command(std::ostream& out, std::ostream& err, const ValidateFlags& 
   }
   if (flags.kernels) {
     out << experiment::format_kernel_validation(flags.format);
+    return 0;
+  }
+  if (!flags.collectives.empty()) {
+    const auto table = experiment::read_collective_table(flags.collectives);
+    const std::string folder = flags.folder.empty() ? "scenarios/published" : flags.folder;
+    out << experiment::format_collective_validation(experiment::validate_collectives(table, folder), flags.format, flags.rows);
     return 0;
   }
   experiment::ValidateOptions options;

@@ -48,6 +48,19 @@ models::Catalog builtin_catalog() {
     kernels.bands[static_cast<std::size_t>(models::KernelFamilyKind::memory)] = a100->bands[static_cast<std::size_t>(models::KernelFamilyKind::memory)];
     kernels.source += "; memory-bound kernels from A100-80GB, scaled by bandwidth";
   }
+  // vidur measured no convolution: A100, H100 and A40 take the V100's convolution constants
+  // (cuDNN's kernels against the GEMM model, per precision slot: DeepBench's the only measured
+  // convolutions), each applied to the device's own GEMM model.
+  const models::KernelProfile* v100 = nullptr;
+  for (const auto& [name, kernels] : measured) {
+    if (name == "V100-16GB") v100 = &kernels;
+  }
+  for (auto& [name, kernels] : measured) {
+    if (kernels.conv.fp32.fitted() || kernels.conv.fp16.fitted() || v100 == nullptr) continue;
+    kernels.conv = v100->conv;
+    kernels.bands[static_cast<std::size_t>(models::KernelFamilyKind::conv)] = v100->bands[static_cast<std::size_t>(models::KernelFamilyKind::conv)];
+    kernels.source += "; convolutions with the V100-16GB's constants (DeepBench)";
+  }
   for (const auto& [target, origin] : kOrigins) {
     const models::DeviceSpec* to = catalog.find_device(target);
     const models::DeviceSpec* from = catalog.find_device(origin);

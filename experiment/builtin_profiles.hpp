@@ -5,7 +5,9 @@
 // (DeepBench's GEMM and convolution tables). Their relatives get the nearest one transferred by
 // datasheet ratios (models/profile_transfer.hpp): A100-40GB from A100-80GB, H200 from H100-SXM,
 // V100-32GB and T4 from V100-16GB, P100 and K80 from P100-PCIe, A10, A10G and L4 from A40. TPUs
-// keep the roofline: no TPU kernel was measured.
+// keep the roofline: no TPU kernel was measured. What a table did not measure comes from the
+// nearest device that measured it: V100 and P100 memory-bound kernels from the A100's curves
+// (scaled by bandwidth), A100, H100 and A40 convolutions with the V100's constants.
 #pragma once
 #include <string>
 #include <vector>

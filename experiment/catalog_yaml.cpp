@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "experiment/nearest_name.hpp"
+#include "network/link_tech.hpp"
 
 namespace dlsim::experiment {
 namespace {
@@ -83,6 +84,8 @@ models::InstanceType read_instance_fields(MapReader& r, const std::string& name,
   t.intra_node_bandwidth = r.quantity("intra_node_bandwidth", Dimension::bandwidth, 1, kMaxBandwidth,
                                       device->intra_node_link_bandwidth);
   t.intra_node_latency_s = r.quantity("intra_node_latency", Dimension::duration, 0, kMaxLatency, 2e-6);
+  t.nic_tech = *network::link_tech_from_string(r.choice("nic_tech", network::link_tech_names(), "generic"));
+  t.transport = r.choice("transport", {"rdma", "tcp"}, "rdma") == "tcp" ? network::Transport::tcp : network::Transport::rdma;
   t.price_per_hour = r.quantity("price", Dimension::price_rate, 0, kMaxPricePerHour);
   t.price_date = r.optional_text("price_date").value_or("");
   t.source = r.optional_text("source").value_or("user input " + r.source().file);

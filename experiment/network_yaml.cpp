@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "network/link_tech.hpp"
+
 namespace dlsim::experiment {
 namespace {
 
@@ -11,16 +13,52 @@ constexpr double kMaxLatency = 10.0;
 constexpr double kPcieHopLatency = 0.5e-6;   // accelerator to NIC through the host: an assumption
 constexpr double kSwitchLinkLatency = 1e-6;  // one switch-to-switch hop: an assumption
 
-const std::vector<std::string> kNodeKinds{"nvswitch", "hybrid-cube-mesh", "pcie", "tpu-board"};
+const std::vector<std::string> kNodeKinds{"nvswitch", "hybrid-cube-mesh", "pcie", "tpu-board", "nvlink-pairs"};
 const std::vector<std::string> kFabricKinds{"single-switch", "leaf-spine", "fat-tree", "rail-optimized", "torus", "wan"};
-const std::vector<std::string> kAllReduce{"auto", "ring", "double-binary-tree", "hierarchical", "halving-doubling"};
+const std::vector<std::string> kRouting{"d-mod-k", "ecmp"};
+const std::vector<std::string> kAllReduce{"auto", "ring", "double-binary-tree", "hierarchical", "halving-doubling", "nvls", "collnet"};
+
+// NVLink SHARP's reduction bandwidth per GPU port, as a fraction of the GPU's achievable NVLink
+// bandwidth: NCCL's NVLS algorithm bandwidth ratio 5/6 (src/graph/tuning.cc, NCCL 2.20.3). On
+// 8 x H100 it gives busbw 481 GB/s against 479-480 measured (nccl-azure-ndh100v5-allreduce-8g,
+// nccl-maint-h100-nvls), held out.
+constexpr double kNvlsFraction = 5.0 / 6.0;
 
 network::NodeKind node_kind(const std::string& s) {
   if (s == "hybrid-cube-mesh") return network::NodeKind::hybrid_cube_mesh;
   if (s == "pcie") return network::NodeKind::pcie;
   if (s == "tpu-board") return network::NodeKind::tpu_board;
+  if (s == "nvlink-pairs") return network::NodeKind::nvlink_pairs;
   return network::NodeKind::nvswitch;
 }
+
+// NCCL's compute-capability class of a GPU generation (0: does not run NCCL).
+int compute_capability(models::Generation g) {
+  switch (g) {
+    case models::Generation::kepler: return 37;
+    case models::Generation::pascal: return 60;
+    case models::Generation::volta: return 70;
+    case models::Generation::turing: return 75;
+    case models::Generation::ampere: return 80;
+    case models::Generation::ada: return 89;
+    case models::Generation::hopper: return 90;
+    default: return 0;
+  }
+}
+
+bool nvlink_node(network::NodeKind k) {
+  return k == network::NodeKind::nvswitch || k == network::NodeKind::hybrid_cube_mesh || k == network::NodeKind::nvlink_pairs;
+}
+
+// The technology of the node's accelerator links, from its design and GPU generation.
+network::LinkTech link_tech_of(network::NodeKind kind, int cc, double link_bandwidth) {
+  if (nvlink_node(kind)) return network::nvlink_of(cc);
+  if (kind == network::NodeKind::pcie) return network::pcie_of(link_bandwidth);
+  return network::LinkTech::generic;  // TPU ICI: characterised by the TPU interconnect work
+}
+
+// NVSwitch-3 (H100/H200-class NVSwitch nodes) reduces in the switch.
+bool nvls_capable(const network::NodeSpec& node, int cc) { return node.kind == network::NodeKind::nvswitch && cc >= 90; }
 
 std::string node_kind_name(network::NodeKind k) { return kNodeKinds[static_cast<int>(k)]; }
 
@@ -33,6 +71,8 @@ network::Algorithm algorithm(const std::string& s) {
   if (s == "double-binary-tree") return network::Algorithm::double_binary_tree;
   if (s == "hierarchical") return network::Algorithm::hierarchical;
   if (s == "halving-doubling") return network::Algorithm::halving_doubling;
+  if (s == "nvls") return network::Algorithm::nvls;
+  if (s == "collnet") return network::Algorithm::collnet;
   return network::Algorithm::automatic;
 }
 
@@ -40,25 +80,58 @@ network::Algorithm algorithm(const std::string& s) {
 // NVLinks, the builder's link unit (dgx1v-topology); other node kinds carry it on one.
 double link_units(network::NodeKind kind) { return kind == network::NodeKind::hybrid_cube_mesh ? 6.0 : 1.0; }
 
-void read_node(MapReader& r, network::NodeSpec& node) {
+// network.node. The accelerators' generation (node.nccl_compute_capability, from the device)
+// sets the NVLink generation; nvls defaults to what the node can do.
+void read_node(MapReader& r, network::NodeSpec& node, int cc) {
   const network::NodeKind instance_kind = node.kind;
   node.kind = node_kind(r.choice("kind", kNodeKinds, node_kind_name(node.kind)));
   // Without an explicit link figure the accelerator's total intra-node bandwidth is kept.
   const double link_default = node.link_bandwidth * link_units(instance_kind) / link_units(node.kind);
   node.link_bandwidth = r.quantity("link_bandwidth", Dimension::bandwidth, 1, kMaxBandwidth, link_default);
   node.link_latency_s = r.quantity("link_latency", Dimension::duration, 0, kMaxLatency, node.link_latency_s);
+  node.link_tech = link_tech_of(node.kind, cc, node.link_bandwidth);
   const double total_nic = node.nic_bandwidth * node.nics;
   node.nics = static_cast<int>(r.integer("nics", 1, node.accelerators, node.nics));
   // Without an explicit per-NIC figure, the node's total network bandwidth is kept.
   node.nic_bandwidth = r.quantity("nic_bandwidth", Dimension::bandwidth, 1, kMaxBandwidth, total_nic / node.nics);
   node.nic_latency_s = r.quantity("nic_latency", Dimension::duration, 0, kMaxLatency, node.nic_latency_s);
+  node.nic_tech = *network::link_tech_from_string(r.choice("nic_tech", network::link_tech_names(), network::to_string(node.nic_tech)));
   node.pcie_bandwidth = r.quantity("pcie_bandwidth", Dimension::bandwidth, 1, kMaxBandwidth, node.pcie_bandwidth);
+  node.pcie_tech = network::pcie_of(node.pcie_bandwidth);
+  const bool capable = nvls_capable(node, cc);
+  const bool nvls = r.boolean("nvls", capable);
+  if (nvls && !capable) {
+    r.fail("nvls", "NVLink SHARP needs an nvswitch node of Hopper-class GPUs (NVSwitch-3: H100, H200, H800, H20); this "
+                   "node is " + node_kind_name(node.kind) + (cc > 0 ? " with compute capability " + std::to_string(cc) : ""));
+  }
+  node.nvls_bandwidth = nvls ? nvls_bandwidth_of(node) : 0.0;
   r.finish();
 }
 
 void read_fabric(MapReader& r, NetworkConfig& net) {
   network::FabricSpec& f = net.fabric;
+  // InfiniBand SHARP: the switches reduce at their ports' achievable bandwidth.
+  if (r.boolean("sharp", false)) {
+    const bool infiniband = net.node.nic_tech == network::LinkTech::ib_edr || net.node.nic_tech == network::LinkTech::ib_hdr ||
+                            net.node.nic_tech == network::LinkTech::ib_ndr;
+    if (!infiniband || net.node.transport == network::Transport::tcp) {
+      r.fail("sharp", "SHARP reduces in InfiniBand switches: it needs network.node.nic_tech ib-edr, ib-hdr or ib-ndr and "
+                      "transport rdma (the NICs are " + network::to_string(net.node.nic_tech) + ", " +
+                      network::to_string(net.node.transport) + ")");
+    }
+    f.sharp_bandwidth = net.node.nic_bandwidth * network::achievable_fraction(net.node.nic_tech);
+  }
   f.kind = fabric_kind(r.choice("kind", kFabricKinds, "single-switch"));
+  // Unset: the kind's default (network::default_routing: d-mod-k on fat-tree and rail-optimized,
+  // ecmp elsewhere).
+  if (r.has("routing")) {
+    f.routing = r.choice("routing", kRouting) == "ecmp" ? network::RoutingScheme::ecmp : network::RoutingScheme::d_mod_k;
+    if (f.routing == network::RoutingScheme::d_mod_k &&
+        (f.kind == network::FabricKind::torus || f.kind == network::FabricKind::wan)) {
+      r.fail("routing", "d-mod-k needs a tree of switches (fat-tree, rail-optimized, leaf-spine, single-switch); a " +
+                            kFabricKinds[static_cast<std::size_t>(f.kind)] + " routes by ecmp");
+    }
+  }
   f.link_bandwidth = r.quantity("link_bandwidth", Dimension::bandwidth, 1, kMaxBandwidth, net.node.nic_bandwidth);
   f.link_latency_s = r.quantity("link_latency", Dimension::duration, 0, kMaxLatency, kSwitchLinkLatency);
   f.oversubscription = r.number("oversubscription", 1, 1000, 1);
@@ -96,7 +169,17 @@ network::NodeSpec node_spec_for(const models::InstanceType& t, const models::Dev
   // Split the instance's node-to-node latency so that a path through one switch adds up to it:
   // accelerator -> NIC (PCIe) -> switch -> NIC -> accelerator.
   n.nic_latency_s = std::max(0.0, (t.network_latency_s - 2 * kPcieHopLatency) / 2);
+  n.nccl_compute_capability = compute_capability(device.generation);
+  n.link_tech = link_tech_of(n.kind, n.nccl_compute_capability, n.link_bandwidth);
+  n.pcie_tech = network::pcie_of(n.pcie_bandwidth);
+  n.nic_tech = t.nic_tech;
+  n.transport = t.transport;
+  n.nvls_bandwidth = nvls_capable(n, n.nccl_compute_capability) ? nvls_bandwidth_of(n) : 0.0;
   return n;
+}
+
+double nvls_bandwidth_of(const network::NodeSpec& node) {
+  return kNvlsFraction * node.link_bandwidth * network::achievable_fraction(node.link_tech);
 }
 
 std::vector<int> default_torus_dims(int chips) {
@@ -153,12 +236,24 @@ NetworkConfig read_network(MapReader& r, const ClusterConfig& cluster) {
   net.fabric.link_bandwidth = net.node.nic_bandwidth;
   net.fabric.link_latency_s = kSwitchLinkLatency;
   r.allow({"custom"});
+  // How the NICs carry collectives (read first: the node's defaults do not depend on it).
+  net.node.transport = r.choice("transport", {"rdma", "tcp"}, network::to_string(net.node.transport)) == "tcp"
+                           ? network::Transport::tcp
+                           : network::Transport::rdma;
+  net.node.socket_bandwidth = r.quantity("socket_bandwidth", Dimension::bandwidth, 1, kMaxBandwidth, network::kTcpStreamBandwidth);
+  if (r.has("socket_bandwidth") && net.node.transport != network::Transport::tcp) {
+    r.fail("socket_bandwidth", "a TCP stream's rate applies with network.transport: tcp only");
+  }
+  const int cc = net.node.nccl_compute_capability;
   MapReader node(r.node("node"), r.path_of("node"), r.source(), true);
-  read_node(node, net.node);
+  read_node(node, net.node, cc);
   MapReader fabric(r.node("fabric"), r.path_of("fabric"), r.source(), true);
   read_fabric(fabric, net);
   MapReader collectives(r.node("collectives"), r.path_of("collectives"), r.source(), true);
   net.all_reduce = algorithm(collectives.choice("all_reduce", kAllReduce, "auto"));
+  // nccl: GPUs run NCCL's cost model (protocols, tuner, latencies); ideal: collectives are
+  // ideal phases of flows at the links' achievable bandwidth (dlsim before NCCL's model).
+  if (collectives.choice("library", {"nccl", "ideal"}, "nccl") == "ideal") net.node.nccl_compute_capability = 0;
   collectives.finish();
   r.finish();
   return net;

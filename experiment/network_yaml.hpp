@@ -8,7 +8,13 @@
 namespace dlsim::experiment {
 
 // The node design an instance type implies: its NVLink/PCIe/ICI wiring, link and NIC figures.
+// Links carry their technology (NVLink generation from the GPU's, PCIe generation from its x16
+// figure, the instance's NIC technology and transport); Hopper NVSwitch nodes get NVLink SHARP.
 network::NodeSpec node_spec_for(const models::InstanceType& instance, const models::DeviceSpec& device);
+
+// NVLink SHARP's reduction bandwidth per GPU port of an NVSwitch node: 5/6 of the GPU's
+// achievable NVLink bandwidth (NCCL's NVLS ratio, network_yaml.cpp).
+double nvls_bandwidth_of(const network::NodeSpec& node);
 
 // Reads `network:` (may be absent: a non-blocking single switch). Does not call finish() on
 // the parent.

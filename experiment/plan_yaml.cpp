@@ -12,6 +12,57 @@ models::Axis axis_of(const std::string& s) {
   return s == "tensor" ? models::Axis::tensor : s == "pipeline" ? models::Axis::pipeline : models::Axis::data;
 }
 
+// plan.zero: how ZeRO-3 runs, in DeepSpeed's and FSDP's own terms (defaults: models::ZeroConfig).
+void read_zero(MapReader& r, PlanConfig& p) {
+  if (!r.has("zero")) return;
+  if (p.zero_stage != 3) r.fail("zero", "describes how ZeRO-3 runs; needs zero_stage: 3");
+  MapReader z(r.node("zero"), r.path_of("zero"), r.source(), true);
+  models::ZeroConfig& c = p.zero;
+  c.implementation = z.choice("implementation", {"deepspeed", "fsdp"}, "deepspeed") == "fsdp" ? models::ZeroImplementation::fsdp
+                                                                                              : models::ZeroImplementation::deepspeed;
+  const bool fsdp = c.implementation == models::ZeroImplementation::fsdp;
+  const auto deepspeed_only = [&](const char* key) {
+    if (fsdp && z.has(key)) z.fail(key, "is a DeepSpeed setting; FSDP (implementation: fsdp) has none such");
+  };
+  for (const char* key : {"fetch", "prefetch_bucket_size", "max_live_parameters", "max_reuse_distance", "param_persistence_threshold",
+                          "reduce_bucket_size", "overlap_comm"}) {
+    deepspeed_only(key);
+  }
+  if (!fsdp && z.has("backward_prefetch")) z.fail("backward_prefetch", "is an FSDP setting; needs implementation: fsdp");
+  c.fetch = z.choice("fetch", {"per-parameter", "coalesced"}, "coalesced") == "per-parameter" ? models::DeepSpeedFetch::per_parameter
+                                                                                              : models::DeepSpeedFetch::coalesced;
+  c.prefetch_bucket_size = z.number("prefetch_bucket_size", 0, 1e15, c.prefetch_bucket_size);
+  c.max_live_parameters = z.number("max_live_parameters", 0, 1e15, c.max_live_parameters);
+  c.max_reuse_distance = z.number("max_reuse_distance", 0, 1e15, c.max_reuse_distance);
+  c.param_persistence_threshold = z.number("param_persistence_threshold", 0, 1e15, c.param_persistence_threshold);
+  c.reduce_bucket_size = z.number("reduce_bucket_size", 1, 1e15, c.reduce_bucket_size);
+  c.overlap_comm = z.boolean("overlap_comm", true);
+  const std::string prefetch = z.choice("backward_prefetch", {"pre", "post", "none"}, "pre");
+  c.backward_prefetch = prefetch == "post" ? models::BackwardPrefetch::post
+                        : prefetch == "none" ? models::BackwardPrefetch::none
+                                             : models::BackwardPrefetch::pre;
+  z.finish();
+}
+
+// plan.activation_checkpointing: DeepSpeed's options (all false by default, as DeepSpeed's).
+void read_checkpointing(MapReader& r, PlanConfig& p) {
+  if (!r.has("activation_checkpointing")) return;
+  MapReader a(r.node("activation_checkpointing"), r.path_of("activation_checkpointing"), r.source(), true);
+  models::ActivationCheckpointing& c = p.checkpointing;
+  c.partition_activations = a.boolean("partition_activations", false);
+  c.cpu_checkpointing = a.boolean("cpu_checkpointing", false);
+  c.contiguous_memory_optimization = a.boolean("contiguous_memory_optimization", false);
+  const char* needs_full = c.partition_activations ? "partition_activations" : c.cpu_checkpointing ? "cpu_checkpointing" : nullptr;
+  if (needs_full != nullptr && p.recompute != models::Recompute::full) {
+    a.fail(needs_full, "acts on the layer inputs that full recomputation keeps; needs plan.recompute: full");
+  }
+  if (c.contiguous_memory_optimization && !c.partition_activations) {
+    a.fail("contiguous_memory_optimization", "needs partition_activations: true (DeepSpeed: contiguous checkpointing is only "
+                                             "available with partitioned activations)");
+  }
+  a.finish();
+}
+
 }  // namespace
 
 PlanConfig read_plan(MapReader& r) {
@@ -34,6 +85,8 @@ PlanConfig read_plan(MapReader& r) {
                 : recompute == "selective" ? models::Recompute::selective
                                            : models::Recompute::none;
   p.scatter_gather = r.boolean("scatter_gather", true);
+  read_zero(r, p);
+  read_checkpointing(r, p);
   const YAML::Node order = r.node("order");
   if (order.IsDefined() && !order.IsNull()) {
     if (!order.IsSequence() || order.size() != 3) {
@@ -68,6 +121,7 @@ std::string describe_plan(const models::ParallelPlan& p) {
   s += " m" + std::to_string(p.micro_batches) + "x" + std::to_string(p.micro_batch_size);
   if (p.pipeline > 1) s += " " + models::to_string(p.schedule);
   if (p.zero_stage > 0) s += " zero" + std::to_string(p.zero_stage);
+  if (p.zero_stage == 3 && p.zero.implementation == models::ZeroImplementation::fsdp) s += "-fsdp";
   if (p.recompute != models::Recompute::none) s += " rc-" + models::to_string(p.recompute);
   return s;
 }
@@ -90,6 +144,8 @@ models::ParallelPlan Scenario::plan_for(int nodes, int plan_index) const {
   p.recompute = c.recompute;
   p.order = c.order;
   p.scatter_gather = c.scatter_gather;
+  p.zero = c.zero;
+  p.checkpointing = c.checkpointing;
   p.precision = workload.precision;
   p.gradient_precision = workload.gradient_precision;
   p.optimizer = workload.optimizer;

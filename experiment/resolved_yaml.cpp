@@ -4,6 +4,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include "experiment/results.hpp"
+#include "network/link_tech.hpp"
+#include "network/routing.hpp"
+#include "network/topology_builders.hpp"
 #include "models/precision.hpp"
 
 namespace dlsim::experiment {
@@ -46,7 +49,7 @@ void emit_cluster(YAML::Emitter& out, const ClusterConfig& c) {
 }
 
 void emit_network(YAML::Emitter& out, const NetworkConfig& n) {
-  static const char* const kNodeKinds[] = {"nvswitch", "hybrid-cube-mesh", "pcie", "tpu-board"};
+  static const char* const kNodeKinds[] = {"nvswitch", "hybrid-cube-mesh", "pcie", "tpu-board", "nvlink-pairs"};
   static const char* const kFabricKinds[] = {"single-switch", "leaf-spine", "fat-tree", "rail-optimized", "torus", "wan"};
   out << YAML::Key << "network" << YAML::Value << YAML::BeginMap;
   if (n.custom) {
@@ -67,10 +70,20 @@ void emit_network(YAML::Emitter& out, const NetworkConfig& n) {
   out << YAML::Key << "nic_latency_s" << YAML::Value << n.node.nic_latency_s;
   out << YAML::Key << "pcie_bandwidth_bytes_per_s" << YAML::Value << n.node.pcie_bandwidth;
   out << YAML::Key << "pcie_latency_s" << YAML::Value << n.node.pcie_latency_s;
+  out << YAML::Key << "link_tech" << YAML::Value << network::to_string(n.node.link_tech);
+  out << YAML::Key << "pcie_tech" << YAML::Value << network::to_string(n.node.pcie_tech);
+  out << YAML::Key << "nic_tech" << YAML::Value << network::to_string(n.node.nic_tech);
+  out << YAML::Key << "nvls_bandwidth_bytes_per_s" << YAML::Value << n.node.nvls_bandwidth;
+  out << YAML::Key << "nccl_compute_capability" << YAML::Value << n.node.nccl_compute_capability;
   out << YAML::EndMap;
+  out << YAML::Key << "transport" << YAML::Value << network::to_string(n.node.transport);
+  if (n.node.transport == network::Transport::tcp) {
+    out << YAML::Key << "socket_bandwidth_bytes_per_s" << YAML::Value << n.node.socket_bandwidth;
+  }
   const network::FabricSpec& f = n.fabric;
   out << YAML::Key << "fabric" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "kind" << YAML::Value << kFabricKinds[static_cast<int>(f.kind)];
+  out << YAML::Key << "routing" << YAML::Value << network::to_string(f.routing.value_or(network::default_routing(f.kind)));
   out << YAML::Key << "link_bandwidth_bytes_per_s" << YAML::Value << f.link_bandwidth;
   out << YAML::Key << "link_latency_s" << YAML::Value << f.link_latency_s;
   out << YAML::Key << "oversubscription" << YAML::Value << f.oversubscription;
@@ -81,6 +94,7 @@ void emit_network(YAML::Emitter& out, const NetworkConfig& n) {
   out << YAML::Key << "regions" << YAML::Value << f.regions;
   out << YAML::Key << "wan_bandwidth_bytes_per_s" << YAML::Value << f.wan_bandwidth;
   out << YAML::Key << "wan_latency_s" << YAML::Value << f.wan_latency_s;
+  out << YAML::Key << "sharp_bandwidth_bytes_per_s" << YAML::Value << f.sharp_bandwidth;
   out << YAML::EndMap;
   out << YAML::Key << "all_reduce" << YAML::Value << network::to_string(n.all_reduce);
   out << YAML::EndMap;
@@ -154,6 +168,29 @@ void emit_plan(YAML::Emitter& out, const PlanConfig& p) {
   for (models::Axis a : p.order) out << models::to_string(a);
   out << YAML::EndSeq;
   out << YAML::Key << "scatter_gather" << YAML::Value << p.scatter_gather;
+  if (p.zero_stage == 3) {
+    const models::ZeroConfig& z = p.zero;
+    out << YAML::Key << "zero" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "implementation" << YAML::Value << models::to_string(z.implementation);
+    if (z.implementation == models::ZeroImplementation::fsdp) {
+      out << YAML::Key << "backward_prefetch" << YAML::Value << models::to_string(z.backward_prefetch);
+    } else {
+      out << YAML::Key << "fetch" << YAML::Value << models::to_string(z.fetch);
+      out << YAML::Key << "prefetch_bucket_size" << YAML::Value << z.prefetch_bucket_size;
+      out << YAML::Key << "max_live_parameters" << YAML::Value << z.max_live_parameters;
+      out << YAML::Key << "max_reuse_distance" << YAML::Value << z.max_reuse_distance;
+      out << YAML::Key << "param_persistence_threshold" << YAML::Value << z.param_persistence_threshold;
+      out << YAML::Key << "reduce_bucket_size" << YAML::Value << z.reduce_bucket_size;
+      out << YAML::Key << "overlap_comm" << YAML::Value << z.overlap_comm;
+    }
+    out << YAML::EndMap;
+  }
+  const models::ActivationCheckpointing& a = p.checkpointing;
+  out << YAML::Key << "activation_checkpointing" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "partition_activations" << YAML::Value << a.partition_activations;
+  out << YAML::Key << "cpu_checkpointing" << YAML::Value << a.cpu_checkpointing;
+  out << YAML::Key << "contiguous_memory_optimization" << YAML::Value << a.contiguous_memory_optimization;
+  out << YAML::EndMap;
   out << YAML::EndMap;
 }
 
@@ -182,6 +219,8 @@ void emit_collective(YAML::Emitter& out, const CollectiveConfig& c) {
   out << YAML::Key << "collective" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "operation" << YAML::Value << network::to_string(c.operation);
   out << YAML::Key << "algorithm" << YAML::Value << network::to_string(c.algorithm);
+  out << YAML::Key << "protocol" << YAML::Value << network::to_string(c.protocol);
+  if (c.ranks_per_node > 0) out << YAML::Key << "ranks_per_node" << YAML::Value << c.ranks_per_node;
   out << YAML::Key << "sizes_bytes" << YAML::Value << YAML::Flow << c.sizes;
   out << YAML::Key << "groups" << YAML::Value << c.groups;
   out << YAML::Key << "placement" << YAML::Value << (c.interleaved ? "interleaved" : "packed");

@@ -43,6 +43,7 @@ struct ResultRow {
   double tensor_comm_s = 0;        // blocking tensor-parallel collectives
   double expert_comm_s = 0;        // blocking expert all-to-alls
   double pipeline_bubble_s = 0;
+  double framework_overhead_s = 0;   // ZeRO-3 host work the device waits for, blocking activation copies
   double memory_bytes = 0;         // peak memory of one accelerator (the fullest pipeline rank)
   // Compute time by kernel family and the iteration time's error band (models/training_replay.hpp).
   double gemm_s = 0, memory_kernels_s = 0, conv_s = 0, attention_s = 0;
@@ -57,11 +58,19 @@ struct CollectiveRow {
   int ranks = 0;
   std::string operation;
   std::string algorithm;
+  std::string protocol;     // NCCL's protocol (simple, ll, ll128)
   double bytes = 0;
   double time_s = 0;        // with every group running at once
   double algbw = 0;         // bytes/s
   double busbw = 0;         // bytes/s
   double time_alone_s = 0;  // the same group with the fabric to itself
+  // Routing (network/routing.hpp): the fabric's scheme; the group alone under the balanced
+  // reference (no avoidable collisions); its most shared switch-to-switch link when alone and
+  // how many of its routes cross it ("" and 0 when none).
+  std::string routing;
+  double time_balanced_s = 0;
+  std::string shared_link;
+  int shared_link_routes = 0;
 };
 
 // One variant of a cluster scenario: what the whole cluster did.

@@ -45,7 +45,8 @@ ResultRow evaluate(const Scenario& s, int nodes, int plan_index, models::Iterati
   row.compute_s = step.compute_s;
   row.recompute_s = step.recompute_s;
   row.optimizer_s = step.optimizer_s;
-  row.exposed_comm_s = step.exposed_dp_comm_s + step.gather_wait_s;
+  row.exposed_comm_s = step.exposed_dp_comm_s + step.gather_wait_s + step.reduce_wait_s;
+  row.framework_overhead_s = step.zero_host_s + step.activation_offload_s;
   row.allreduce_s = step.dp_comm_busy_s;
   row.tensor_comm_s = step.tensor_comm_s;
   row.expert_comm_s = step.expert_comm_s;

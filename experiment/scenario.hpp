@@ -62,6 +62,8 @@ struct PlanConfig {
   models::Recompute recompute = models::Recompute::none;
   std::array<models::Axis, 3> order{models::Axis::tensor, models::Axis::pipeline, models::Axis::data};
   bool scatter_gather = true;
+  models::ZeroConfig zero;        // plan.zero (zero_stage 3 only)
+  models::ActivationCheckpointing checkpointing;  // plan.activation_checkpointing
 };
 
 struct WorkloadConfig {
@@ -90,7 +92,9 @@ struct WorkloadConfig {
 struct CollectiveConfig {
   network::CollectiveKind operation = network::CollectiveKind::all_reduce;
   network::Algorithm algorithm = network::Algorithm::automatic;
+  network::Protocol protocol = network::Protocol::automatic;
   std::vector<double> sizes;      // bytes per rank (nccl-tests convention)
+  int ranks_per_node = 0;         // the first k accelerators of every node take part (0: all)
   int groups = 1;                 // groups running the collective at the same time
   bool interleaved = false;       // node n in group n % groups (else consecutive blocks)
   int server_shards = 1;          // push-pull

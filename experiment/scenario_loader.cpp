@@ -238,11 +238,21 @@ void check_feasible(const Scenario& s, const YAML::Node& root, const Source& sou
     std::string path = "workload.batch." + batch_key;
     YAML::Node at = root["workload"]["batch"][batch_key];
     if (field.rfind("plan.", 0) == 0) {
-      const std::string key = field.substr(5);
       const auto [plan, plan_path] = plan_node(index);
-      if (plan.IsMap() && plan[key].IsDefined()) {
-        path = plan_path + "." + key;
-        at = plan[key];
+      // The deepest key of the field's path ("zero.reduce_bucket_size") that the YAML has.
+      YAML::Node deepest = plan;
+      std::string deepest_path = plan_path, rest = field.substr(5);
+      while (!rest.empty() && deepest.IsMap()) {
+        const std::string key = rest.substr(0, rest.find('.'));
+        const YAML::Node child = static_cast<const YAML::Node&>(deepest)[key];
+        if (!child.IsDefined()) break;
+        deepest.reset(child);
+        deepest_path += "." + key;
+        rest = rest.size() > key.size() ? rest.substr(key.size() + 1) : "";
+      }
+      if (deepest_path != plan_path) {
+        path = deepest_path;
+        at = deepest;
       } else if (plan.IsMap() && plan.size() > 0) {
         path = plan_path;
         at = plan;

@@ -22,13 +22,14 @@ std::string number(double v, const char* format) {
 
 // nccl-tests style: one line per size (and group), times in microseconds, bandwidths in GB/s.
 void print_collective_table(std::ostream& out, const Results& results) {
-  out << "   nodes  ranks  group  operation       algorithm                  size       time(us)"
-         "  algbw(GB/s)  busbw(GB/s)  slowdown\n";
+  out << "   nodes  ranks  group  operation       algorithm           protocol          size       time(us)"
+         "  algbw(GB/s)  busbw(GB/s)  slowdown  routing  route cost  shared link flows\n";
   for (const CollectiveRow& r : results.collective_rows) {
-    char line[256];
-    std::snprintf(line, sizeof line, "%8d %6d %6d  %-14s  %-20s %12.0f %14.2f %12.3f %12.3f %9.2f\n", r.nodes, r.ranks, r.group,
-                  r.operation.c_str(), r.algorithm.c_str(), r.bytes, r.time_s * 1e6, r.algbw / 1e9, r.busbw / 1e9,
-                  r.time_s / r.time_alone_s);
+    char line[320];
+    std::snprintf(line, sizeof line, "%8d %6d %6d  %-14s  %-18s  %-8s %13.0f %14.2f %12.3f %12.3f %9.2f  %-7s  %10.2f  %17d\n",
+                  r.nodes, r.ranks, r.group, r.operation.c_str(), r.algorithm.c_str(), r.protocol.c_str(), r.bytes,
+                  r.time_s * 1e6, r.algbw / 1e9, r.busbw / 1e9, r.time_s / r.time_alone_s, r.routing.c_str(),
+                  r.time_alone_s / r.time_balanced_s, r.shared_link_routes);
     out << line;
   }
 }
@@ -110,7 +111,7 @@ void print_table(std::ostream& out, const Results& results) {
         << number(100.0 * (last.compute_s - last.recompute_s) / it, "%.1f%%") << part("recompute", last.recompute_s)
         << part("tensor-parallel comm", last.tensor_comm_s) << part("expert all-to-all", last.expert_comm_s)
         << part("pipeline bubble", last.pipeline_bubble_s) << part("exposed data-parallel comm", last.exposed_comm_s)
-        << part("optimizer", last.optimizer_s);
+        << part("framework overhead", last.framework_overhead_s) << part("optimizer", last.optimizer_s);
     if (last.tokens_per_s > last.samples_per_s) out << "; " << number(last.tokens_per_s, "%.0f") << " tokens/s";
     out << "\n";
     const double kernels = last.gemm_s + last.memory_kernels_s + last.conv_s + last.attention_s;

@@ -53,6 +53,30 @@ network::NodeKind node_kind_of(const Row& r) {
   return network::NodeKind::nvswitch;
 }
 
+// What the NICs are and how NCCL uses them (network/link_tech.hpp). AWS: EFA where the record
+// names it (p3dn "EFA capable", p4d/p4de/p5 "EFA"), with GPUDirect RDMA through NCCL's EFA
+// plugin; ENA Ethernet elsewhere, NCCL's TCP socket transport. Azure ND: InfiniBand EDR (ND40rs
+// v2, 100 Gb/s), HDR (ND96 A100 v4, 200 Gb/s per HCA), NDR (ND H100 v5, 400 Gb/s), RDMA. GCP:
+// Ethernet; the A3's GPUDirect-TCPX moves data between NIC and GPU memory without host copies
+// or CPU-bound streams, so it is taken as RDMA over Ethernet framing. TPU hosts: Ethernet (their
+// chips do not run NCCL).
+struct Nic {
+  network::LinkTech tech;
+  network::Transport transport;
+};
+Nic nic_of(const std::string& name) {
+  using network::LinkTech;
+  using network::Transport;
+  if (name == "aws/p3dn.24xlarge" || name.rfind("aws/p4d", 0) == 0 || name == "aws/p5.48xlarge") {
+    return {LinkTech::efa, Transport::rdma};
+  }
+  if (name == "azure/Standard_ND40rs_v2") return {LinkTech::ib_edr, Transport::rdma};
+  if (name.rfind("azure/Standard_ND96a", 0) == 0) return {LinkTech::ib_hdr, Transport::rdma};
+  if (name == "azure/Standard_ND96isr_H100_v5") return {LinkTech::ib_ndr, Transport::rdma};
+  if (name == "gcp/a3-highgpu-8g") return {LinkTech::ethernet, Transport::rdma};
+  return {LinkTech::ethernet, Transport::tcp};
+}
+
 // NICs per node where the reference names several (EFA/InfiniBand rails); one elsewhere.
 int nics_of(const std::string& name) {
   if (name == "aws/p4d.24xlarge" || name == "aws/p4de.24xlarge") return 4;   // 4x100 Gbps EFA
@@ -80,6 +104,8 @@ void add(Catalog& c, const Row& r) {
   t.intra_node_latency_s = r.intra_latency_s;
   t.node_kind = node_kind_of(r);
   t.nics = std::min(nics_of(t.name), r.accelerators);
+  t.nic_tech = nic_of(t.name).tech;
+  t.transport = nic_of(t.name).transport;
   t.price_per_hour = r.price_per_hour;
   t.price_date = r.price_date;
   t.source = r.source;

@@ -18,6 +18,8 @@ struct InstanceType {
   double intra_node_latency_s = 0;  // seconds
   network::NodeKind node_kind = network::NodeKind::nvswitch;  // how accelerators connect inside
   int nics = 1;                     // NICs sharing network_bandwidth equally
+  network::LinkTech nic_tech = network::LinkTech::generic;  // what the NICs are (network/link_tech.hpp)
+  network::Transport transport = network::Transport::rdma;  // how collectives use them: RDMA or TCP sockets
   double price_per_hour = 0;        // on-demand USD per node-hour
   std::string price_date;           // when the price held
   std::string source;               // where the figures come from

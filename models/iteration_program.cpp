@@ -87,9 +87,12 @@ struct Builder {
 
   bool cut = false;  // the next compute starts a new segment (a gradient bucket just filled)
   double pending_gradients = 0;
+  bool bucket_gradients = true;      // false under ZeRO-3: its schedule reduce-scatters them
+  std::size_t last_compute = 0;      // index of the compute segment the last layer ran in
 
-  Segment& open_compute(PassProgram& pass) {
-    if (cut || pass.segments.empty() || pass.segments.back().kind != SegmentKind::compute) {
+  Segment& open_compute(PassProgram& pass, bool recompute = false) {
+    const Segment* last = pass.segments.empty() ? nullptr : &pass.segments.back();
+    if (cut || last == nullptr || last->kind != SegmentKind::compute || last->offload || last->recompute != recompute) {
       pass.segments.push_back(Segment{});
       cut = false;
     }
@@ -97,9 +100,10 @@ struct Builder {
   }
 
   void add_compute(PassProgram& pass, const KernelTimes& k, bool recompute) {
-    Segment& s = open_compute(pass);
+    Segment& s = open_compute(pass, recompute);
+    last_compute = pass.segments.size() - 1;
     s.seconds += k.seconds;
-    s.recompute = s.recompute || recompute;
+    s.recompute = recompute;
     pass.compute_s += k.seconds;
     pass.kernels += k.kernels;
     for (std::size_t f = 0; f < k.by_family.size(); ++f) pass.family_s[f] += k.by_family[f];
@@ -187,9 +191,40 @@ struct Builder {
     }
   }
 
+  bool block_start(int i) const {
+    const Layer& layer = model.layers[static_cast<std::size_t>(i)];
+    return layer.block >= 0 && (i == 0 || model.layers[static_cast<std::size_t>(i - 1)].block != layer.block);
+  }
+
+  // DeepSpeed's activation-checkpointing options around a block's kept input (full
+  // recomputation): in forward the copy to the host (cpu_checkpointing); before recomputation
+  // the copy back and the all-gather of the tensor-parallel partitions (partition_activations).
+  void checkpoint_transfers(PassProgram& pass, int i, bool recompute) {
+    const ActivationCheckpointing& a = plan.checkpointing;
+    if (plan.recompute != Recompute::full || !block_start(i) || (!a.cpu_checkpointing && !a.partition_activations)) return;
+    const double whole = rank_share(model.layers[static_cast<std::size_t>(i)], plan).input_elements * plan.micro_batch_size * element;
+    const bool partitioned = a.partition_activations && plan.tensor > 1 && !plan.sequence_parallel;
+    const double kept = partitioned ? whole / plan.tensor : whole;
+    if (a.cpu_checkpointing) {
+      Segment copy;
+      copy.offload = true;
+      copy.seconds = kept / device.pcie_bandwidth;
+      pass.segments.push_back(copy);
+      cut = true;
+    }
+    if (recompute && partitioned) {
+      Segment g;
+      g.kind = SegmentKind::tensor;
+      g.collective = network::CollectiveKind::all_gather;
+      g.bytes = whole;
+      pass.segments.push_back(g);
+    }
+  }
+
   void forward_layers(PassProgram& pass, int first, int last, bool recompute, bool only_attention_core) {
     for (int i = first; i < last; ++i) {
       const Layer& layer = model.layers[static_cast<std::size_t>(i)];
+      if (!only_attention_core) checkpoint_transfers(pass, i, recompute);
       if (only_attention_core && !layer.attention_core) continue;
       const Layer share = rank_share(layer, plan);
       add_compute(pass, layer_compute(i, share, false), recompute);
@@ -203,6 +238,7 @@ struct Builder {
       add_collectives(pass, i, layer);
       const Layer share = rank_share(layer, plan);
       add_compute(pass, layer_compute(i, share, true), false);
+      if (!bucket_gradients) continue;
       Segment& s = open_compute(pass);
       const double gradients = share.parameters * gradient_element;
       s.gradient_bytes += gradients;
@@ -218,23 +254,60 @@ struct Builder {
   }
 };
 
-// Units of consecutive layers: a block each; outside blocks, runs of layers up to `bucket` bytes.
-std::vector<LayerRange> units_of(const ModelGraph& model, LayerRange range, double bucket, double element) {
-  std::vector<LayerRange> units;
-  double bytes = 0;
+// Runs of consecutive layers: a block each; outside blocks, each run between blocks.
+std::vector<LayerRange> blocks_of(const ModelGraph& model, LayerRange range) {
+  std::vector<LayerRange> runs;
   for (int i = range.first; i < range.last; ++i) {
-    const Layer& layer = model.layers[static_cast<std::size_t>(i)];
-    const bool new_block = i > range.first && layer.block >= 0 && layer.block != model.layers[static_cast<std::size_t>(i - 1)].block;
-    const bool left_block = i > range.first && layer.block < 0 && model.layers[static_cast<std::size_t>(i - 1)].block >= 0;
-    const bool full = layer.block < 0 && bytes >= bucket;
-    if (units.empty() || new_block || left_block || full) {
-      units.push_back({i, i});
-      bytes = 0;
-    }
-    units.back().last = i + 1;
-    bytes += layer.parameters * element;
+    const int block = model.layers[static_cast<std::size_t>(i)].block;
+    if (runs.empty() || block != model.layers[static_cast<std::size_t>(i - 1)].block) runs.push_back({i, i});
+    runs.back().last = i + 1;
   }
-  return units;
+  return runs;
+}
+
+// A ZeRO-3 point as a segment (none when it does nothing).
+void add_zero_point(PassProgram& pass, const ZeroPoint& p, Builder& b) {
+  if (p.empty()) return;
+  Segment s;
+  s.kind = SegmentKind::zero;
+  s.drain = p.drain;
+  s.wait_through = p.wait_through;
+  s.host_s = p.host_s;
+  s.issue = p.issue;
+  s.host_after_s = p.host_after_s;
+  pass.segments.push_back(std::move(s));
+  b.cut = true;
+}
+
+// The passes of a ZeRO-3 stage: its schedule's steps, each layer's compute between its points.
+void zero3_pass(Builder& b, PassProgram& pass, const ZeroPass& z, bool backward) {
+  const bool selective = b.plan.recompute == Recompute::selective;
+  b.slack = 0;
+  for (const ZeroStep& step : z.steps) {
+    for (const ZeroPoint& p : step.before) add_zero_point(pass, p, b);
+    if (step.layer >= 0) {
+      const std::size_t before = pass.segments.size();
+      if (!backward || step.recompute) {
+        b.forward_layers(pass, step.layer, step.layer + 1, step.recompute, step.recompute && selective);
+      } else {
+        b.backward_layers(pass, step.layer, step.layer + 1);
+      }
+      if (step.overlapped_host_s > 0 && pass.segments.size() > before) pass.segments[b.last_compute].host_floor_s += step.overlapped_host_s;
+    }
+    for (const ZeroPoint& p : step.after) add_zero_point(pass, p, b);
+  }
+  pass.collectives = z.collectives;
+}
+
+void zero3_passes(Builder& b, StageProgram& stage, const ModelGraph& model, const ParallelPlan& plan, LayerRange range,
+                  const ZeroHostCosts& host, IterationProgram& program) {
+  const Zero3Schedule z = build_zero3_schedule(model, plan, range, host);
+  b.bucket_gradients = false;
+  zero3_pass(b, stage.forward, z.forward, false);
+  b.cut = false;
+  zero3_pass(b, stage.backward, z.backward, true);
+  program.after_step = z.after_step;
+  program.after_step_host_s = z.after_step_host_s;
 }
 
 }  // namespace
@@ -263,46 +336,22 @@ IterationProgram build_iteration_program(const ModelGraph& model, const Parallel
     const Layer& last = model.layers[static_cast<std::size_t>(range.last - 1)];
     stage.output_bytes = last.activation_elements * plan.micro_batch_size * b.element;
 
-    // Forward, with ZeRO-3 gathers at the start of each unit. Each pass starts with the host
-    // and device in step.
     b.slack = 0;
-    const auto units = plan.zero_stage == 3 ? units_of(model, range, plan.bucket_bytes, b.element) : std::vector<LayerRange>{range};
-    const int first_unit = static_cast<int>(program.units.size());
-    for (std::size_t u = 0; u < units.size(); ++u) {
-      if (plan.zero_stage == 3) {
-        Segment g;
-        g.kind = SegmentKind::gather;
-        g.unit = first_unit + static_cast<int>(u);
-        g.prefetch_unit = u + 1 < units.size() ? g.unit + 1 : -1;
-        stage.forward.segments.push_back(g);
-      }
-      b.forward_layers(stage.forward, units[u].first, units[u].last, false, false);
-    }
-    b.pending_gradients = 0;
-    b.cut = false;
-    b.slack = 0;
-    // Backward, unit by unit (block by block for recomputation) from the last.
-    const auto blocks = units_of(model, range, plan.zero_stage == 3 ? plan.bucket_bytes : 1e300, b.element);
-    const auto& backward_units = plan.zero_stage == 3 ? units : blocks;
-    for (std::size_t k = backward_units.size(); k-- > 0;) {
-      const LayerRange r = backward_units[k];
-      if (plan.zero_stage == 3) {
-        Segment g;
-        g.kind = SegmentKind::gather;
-        g.unit = first_unit + static_cast<int>(k);
-        g.prefetch_unit = k > 0 ? g.unit - 1 : -1;
-        stage.backward.segments.push_back(g);
-      }
-      const bool in_block = model.layers[static_cast<std::size_t>(r.first)].block >= 0;
-      if (in_block && plan.recompute == Recompute::full) b.forward_layers(stage.backward, r.first, r.last, true, false);
-      if (in_block && plan.recompute == Recompute::selective) b.forward_layers(stage.backward, r.first, r.last, true, true);
-      b.backward_layers(stage.backward, r.first, r.last);
-    }
     if (plan.zero_stage == 3) {
-      for (const LayerRange& r : units) {
-        GatherUnit unit{r, 0};
-        for (int i = r.first; i < r.last; ++i) unit.bytes += rank_share(model.layers[static_cast<std::size_t>(i)], plan).parameters * b.element;
-        program.units.push_back(unit);
+      zero3_passes(b, stage, model, plan, range, zero_host_costs(profile), program);
+    } else {
+      b.forward_layers(stage.forward, range.first, range.last, false, false);
+      b.pending_gradients = 0;
+      b.cut = false;
+      b.slack = 0;
+      // Backward block by block from the last (recomputation re-runs each block first).
+      const auto blocks = blocks_of(model, range);
+      for (std::size_t k = blocks.size(); k-- > 0;) {
+        const LayerRange r = blocks[k];
+        const bool in_block = model.layers[static_cast<std::size_t>(r.first)].block >= 0;
+        if (in_block && plan.recompute == Recompute::full) b.forward_layers(stage.backward, r.first, r.last, true, false);
+        if (in_block && plan.recompute == Recompute::selective) b.forward_layers(stage.backward, r.first, r.last, true, true);
+        b.backward_layers(stage.backward, r.first, r.last);
       }
     }
     program.stages.push_back(std::move(stage));

@@ -12,10 +12,14 @@
 //   an all-gather under sequence parallelism). It blocks the stream.
 // - expert: the all-to-all of a mixture-of-experts layer (dispatch, combine) over the expert-
 //   parallel group. It blocks the stream.
-// - gather: ZeRO-3/FSDP: the parameters of `unit` must have been all-gathered (prefetching the
-//   next unit); blocks until they have.
+// - zero: a ZeRO-3/FSDP point (zero3_schedule.hpp): wait (for the device to drain, or for the
+//   pass's collectives up to an index), let the device idle while the host works, then issue
+//   all-gathers and reduce-scatters onto the rank's data-parallel stream.
 // Backward passes with recomputation start each block by re-running its forward (full) or its
-// attention core (selective).
+// attention core (selective). With DeepSpeed's activation-checkpointing options the kept block
+// inputs are copied to the host in forward and back before recomputation (cpu_checkpointing, at
+// the device's PCIe bandwidth, on the compute stream as DeepSpeed's blocking copies are), and
+// all-gathered over the tensor group before recomputation (partition_activations).
 #pragma once
 #include <array>
 #include <string>
@@ -24,22 +28,28 @@
 #include "models/device.hpp"
 #include "models/model_graph.hpp"
 #include "models/parallel_plan.hpp"
+#include "models/zero3_schedule.hpp"
 #include "network/collectives.hpp"
 
 namespace dlsim::models {
 
-enum class SegmentKind { compute, tensor, expert, gather };
+enum class SegmentKind { compute, tensor, expert, zero };
 
 struct Segment {
   SegmentKind kind = SegmentKind::compute;
   double seconds = 0;                  // compute: duration
+  double host_floor_s = 0;             // compute: host work meanwhile (ZeRO-3 hooks); lasts at least this
+  bool offload = false;                // compute: a blocking host-device copy of kept activations
   double gradient_bytes = 0;           // compute (backward): gradients its layers finish
   double expert_gradient_bytes = 0;    // of which expert parameters
   bool recompute = false;              // compute: re-running forward inside backward
   network::CollectiveKind collective = network::CollectiveKind::all_reduce;  // tensor, expert
   double bytes = 0;                    // tensor, expert: per-rank buffer (nccl-tests sizes)
-  int unit = -1;                       // gather: unit needed; prefetch: the one after
-  int prefetch_unit = -1;
+  bool drain = false;                  // zero: wait for every ZeRO collective issued
+  int wait_through = -1;               // zero: wait for this pass's collectives 0..wait_through
+  double host_s = 0;                   // zero: device idle while the host works
+  std::vector<int> issue;              // zero: this pass's collectives issued (PassProgram::collectives)
+  double host_after_s = 0;             // zero: device idle while the host works after issuing
 };
 
 struct PassProgram {
@@ -48,6 +58,7 @@ struct PassProgram {
   double recompute_s = 0;              // of which recomputation
   int kernels = 0;                     // kernels launched
   std::array<double, kKernelFamilies> family_s{};  // compute_s by kernel family (host stalls in the layer's main family)
+  std::vector<ZeroCollective> collectives;  // ZeRO-3: issue order
 };
 
 // One virtual stage (a chunk of layers on one pipeline rank).
@@ -63,16 +74,11 @@ struct StageProgram {
   double recompute_flops = 0;
 };
 
-// ZeRO-3 units: consecutive layers gathered together (one per block; outside blocks, runs of
-// layers up to the bucket size).
-struct GatherUnit {
-  LayerRange layers;
-  double bytes = 0;                    // all-gathered parameters of the unit (one rank's tensor share), in compute precision
-};
-
 struct IterationProgram {
   std::vector<StageProgram> stages;    // by virtual stage
-  std::vector<GatherUnit> units;       // ZeRO-3 only
+  // ZeRO-3: after the optimizer step (DeepSpeed: the persistent tensors gathered again).
+  std::vector<ZeroCollective> after_step;
+  double after_step_host_s = 0;
   long long profile_out_of_range = 0;  // kernel lookups outside a calibrated profile's measured sizes
 };
 

@@ -43,6 +43,8 @@ JobKey JobKey::of(const TrainingConfig& c, const std::string& fabric) {
   k.overlap = p.overlap_grad_reduce;
   k.scatter_gather = p.scatter_gather;
   k.bucket_bytes = p.bucket_bytes;
+  k.zero = p.zero;
+  k.checkpointing = p.checkpointing;
   return k;
 }
 

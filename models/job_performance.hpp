@@ -32,6 +32,8 @@ struct JobKey {
   int order = 0;
   bool sequence_parallel = false, overlap = false, scatter_gather = false;
   double bucket_bytes = 0;
+  ZeroConfig zero;
+  ActivationCheckpointing checkpointing;
 
   static JobKey of(const TrainingConfig& config, const std::string& fabric);
   bool operator==(const JobKey&) const = default;

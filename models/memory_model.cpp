@@ -6,6 +6,7 @@
 
 #include "models/iteration_program.hpp"
 #include "models/pipeline_schedule.hpp"
+#include "models/zero3_schedule.hpp"
 
 namespace dlsim::models {
 namespace {
@@ -25,6 +26,13 @@ struct StageActivations {
   double largest_block = 0;
 };
 
+double checkpoint_elements(const Layer& share, const ParallelPlan& plan) {
+  const ActivationCheckpointing& c = plan.checkpointing;
+  if (c.cpu_checkpointing) return 0;
+  const bool partitioned = c.partition_activations && plan.tensor > 1 && !plan.sequence_parallel;
+  return share.input_elements / (partitioned ? plan.tensor : 1.0);
+}
+
 StageActivations stage_activations(const ModelGraph& model, const ParallelPlan& plan, LayerRange range) {
   StageActivations a;
   double block_total = 0;
@@ -36,8 +44,10 @@ StageActivations stage_activations(const ModelGraph& model, const ParallelPlan& 
     if (layer.block != block) {
       a.largest_block = std::max(a.largest_block, block_total);
       block_total = 0;
-      // Full recomputation keeps each block's input only (one hidden-state tensor).
-      if (plan.recompute == Recompute::full && layer.block >= 0) a.kept += share.input_elements;
+      // Full recomputation keeps each block's input only (one hidden-state tensor): split over
+      // the tensor group by partition_activations (unless sequence parallelism already split
+      // it), in host memory with cpu_checkpointing.
+      if (plan.recompute == Recompute::full && layer.block >= 0) a.kept += checkpoint_elements(share, plan);
       block = layer.block;
     }
     block_total += saved;
@@ -60,23 +70,12 @@ std::vector<MemoryBreakdown> memory_per_rank(const ModelGraph& model, const Para
   for (int r = 0; r < plan.pipeline; ++r) {
     MemoryBreakdown m;
     m.pipeline_rank = r;
-    double params = 0, kept = 0, largest_block = 0, boundary = 0, largest_unit = 0;
+    double params = 0, kept = 0, largest_block = 0, boundary = 0;
+    Zero3Schedule zero;
     for (int k = 0; k < plan.virtual_stages; ++k) {
       const LayerRange range = ranges[static_cast<std::size_t>(k * plan.pipeline + r)];
-      double unit = 0;
-      int block = -2;
-      for (int i = range.first; i < range.last; ++i) {
-        const Layer& layer = model.layers[static_cast<std::size_t>(i)];
-        const double p = rank_share(layer, plan).parameters;
-        params += p;
-        if (layer.block != block || layer.block < 0) {
-          largest_unit = std::max(largest_unit, unit);
-          unit = 0;
-          block = layer.block;
-        }
-        unit += p;
-      }
-      largest_unit = std::max(largest_unit, unit);
+      for (int i = range.first; i < range.last; ++i) params += rank_share(model.layers[static_cast<std::size_t>(i)], plan).parameters;
+      if (plan.zero_stage == 3) zero = build_zero3_schedule(model, plan, range, ZeroHostCosts{});
       const StageActivations a = stage_activations(model, plan, range);
       kept = std::max(kept, a.kept);  // chunks hold about the same; the peak count below weights them equally
       largest_block = std::max(largest_block, a.largest_block);
@@ -84,15 +83,18 @@ std::vector<MemoryBreakdown> memory_per_rank(const ModelGraph& model, const Para
     }
     const double in_flight = peak_in_flight(plan, r);
     const double mb = plan.micro_batch_size;
-    m.weights = params * element / (plan.zero_stage == 3 ? d : 1.0);
+    // ZeRO-3 keeps 1/d of the parameters, except the persistent ones (zero3_schedule.hpp).
+    m.weights = plan.zero_stage == 3 ? ((params - zero.persistent_elements) / d + zero.persistent_elements) * element : params * element;
     m.gradients = params * bytes_per_element(plan.gradient_precision) / (plan.zero_stage >= 2 ? d : 1.0);
     const double state_per_param = (mixed(plan.precision) ? 4.0 : 0.0) + (plan.optimizer == Optimizer::adam ? 8.0 : 4.0);
     m.optimizer_state = params * state_per_param / (plan.zero_stage >= 1 ? d : 1.0);
     m.activations = (kept * in_flight + largest_block) * mb * element;
     const double pipeline_buffers = plan.pipeline > 1 ? 2.0 * boundary * mb * element : 0.0;
-    const double dp_buffers = plan.zero_stage == 3 ? 2.0 * largest_unit * element
-                              : d > 1        ? 2.0 * std::min(plan.bucket_bytes, params * bytes_per_element(plan.gradient_precision))
-                                             : 0.0;
+    const double gradient_element = bytes_per_element(plan.gradient_precision);
+    const double dp_buffers = plan.zero_stage == 3
+                                  ? zero.peak_buffer_bytes
+                              : d > 1 ? 2.0 * std::min(plan.bucket_bytes, params * gradient_element)
+                                      : 0.0;
     m.communication = pipeline_buffers + dp_buffers;
     m.workspace = kFrameworkWorkspaceBytes;
     out.push_back(m);

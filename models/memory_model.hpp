@@ -2,8 +2,8 @@
 // Computed for every pipeline rank; the largest is what must fit.
 //
 // - weights: the rank's parameters (1/t of tensor-split layers, experts/e experts, its stages
-//   only) in the compute precision; 1/d of them under ZeRO-3 (plus the gathered units in flight,
-//   counted as communication buffers).
+//   only) in the compute precision; 1/d of them under ZeRO-3, except the tensors it keeps
+//   gathered (DeepSpeed's persistent ones; the gathered ones are communication buffers).
 // - gradients: the same parameters in the gradient precision; 1/d under ZeRO-2 and -3.
 // - optimizer state: FP32 master weights under mixed precision (fp16/bf16/fp8), plus one
 //   momentum (SGD) or two moments (Adam) in FP32; 1/d under ZeRO-1, -2 and -3
@@ -12,10 +12,14 @@
 //   share of the layer, times the micro-batch size, times the micro-batches in flight at the
 //   schedule's peak on that rank (pipeline_schedule.hpp: p on the first rank under 1F1B, m under
 //   GPipe). Recomputation keeps, per block, only its input (full) or drops the attention core
-//   (selective); the block being recomputed needs its full activations once more.
-// - communication buffers: two gradient buckets (one filling, one reducing) without ZeRO-3, two
-//   gathered units with it (the one in use and the prefetched one); the pipeline's send and
-//   receive buffers (one micro-batch's boundary activation each way).
+//   (selective); the block being recomputed needs its full activations once more. DeepSpeed's
+//   partition_activations divides the kept inputs by the tensor-parallel size (not again under
+//   sequence parallelism), cpu_checkpointing moves them to host memory.
+// - communication buffers: two gradient buckets (one filling, one reducing) without ZeRO-3; with
+//   it, the most parameters its schedule holds gathered at once (in use and prefetched: the
+//   prefetch window), its gradient buckets and the largest module's unreduced gradients
+//   (zero3_schedule.hpp); the pipeline's send and receive buffers (one micro-batch's boundary
+//   activation each way).
 // - workspace: the framework's fixed overhead (CUDA context, library workspaces, allocator slack).
 #pragma once
 #include <string>

@@ -17,6 +17,7 @@
 // - experts > 0: a mixture-of-experts layer holding `experts` identical experts; parameters
 //   counts all of them, forward_flops the work actually done per sample (top-k experts per
 //   token). Expert parallelism puts experts/e of them on each rank.
+// - tied_to: the layer whose parameters this one also uses (tied weights).
 // - all_to_all_after: tokens are exchanged over the expert-parallel group after this layer
 //   (dispatch after the router, combine after the experts), in forward and in backward.
 #pragma once
@@ -86,6 +87,10 @@ struct Layer {
   // Runs inside the previous layer's kernel (operator fusion, e.g. Megatron's bias-dropout-add):
   // no launch of its own, and only the traffic the previous kernel does not already do.
   bool fused = false;
+  // Uses the parameters of layer `tied_to` (tied weights, e.g. a language-model head reusing the
+  // token embedding); -1: only its own. Its `parameters` do not count them again. ZeRO-3 must
+  // gather the tied layer's parameters before this one runs (zero3_schedule.hpp).
+  int tied_to = -1;
 };
 
 // Backward FLOPs per sample: the layer's own figure, else twice the forward for matrix layers

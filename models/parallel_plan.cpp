@@ -35,6 +35,12 @@ std::string to_string(Axis a) {
   return "?";
 }
 
+std::string to_string(ZeroImplementation z) { return z == ZeroImplementation::fsdp ? "fsdp" : "deepspeed"; }
+std::string to_string(DeepSpeedFetch f) { return f == DeepSpeedFetch::per_parameter ? "per-parameter" : "coalesced"; }
+std::string to_string(BackwardPrefetch b) {
+  return b == BackwardPrefetch::none ? "none" : b == BackwardPrefetch::post ? "post" : "pre";
+}
+
 namespace {
 
 [[noreturn]] void reject(const std::string& field, const std::string& why) {
@@ -68,6 +74,23 @@ void validate_plan(const ParallelPlan& p, const ModelGraph& model, int devices) 
                              "(gradients accumulate over micro-batches on each stage); use stage 0 or 1 with pipeline > 1");
   }
   if (!(p.bucket_bytes > 0)) reject("bucket", "must be > 0");
+  const ZeroConfig& z = p.zero;
+  for (const auto& [name, v] : {std::pair{"zero.prefetch_bucket_size", z.prefetch_bucket_size},
+                                {"zero.max_live_parameters", z.max_live_parameters},
+                                {"zero.max_reuse_distance", z.max_reuse_distance},
+                                {"zero.param_persistence_threshold", z.param_persistence_threshold}}) {
+    if (!(v >= 0)) reject(name, "must be >= 0");
+  }
+  if (!(z.reduce_bucket_size > 0)) reject("zero.reduce_bucket_size", "must be > 0");
+  const ActivationCheckpointing& a = p.checkpointing;
+  if ((a.partition_activations || a.cpu_checkpointing) && p.recompute != Recompute::full) {
+    reject(a.partition_activations ? "activation_checkpointing.partition_activations" : "activation_checkpointing.cpu_checkpointing",
+           "acts on the layer inputs that full recomputation keeps; needs recompute: full");
+  }
+  if (a.contiguous_memory_optimization && !a.partition_activations) {
+    reject("activation_checkpointing.contiguous_memory_optimization",
+           "needs partition_activations (DeepSpeed: contiguous checkpointing is only available with partitioned activations)");
+  }
   std::array<bool, 3> seen{};
   for (Axis a : p.order) {
     if (seen[static_cast<int>(a)]) reject("order", "names " + to_string(a) + " twice; list tensor, pipeline and data once each");

@@ -23,6 +23,49 @@ enum class PipelineSchedule { gpipe, one_f_one_b, interleaved };
 enum class Recompute { none, selective, full };
 enum class Axis { tensor, pipeline, data };
 
+// ZeRO-3 / FSDP as a framework runs it (zero3_schedule.hpp has the mechanisms; only read when
+// zero_stage == 3). Element counts are parameters, as the frameworks count them.
+enum class ZeroImplementation { deepspeed, fsdp };
+// DeepSpeed's parameter fetch: `per_parameter` as DeepSpeed 0.3 ran it (spring 2021: one list
+// all-gather per parameter, a device-wide torch.cuda.synchronize() at every fetch);
+// `coalesced` as DeepSpeed runs it since PR #1453 (January 2022): one flat all-gather per fetch,
+// CUDA-event waits on the compute stream only.
+enum class DeepSpeedFetch { per_parameter, coalesced };
+enum class BackwardPrefetch { none, pre, post };  // FSDP's BackwardPrefetch (BACKWARD_PRE/POST)
+
+struct ZeroConfig {
+  ZeroImplementation implementation = ZeroImplementation::deepspeed;
+  // DeepSpeed defaults: deepspeed/runtime/zero/config.py (the same values in stage3.py's
+  // constructor of DeepSpeed 0.3.13, March 2021).
+  DeepSpeedFetch fetch = DeepSpeedFetch::coalesced;
+  double prefetch_bucket_size = 5e7;          // stage3_prefetch_bucket_size: elements prefetched ahead
+  double max_live_parameters = 1e9;           // stage3_max_live_parameters: gathered elements held at once
+  double max_reuse_distance = 1e9;            // stage3_max_reuse_distance: keep a module if reused sooner
+  double param_persistence_threshold = 1e5;   // stage3_param_persistence_threshold: smaller stay gathered
+  double reduce_bucket_size = 5e8;            // reduce_bucket_size: gradient elements per reduce-scatter
+  bool overlap_comm = true;                   // overlap_comm (true by default for stage 3)
+  // PyTorch FSDP (torch.distributed.fsdp.FullyShardedDataParallel, PyTorch 2.x docs):
+  // backward_prefetch=BACKWARD_PRE by default. forward_prefetch and limit_all_gathers are not
+  // settings here: with the host ahead of the device, FSDP's implicit forward prefetching issues
+  // the next unit's all-gather as forward_prefetch would, and the limiter (two units in flight)
+  // is what zero3_schedule.cpp assumes.
+  BackwardPrefetch backward_prefetch = BackwardPrefetch::pre;
+  bool operator==(const ZeroConfig&) const = default;
+};
+
+// DeepSpeed's activation-checkpointing options (deepspeed/runtime/activation_checkpointing/
+// config.py: all false by default). They act on what full recomputation keeps, each layer's
+// input: partition_activations splits it over the model-parallel (tensor) group and
+// all-gathers it before the layer is recomputed; cpu_checkpointing keeps it in host memory
+// (copied out in forward, back before recomputation); contiguous_memory_optimization copies the
+// partitions into one preallocated buffer (against fragmentation; needs partition_activations).
+struct ActivationCheckpointing {
+  bool partition_activations = false;
+  bool cpu_checkpointing = false;
+  bool contiguous_memory_optimization = false;
+  bool operator==(const ActivationCheckpointing&) const = default;
+};
+
 struct ParallelPlan {
   int data = 1;
   int tensor = 1;
@@ -42,6 +85,8 @@ struct ParallelPlan {
   double bucket_bytes = 25.0 * 1024 * 1024;  // PyTorch DDP's bucket_cap_mb default (25 MB)
   bool scatter_gather = true;     // Megatron: pipeline sends 1/t per tensor rank, all-gather after
   std::array<Axis, 3> order{Axis::tensor, Axis::pipeline, Axis::data};  // innermost first
+  ZeroConfig zero;                // how ZeRO-3 runs (zero_stage 3 only)
+  ActivationCheckpointing checkpointing;
 
   int devices() const { return data * tensor * pipeline; }
   int virtual_pipeline() const { return pipeline * virtual_stages; }
@@ -52,6 +97,9 @@ std::string to_string(PipelineSchedule s);   // "gpipe", "1f1b", "interleaved-1f
 std::string to_string(Recompute r);          // "none", "selective", "full"
 std::string to_string(Optimizer o);          // "sgd-momentum", "adam"
 std::string to_string(Axis a);               // "tensor", "pipeline", "data"
+std::string to_string(ZeroImplementation z); // "deepspeed", "fsdp"
+std::string to_string(DeepSpeedFetch f);     // "per-parameter", "coalesced"
+std::string to_string(BackwardPrefetch b);   // "none", "pre", "post"
 
 // Throws std::invalid_argument, naming the plan field and why, when the plan cannot run `model`
 // on `devices` accelerators: sizes that do not multiply to the device count, a pipeline that does

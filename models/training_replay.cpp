@@ -13,6 +13,7 @@
 
 #include "models/iteration_program.hpp"
 #include "models/pipeline_schedule.hpp"
+#include "models/zero3_stream.hpp"
 #include "network/flow_network.hpp"
 #include "network/routing.hpp"
 #include "sim/engine.hpp"
@@ -68,14 +69,11 @@ class Replay {
         rank.lane_send_next = add_lane(process, "pipeline send to next stage");
         rank.lane_send_prev = add_lane(process, "pipeline send to previous stage");
         rank.lane_dp = add_lane(process, "data-parallel gradients");
-        if (plan_.zero_stage == 3) rank.lane_gather = add_lane(process, "ZeRO-3 parameter gathers");
+        if (plan_.zero_stage == 3) rank.lane_gather = add_lane(process, "ZeRO-3 all-gathers and reduce-scatters");
       }
     }
     arrived_forward_.assign(static_cast<std::size_t>(V_ * M_), 0);
     arrived_backward_.assign(static_cast<std::size_t>(V_ * M_), 0);
-    needed_.assign(program_.units.size(), 0);
-    requested_.assign(program_.units.size(), 0);
-    gathered_.assign(program_.units.size(), 0);
   }
 
   IterationBreakdown run() {
@@ -83,7 +81,10 @@ class Replay {
     engine_.run();
     for (int r = 0; r < P_; ++r) {
       if (!ranks_[static_cast<std::size_t>(r)].finished) {
-        throw std::logic_error("training replay: pipeline rank " + std::to_string(r) + " did not finish (schedule deadlock)");
+        const Rank& rank = ranks_[static_cast<std::size_t>(r)];
+        throw std::logic_error("training replay: pipeline rank " + std::to_string(r) + " did not finish (schedule deadlock) after " +
+                               std::to_string(rank.next) + " of " + std::to_string(rank.order.size()) + " passes, in segment " +
+                               std::to_string(rank.segment) + (rank.busy ? "" : " (idle)"));
       }
     }
     return breakdown();
@@ -98,8 +99,8 @@ class Replay {
     const PassProgram* program = nullptr;
     std::size_t segment = 0;
     sim::Time pass_start, segment_start;
-    bool waiting_gather = false;
     double compute = 0, forward = 0, backward = 0, recompute = 0, tensor = 0, expert = 0, gather_wait = 0;
+    double reduce_wait = 0, zero_host = 0, offload = 0, after_step_host = 0;
     double parameters = 0;
     // data-parallel stream
     double open_bytes = 0, open_expert_bytes = 0;
@@ -112,9 +113,11 @@ class Replay {
     // pipeline sends, one at a time per direction
     std::deque<std::function<void()>> sends[2];
     bool sending[2] = {false, false};
-    // ZeRO-3 gathers, one at a time
-    std::deque<int> gathers;
-    bool gathering = false;
+    // ZeRO-3: the data-parallel stream, and a wait at a ZeRO point
+    Zero3Stream zero;
+    bool zero_waiting = false;
+    long long zero_needed = 0;
+    sim::Time zero_mark;
     int lane_compute = -1, lane_blocking = -1, lane_send_next = -1, lane_send_prev = -1, lane_dp = -1, lane_gather = -1;
   };
 
@@ -189,6 +192,15 @@ class Replay {
     return t;
   }
 
+  // isolated_time of the groups with more than one rank (0 when none or no bytes).
+  double alone_time(CollectiveKind kind, double bytes, const Groups& groups) {
+    Groups real;
+    for (const auto& g : groups) {
+      if (g.size() > 1) real.push_back(g);
+    }
+    return real.empty() || bytes <= 0 ? 0.0 : isolated_time(kind, bytes, real, network::Algorithm::automatic);
+  }
+
   // Runs `kind` over every group at once; `done` runs when all have finished.
   void run_groups(CollectiveKind kind, double bytes, const Groups& groups, network::Algorithm algorithm,
                   std::function<void()> done) {
@@ -259,6 +271,7 @@ class Replay {
     rank.program = pass.forward ? &stage(vs).forward : &stage(vs).backward;
     rank.segment = 0;
     rank.pass_start = engine_.now();
+    rank.zero.begin_pass();
     advance(r);
   }
 
@@ -270,7 +283,7 @@ class Replay {
       rank.segment_start = engine_.now();
       switch (s.kind) {
         case SegmentKind::compute:
-          after(s.seconds, [this, r] { compute_done(r); });
+          after(std::max(s.seconds, s.host_floor_s), [this, r] { compute_done(r); });
           return;
         case SegmentKind::tensor:
           run_groups(s.collective, s.bytes, tensor_groups(r), network::Algorithm::automatic, [this, r] { blocking_done(r, true); });
@@ -278,21 +291,19 @@ class Replay {
         case SegmentKind::expert:
           run_groups(s.collective, s.bytes, expert_groups(r), network::Algorithm::automatic, [this, r] { blocking_done(r, false); });
           return;
-        case SegmentKind::gather: {
-          const auto u = static_cast<std::size_t>(s.unit);
-          ++needed_[u];
-          if (requested_[u] < needed_[u]) request_gather(r, s.unit);
-          if (s.prefetch_unit >= 0) {
-            const auto p = static_cast<std::size_t>(s.prefetch_unit);
-            if (requested_[p] < needed_[p] + 1) request_gather(r, s.prefetch_unit);
+        case SegmentKind::zero:
+          rank.zero_needed = rank.zero.needed(s.drain, s.wait_through);
+          if (!rank.zero.done(rank.zero_needed)) {
+            rank.zero_waiting = true;
+            rank.zero_mark = engine_.now();
+            return;
           }
-          if (gathered_[u] < needed_[u]) {
-            rank.waiting_gather = true;
+          if (s.host_s > 0 || s.host_after_s > 0 || !s.issue.empty()) {
+            zero_point_host(r);
             return;
           }
           ++rank.segment;
           break;
-        }
       }
     }
     end_pass(r);
@@ -301,6 +312,13 @@ class Replay {
   void compute_done(int r) {
     Rank& rank = ranks_[static_cast<std::size_t>(r)];
     const Segment& s = rank.program->segments[rank.segment];
+    rank.zero_host += std::max(0.0, s.host_floor_s - s.seconds);
+    if (s.offload) {
+      rank.offload += s.seconds;
+      ++rank.segment;
+      advance(r);
+      return;
+    }
     rank.compute += s.seconds;
     if (s.recompute) rank.recompute += s.seconds;
     else if (rank.pass.forward) rank.forward += s.seconds;
@@ -479,6 +497,12 @@ class Replay {
         });
         return;
       }
+      if (plan_.zero_stage == 3 && !program_.after_step.empty()) {
+        // DeepSpeed gathers the persistent tensors again after the step (zero3_schedule.hpp).
+        rk.after_step_host = program_.after_step_host_s;
+        after(program_.after_step_host_s, [this, r] { after_step_gathers(r, 0); });
+        return;
+      }
       finish(r);
     });
   }
@@ -489,38 +513,69 @@ class Replay {
     rank.finish = engine_.now();
   }
 
-  // ---- ZeRO-3 gathers ----------------------------------------------------------------------
-  void request_gather(int r, int unit) {
-    ++requested_[static_cast<std::size_t>(unit)];
-    ranks_[static_cast<std::size_t>(r)].gathers.push_back(unit);
-    next_gather(r);
+  // ---- ZeRO-3 ------------------------------------------------------------------------------
+  // A ZeRO point passed its wait: the device idles while the host works, then the collectives go out.
+  void zero_point_host(int r) {
+    const Segment& s = ranks_[static_cast<std::size_t>(r)].program->segments[ranks_[static_cast<std::size_t>(r)].segment];
+    after(s.host_s, [this, r] {
+      Rank& rank = ranks_[static_cast<std::size_t>(r)];
+      const Segment& seg = rank.program->segments[rank.segment];
+      rank.zero_host += seg.host_s + seg.host_after_s;
+      for (int i : seg.issue) rank.zero.push(&rank.program->collectives[static_cast<std::size_t>(i)]);
+      next_zero(r);
+      after(seg.host_after_s, [this, r] {
+        ++ranks_[static_cast<std::size_t>(r)].segment;
+        advance(r);
+      });
+    });
   }
 
-  void next_gather(int r) {
+  void next_zero(int r) {
     Rank& rank = ranks_[static_cast<std::size_t>(r)];
-    if (rank.gathering || rank.gathers.empty()) return;
-    rank.gathering = true;
-    const int unit = rank.gathers.front();
-    rank.gathers.pop_front();
+    const ZeroCollective* c = rank.zero.start();
+    if (c == nullptr) return;
     const sim::Time start = engine_.now();
-    const double bytes = program_.units[static_cast<std::size_t>(unit)].bytes;
-    run_groups(CollectiveKind::all_gather, bytes, data_groups(r, false), network::Algorithm::automatic, [this, r, unit, start, bytes] {
+    // ZeRO-3 runs without a pipeline, and its stream runs one collective at a time: nothing else
+    // of the job crosses the nodes meanwhile (expert all-to-alls aside), so each distinct
+    // collective is timed alone, once.
+    after(alone_time(c->kind, c->bytes, data_groups(r, false)), [this, r, c, start] {
       Rank& rk = ranks_[static_cast<std::size_t>(r)];
       rk.dp_busy += (engine_.now() - start).seconds();
-      span(rk.lane_gather, "all-gather unit " + std::to_string(unit) + " " + size_label(bytes), "communication", start);
-      rk.gathering = false;
-      const auto u = static_cast<std::size_t>(unit);
-      ++gathered_[u];
-      next_gather(r);
-      if (rk.waiting_gather) {
+      span(rk.lane_gather, network::to_string(c->kind) + " " + std::to_string(c->tensors) + " tensor" + (c->tensors == 1 ? " " : "s ") +
+                               size_label(c->bytes), "communication", start);
+      rk.zero.finish();
+      if (rk.zero_waiting) {
+        // The compute stream waited on this collective since the mark.
+        (c->kind == CollectiveKind::all_gather ? rk.gather_wait : rk.reduce_wait) += (engine_.now() - rk.zero_mark).seconds();
+        rk.zero_mark = engine_.now();
+      }
+      next_zero(r);
+      if (rk.zero_waiting && rk.zero.done(rk.zero_needed)) {
+        rk.zero_waiting = false;
         const Segment& s = rk.program->segments[rk.segment];
-        if (gathered_[static_cast<std::size_t>(s.unit)] >= needed_[static_cast<std::size_t>(s.unit)]) {
-          rk.waiting_gather = false;
-          rk.gather_wait += (engine_.now() - rk.segment_start).seconds();
+        if (s.host_s > 0 || s.host_after_s > 0 || !s.issue.empty()) {
+          zero_point_host(r);
+        } else {
           ++rk.segment;
           advance(r);
         }
       }
+    });
+  }
+
+  // After the step: the collectives, one after another, then the iteration ends.
+  void after_step_gathers(int r, std::size_t i) {
+    if (i >= program_.after_step.size()) {
+      finish(r);
+      return;
+    }
+    const ZeroCollective& c = program_.after_step[i];
+    const sim::Time start = engine_.now();
+    after(alone_time(c.kind, c.bytes, data_groups(r, false)), [this, r, i, start, &c] {
+      Rank& rk = ranks_[static_cast<std::size_t>(r)];
+      rk.dp_busy += (engine_.now() - start).seconds();
+      span(rk.lane_gather, "all-gather persistent " + size_label(c.bytes), "communication", start);
+      after_step_gathers(r, i + 1);
     });
   }
 
@@ -541,9 +596,13 @@ class Replay {
     b.tensor_comm_s = k.tensor;
     b.expert_comm_s = k.expert;
     b.gather_wait_s = k.gather_wait;
+    b.reduce_wait_s = k.reduce_wait;
+    b.zero_host_s = k.zero_host + k.after_step_host;
+    b.activation_offload_s = k.offload;
     b.optimizer_s = k.optimizer;
-    b.exposed_dp_comm_s = std::max(0.0, (k.finish - k.passes_end).seconds() - k.optimizer);
-    b.pipeline_bubble_s = std::max(0.0, k.passes_end.seconds() - k.compute - k.tensor - k.expert - k.gather_wait);
+    b.exposed_dp_comm_s = std::max(0.0, (k.finish - k.passes_end).seconds() - k.optimizer - k.after_step_host);
+    b.pipeline_bubble_s = std::max(0.0, k.passes_end.seconds() - k.compute - k.tensor - k.expert - k.gather_wait - k.reduce_wait -
+                                            k.zero_host - k.offload);
     b.dp_comm_busy_s = k.dp_busy;
     b.pipeline_comm_busy_s = k.pipe_busy;
     b.gradient_buckets = k.buckets;
@@ -605,7 +664,6 @@ class Replay {
   std::vector<VertexId> job_;
   std::vector<Rank> ranks_;
   std::vector<char> arrived_forward_, arrived_backward_;
-  std::vector<int> needed_, requested_, gathered_;
   std::vector<std::function<void()>> continuations_;
   std::vector<std::size_t> free_slots_;
   std::map<std::tuple<int, double, Groups>, double> memo_;

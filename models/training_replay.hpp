@@ -10,7 +10,9 @@
 // Streams per simulated rank: compute (passes in the schedule's order; blocking tensor- and
 // expert-parallel collectives inside passes), pipeline (sends of activations and gradients to the
 // neighbour stages, asynchronous), data-parallel (gradient buckets reduced in the order they
-// fill, overlapped with the rest of backward when the plan says so; ZeRO-3 parameter gathers).
+// fill, overlapped with the rest of backward when the plan says so), ZeRO-3 (its schedule's
+// all-gathers and reduce-scatters one at a time in issue order, zero3_stream.hpp; each distinct
+// one timed alone on the fabric once, as nothing else of a pipeline-less job crosses the nodes).
 // A pass starts when the compute stream is free and its input has arrived.
 //
 // Collectives whose ranks all sit inside one node (tensor parallelism on NVLink/NVSwitch in the
@@ -41,8 +43,9 @@ struct TrainingConfig {
 };
 
 // Where the time of one iteration goes, on the pipeline rank that finishes its passes last.
-// iteration_s = compute_s + tensor_comm_s + expert_comm_s + gather_wait_s + pipeline_bubble_s
-//               + exposed_dp_comm_s + optimizer_s  (each >= 0).
+// iteration_s = compute_s + tensor_comm_s + expert_comm_s + gather_wait_s + reduce_wait_s
+//               + zero_host_s + activation_offload_s + pipeline_bubble_s + exposed_dp_comm_s
+//               + optimizer_s  (each >= 0).
 struct IterationBreakdown {
   double iteration_s = 0;
   double compute_s = 0;           // forward + backward + recompute on the compute stream
@@ -51,7 +54,12 @@ struct IterationBreakdown {
   double recompute_s = 0;
   double tensor_comm_s = 0;       // blocking tensor-parallel collectives
   double expert_comm_s = 0;       // blocking expert all-to-alls
-  double gather_wait_s = 0;       // ZeRO-3 waits for parameters
+  double gather_wait_s = 0;       // ZeRO-3: compute stream waiting on parameter all-gathers
+  double reduce_wait_s = 0;       // ZeRO-3: compute stream waiting on gradient reduce-scatters (queued
+                                  //   before a gather on the same stream, a full bucket, the end of backward)
+  double zero_host_s = 0;         // ZeRO-3: device idle while the host runs hooks, issues collectives,
+                                  //   synchronizes (zero3_schedule.hpp), incl. after the optimizer step
+  double activation_offload_s = 0;  // blocking copies of kept activations to and from the host
   double pipeline_bubble_s = 0;   // compute stream idle waiting for other stages
   double exposed_dp_comm_s = 0;   // after the last pass, waiting for gradient reduction (and ZeRO gathers)
   double optimizer_s = 0;

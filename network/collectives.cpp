@@ -1,4 +1,6 @@
-// Collectives: runs the phases of a Plan (collectives_plans.cpp) on the FlowNetwork. A phase's
+// Collectives: runs the phases of a Plan (collectives_plans.cpp) on the FlowNetwork. The plan's
+// algorithm and protocol are resolved first (collectives_group.cpp: NCCL's tuner for GPUs that
+// run NCCL, the documented rule otherwise). A phase's
 // flows all start at once; when the last one ends, the next phase is built and started at the
 // same instant. Phases are global barriers across the whole group (e.g. no node starts its
 // inter-node ring before every node has finished its reduce-scatter): exact for symmetric
@@ -32,7 +34,7 @@ struct Collectives::Impl {
   Impl(sim::Engine& e, FlowNetwork& f, Routing& r, const Topology& t)
       : engine(e), network(f), routing(r), topology(t) {}
 
-  detail::Plan make_plan(const CollectiveSpec& spec) const;
+  detail::Plan make_plan(const CollectiveSpec& spec);
   Operation* acquire(detail::Plan plan, std::function<void(const CollectiveResult&)> on_done);
   void release(std::size_t slot);
   bool advance(Operation& op);
@@ -48,7 +50,10 @@ struct Collectives::Impl {
   std::vector<FlowSpec> scratch;  // the phase being built; kept for its capacity
 };
 
-detail::Plan Collectives::Impl::make_plan(const CollectiveSpec& spec) const {
+namespace {
+
+// One collective checked and resolved (collectives_group.cpp).
+detail::Plan make_plan(const CollectiveSpec& spec, const Topology& topology, Routing& routing) {
   if (spec.ranks.empty()) throw std::invalid_argument("Collectives: a collective needs at least one rank");
   if (!(spec.bytes >= 0) || !std::isfinite(spec.bytes)) {
     throw std::invalid_argument("Collectives: bytes must be finite and >= 0, got " + std::to_string(spec.bytes));
@@ -69,17 +74,18 @@ detail::Plan Collectives::Impl::make_plan(const CollectiveSpec& spec) const {
   plan.root = spec.root;
   plan.shards = spec.server_shards;
   plan.layout = detail::layout_of(topology, plan.ranks);
-  plan.algorithm = spec.algorithm;
-  if (plan.algorithm == Algorithm::automatic) {
-    plan.algorithm = choose_algorithm(spec.kind, spec.bytes, plan.ranks_count(), plan.layout.nodes());
-    // choose_algorithm sees only counts; uneven nodes cannot be split hierarchically.
-    if (plan.algorithm == Algorithm::hierarchical && !plan.layout.uniform) {
-      plan.algorithm = spec.kind == CollectiveKind::all_to_all ? Algorithm::direct : Algorithm::ring;
-    }
+  if (!detail::applies(spec.kind, spec.algorithm) && spec.algorithm != Algorithm::automatic) {
+    plan.algorithm = spec.algorithm;
+    detail::validate(plan);  // throws: the algorithm does not implement the kind
   }
+  detail::resolve(plan, spec, topology, routing);
   detail::validate(plan);
   return plan;
 }
+
+}  // namespace
+
+detail::Plan Collectives::Impl::make_plan(const CollectiveSpec& spec) { return dlsim::network::make_plan(spec, topology, routing); }
 
 Collectives::Impl::Operation* Collectives::Impl::acquire(detail::Plan plan,
                                                          std::function<void(const CollectiveResult&)> on_done) {
@@ -109,7 +115,7 @@ void Collectives::Impl::release(std::size_t slot) {
 bool Collectives::Impl::advance(Operation& op) {
   const int phases = detail::phase_count(op.plan);
   while (op.next_phase < phases) {
-    detail::PhaseBuilder builder(routing, scratch);
+    detail::PhaseBuilder builder(routing, scratch, op.plan, op.next_phase);
     detail::build_phase(op.plan, op.next_phase++, builder);
     if (scratch.empty()) continue;  // e.g. the intra-node phases of one rank per node
     // Moved out first: were a completion ever to run inside start(), a nested advance()
@@ -137,6 +143,7 @@ void Collectives::Impl::finish(Operation* op) {
   CollectiveResult result;
   result.time_s = (engine.now() - op->started).seconds();
   result.algorithm = op->plan.algorithm;
+  result.protocol = op->plan.protocol;
   result.flows = op->flows;
   // A zero-time collective (one rank) has no meaningful bandwidth; 0 rather than infinity
   // keeps result files finite.
@@ -163,6 +170,12 @@ void Collectives::start(const CollectiveSpec& spec, std::function<void(const Col
   }
   // Nothing to move (one rank): complete on the engine, never inside start().
   if (!started) impl_->engine.schedule_in(sim::Time::zero(), [op] { op->impl->finish(op); });
+}
+
+CollectiveChoice resolve_collective(const Topology& topology, const CollectiveSpec& spec) {
+  Routing routing(topology);
+  const detail::Plan plan = make_plan(spec, topology, routing);
+  return {plan.algorithm, plan.protocol};
 }
 
 CollectiveResult run_collective(const Topology& topology, const CollectiveSpec& spec) {
@@ -207,6 +220,18 @@ std::string to_string(Algorithm algorithm) {
     case Algorithm::halving_doubling: return "halving-doubling";
     case Algorithm::direct: return "direct";
     case Algorithm::parameter_server: return "parameter-server";
+    case Algorithm::nvls: return "nvls";
+    case Algorithm::collnet: return "collnet";
+  }
+  return "unknown";
+}
+
+std::string to_string(Protocol protocol) {
+  switch (protocol) {
+    case Protocol::automatic: return "auto";
+    case Protocol::simple: return "simple";
+    case Protocol::ll: return "ll";
+    case Protocol::ll128: return "ll128";
   }
   return "unknown";
 }

@@ -22,11 +22,23 @@
 namespace dlsim::network {
 
 enum class CollectiveKind { all_reduce, reduce_scatter, all_gather, broadcast, reduce, all_to_all, send_recv, push_pull };
-enum class Algorithm { automatic, ring, double_binary_tree, hierarchical, halving_doubling, direct, parameter_server };
+// nvls: NVLink SHARP, the NVSwitch reduces (NCCL's NVLS; NVLS tree across nodes); collnet:
+// InfiniBand SHARP, the fabric's switches reduce (NCCL's CollNet). Both need the capability in
+// the topology (VertexInfo::reduction_bandwidth).
+enum class Algorithm { automatic, ring, double_binary_tree, hierarchical, halving_doubling, direct, parameter_server, nvls, collnet };
+// NCCL's protocols (nccl_tuning.hpp): Simple (large chunks, full bandwidth, a memory fence per
+// chunk), LL (8-byte lines of 4 data and 4 flag bytes: lowest latency, a quarter of the
+// bandwidth), LL128 (128-byte lines with 8 flag bytes: 120/128 of it, on NVLink).
+enum class Protocol { automatic, simple, ll, ll128 };
 
+// How collectives run: when every rank of a group runs NCCL (Topology accelerators with a
+// compute capability), automatic choices are NCCL's tuner's and the chosen protocol's fraction
+// and latency shape the flows; otherwise collectives are ideal phases of flows at the links'
+// achievable bandwidth with path latencies, and the protocol is reported as simple.
 struct CollectiveSpec {
   CollectiveKind kind = CollectiveKind::all_reduce;
   Algorithm algorithm = Algorithm::automatic;
+  Protocol protocol = Protocol::automatic;
   double bytes = 0;
   std::vector<VertexId> ranks;   // participating accelerators, in rank order (>= 1)
   int root = 0;                  // broadcast / reduce: index into ranks; send_recv: sender 0 -> receiver 1
@@ -36,6 +48,7 @@ struct CollectiveSpec {
 struct CollectiveResult {
   double time_s = 0;
   Algorithm algorithm = Algorithm::ring;   // the one used (resolved when automatic)
+  Protocol protocol = Protocol::simple;    // the one used
   double algbw = 0;                        // bytes/s
   double busbw = 0;                        // bytes/s
   std::size_t flows = 0;                   // flows started
@@ -52,6 +65,14 @@ class Collectives {
   struct Impl;
   std::shared_ptr<Impl> impl_;
 };
+
+// The algorithm and protocol a collective would run with (automatic choices resolved), without
+// running it. Throws std::invalid_argument as Collectives::start does, with the reason.
+struct CollectiveChoice {
+  Algorithm algorithm = Algorithm::ring;
+  Protocol protocol = Protocol::simple;
+};
+CollectiveChoice resolve_collective(const Topology& topology, const CollectiveSpec& spec);
 
 // Runs one collective alone on a fresh engine and flow network over `topology`.
 CollectiveResult run_collective(const Topology& topology, const CollectiveSpec& spec);
@@ -70,6 +91,7 @@ double closed_form_time(CollectiveKind kind, Algorithm algorithm, double bytes, 
 
 double bus_bandwidth_factor(CollectiveKind kind, int ranks);
 std::string to_string(Algorithm algorithm);
+std::string to_string(Protocol protocol);
 std::string to_string(CollectiveKind kind);
 
 }  // namespace dlsim::network

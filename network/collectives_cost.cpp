@@ -38,6 +38,9 @@ Shape shape_of(int ranks, int ranks_per_node, double alpha, double beta, double 
 }
 
 // All-reduce. Ring: 2(p-1) pipelined steps of latency; every edge streams 2(p-1)/p n.
+// NVLS (in-switch reduction, one node): each GPU port carries n (p+1)/p each way. CollNet
+// (in-network reduction across nodes): the intra-node ring and each rank's n/g shard through
+// the NIC, pipelined, so the slower of the two.
 // Double binary tree: the pipeline fills up and back down the trees, 2 ceil(log2 p) hops;
 // the busiest rank link carries min(p, 4) flows of n/2 (a rank is an inner node with a parent
 // and two children in one tree and a leaf in the other: 3 + 1), so n min(p,4) / (2 beta).
@@ -64,6 +67,12 @@ double all_reduce_time(Algorithm a, double n, int p, double alpha, double beta, 
       const int levels = detail::floor_log2(p);
       const double survivors = 1 << levels;
       return 2 * (alpha + n / beta) + 2 * levels * alpha + 2 * (survivors - 1) / survivors * n / beta;
+    }
+    case Algorithm::nvls:  // one pipelined phase: n (p+1)/p through each GPU's switch port
+      return alpha + (P + 1) / P * n / beta;
+    case Algorithm::collnet: {  // pipelined: the intra-node ring or the shard through the NIC
+      const double g = s.g;
+      return alpha + s.alpha_inter + std::max(2 * (g - 1) / g * n / beta, n / g / s.beta_inter);
     }
     default:
       break;

@@ -43,10 +43,12 @@ Layout layout_of(const Topology& topology, const std::vector<VertexId>& ranks) {
   return layout;
 }
 
-double PhaseBuilder::add(VertexId from, VertexId to, double bytes) {
+double PhaseBuilder::add(VertexId from, VertexId to, double bytes, double cap) {
   FlowSpec spec;
   spec.path = routing_.path(from, to);
-  spec.bytes = bytes;
+  spec.bytes = bytes * wire_;
+  spec.rate_cap = cap * wire_;
+  spec.extra_latency_s = step_latency_;
   const double latency = routing_.latency(spec.path);
   out_.push_back(std::move(spec));
   own_latency_.push_back(latency);
@@ -54,6 +56,7 @@ double PhaseBuilder::add(VertexId from, VertexId to, double bytes) {
 }
 
 void PhaseBuilder::fill(std::size_t first, double fill_s) {
+  if (fixed_fill_ >= 0) fill_s = fixed_fill_;
   for (std::size_t i = first; i < out_.size(); ++i) {
     out_[i].extra_latency_s = std::max(0.0, fill_s - own_latency_[i]);
   }
@@ -111,8 +114,6 @@ int tree_depth(const std::vector<int>& parent) {
   return static_cast<int>(deepest(parent, std::vector<double>(parent.size(), 1.0)));
 }
 
-namespace {
-
 // ---- pipelines -----------------------------------------------------------------------------
 
 // A pipelined ring over `members`: every edge i -> i+1 carries `edge_bytes` concurrently. The
@@ -128,31 +129,49 @@ void ring_pipeline(const std::vector<VertexId>& members, double edge_bytes, int 
   b.fill(first, steps * sum / static_cast<double>(q));
 }
 
-// The rings of a ring collective. On one node, or when nodes hold unequal rank counts: one ring
-// in rank order. Across nodes of g ranks each: g rings ("channels", as NCCL runs one ring per
-// channel to use every NIC), each carrying 1/g of the data. Channel c visits each node's ranks
-// in a rotated order that snakes: even nodes go up from local c (c, c+1, ..., c-1), odd nodes
-// go down from local c-1 (c-1, c-2, ..., c), so every hop between nodes joins two ranks of the
-// same local index, i.e. the same rail on rail-optimized fabrics (with an odd node count the
-// closing hop is the one exception). Channel c leaves nodes on rails c-1 and c alternately, so
-// the channels spread evenly over all NICs.
+// The rings of a ring collective. Nodes with unequal rank counts: one ring in rank order. On
+// one node: the node's rings (Plan::node_rings; one in rank order unless the node has direct
+// NVLinks, where ring_search found several), each carrying an equal share. Across nodes of g
+// ranks each: every node ring in g rotations ("channels", as NCCL runs one ring per channel to
+// use every NIC), each carrying its share. Rotation c of ring r (positions r[0..g-1]) visits
+// each node in an order that snakes: even nodes go forward from r[c] (r[c], r[c+1], ...,
+// r[c-1]), odd nodes backward from r[c-1] (r[c-1], r[c-2], ..., r[c]), so every hop between
+// nodes joins two ranks of the same local index, i.e. the same rail on rail-optimized fabrics
+// (with an odd node count the closing hop is the one exception). Rotation c leaves nodes on
+// rails r[c-1] and r[c] alternately, so the channels spread evenly over all NICs. With one ring
+// in rank order this is channel c = local c.
 std::vector<std::vector<VertexId>> ring_channels(const Plan& plan) {
   const Layout& layout = plan.layout;
   const int g = layout.per_node();
-  if (layout.nodes() < 2 || g < 2 || !layout.uniform) return {plan.ranks};
-  std::vector<std::vector<VertexId>> channels(static_cast<std::size_t>(g));
-  for (int c = 0; c < g; ++c) {
-    auto& ring = channels[static_cast<std::size_t>(c)];
-    for (int node = 0; node < layout.nodes(); ++node) {
-      const auto& group = layout.groups[static_cast<std::size_t>(node)];
-      for (int i = 0; i < g; ++i) {
-        const int local = node % 2 == 0 ? (c + i) % g : ((c - 1 - i) % g + g) % g;
-        ring.push_back(plan.ranks[static_cast<std::size_t>(group[static_cast<std::size_t>(local)])]);
+  if (!layout.uniform || g < 1) return {plan.ranks};
+  const auto rank_at = [&](int node, int position) {
+    return plan.ranks[static_cast<std::size_t>(layout.groups[static_cast<std::size_t>(node)][static_cast<std::size_t>(position)])];
+  };
+  std::vector<std::vector<VertexId>> channels;
+  if (layout.nodes() < 2) {
+    for (const auto& r : plan.node_rings) {
+      channels.emplace_back();
+      for (int position : r) channels.back().push_back(rank_at(0, position));
+    }
+    return channels;
+  }
+  if (g < 2) return {plan.ranks};
+  for (const auto& r : plan.node_rings) {
+    for (int c = 0; c < g; ++c) {
+      channels.emplace_back();
+      auto& ring = channels.back();
+      for (int node = 0; node < layout.nodes(); ++node) {
+        for (int i = 0; i < g; ++i) {
+          const int k = node % 2 == 0 ? (c + i) % g : ((c - 1 - i) % g + g) % g;
+          ring.push_back(rank_at(node, r[static_cast<std::size_t>(k)]));
+        }
       }
     }
   }
   return channels;
 }
+
+namespace {
 
 // A ring collective over all channels: each channel's ring carries its share of the bytes.
 void channel_rings(const Plan& plan, double edge_bytes, int steps, PhaseBuilder& b) {
@@ -168,6 +187,8 @@ void chain_pipeline(const std::vector<VertexId>& members, double bytes, PhaseBui
   for (std::size_t i = 0; i + 1 < members.size(); ++i) sum += b.add(members[i], members[i + 1], bytes);
   b.fill(first, sum);
 }
+
+}  // namespace
 
 // A pipelined tree over `members` (parent array over their positions): every edge carries
 // `bytes` up (child -> parent, reduce) and/or down (broadcast), all at once. The fill latency
@@ -185,6 +206,8 @@ void tree_pipeline(const std::vector<VertexId>& members, const std::vector<int>&
   }
   b.fill(first, deepest(parent, edge));
 }
+
+namespace {
 
 std::vector<VertexId> pick(const std::vector<VertexId>& ranks, const std::vector<int>& indices) {
   std::vector<VertexId> out;
@@ -373,8 +396,13 @@ void build_all_reduce(const Plan& plan, int phase, PhaseBuilder& b) {
       channel_rings(plan, 2.0 * (p - 1) / p * plan.bytes, 2 * (p - 1), b);
       return;
     case Algorithm::double_binary_tree:
+      if (plan.nccl) return nccl_tree_all_reduce(plan, b);
       double_tree_all_reduce(plan, b);
       return;
+    case Algorithm::nvls:
+      return nvls_all_reduce(plan, b);
+    case Algorithm::collnet:
+      return collnet_all_reduce(plan, b);
     case Algorithm::hierarchical:
       hierarchical_all_reduce(plan, phase, b);
       return;
@@ -436,7 +464,7 @@ bool applies(CollectiveKind kind, Algorithm algorithm) {
   switch (kind) {
     case CollectiveKind::all_reduce:
       return algorithm == A::ring || algorithm == A::double_binary_tree || algorithm == A::hierarchical ||
-             algorithm == A::halving_doubling;
+             algorithm == A::halving_doubling || algorithm == A::nvls || algorithm == A::collnet;
     case CollectiveKind::reduce_scatter:
     case CollectiveKind::all_gather:
       return algorithm == A::ring || algorithm == A::halving_doubling;

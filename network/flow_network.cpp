@@ -168,7 +168,7 @@ void FlowNetwork::Impl::fill_rates() {
     heap.pop_back();
   };
   for (LinkId l : component_links) {
-    capacity[l] = topology.link(l).bandwidth;
+    capacity[l] = topology.link(l).achievable;
     unfixed[l] = static_cast<std::uint32_t>(link_flows[l].size());
     if (unfixed[l] > 0) push({capacity[l] / unfixed[l], l});
   }
@@ -265,10 +265,14 @@ FlowId FlowNetwork::start(FlowSpec spec, std::function<void()> on_done) {
   const FlowId id = m.allocate();
   Flow& f = m.flows[id];
   double latency = spec.extra_latency_s;
-  for (LinkId l : spec.path) latency += m.topology.link(l).latency_s;
+  double cap = spec.rate_cap;
+  for (LinkId l : spec.path) {
+    latency += m.topology.link(l).latency_s;
+    cap = std::min(cap, m.topology.link(l).flow_cap);  // e.g. one TCP stream's CPU-bound rate
+  }
   f.path = std::move(spec.path);
   f.remaining = spec.bytes;
-  f.cap = spec.rate_cap;
+  f.cap = cap;
   f.rate = 0;
   f.active = true;
   f.transferring = false;

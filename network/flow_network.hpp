@@ -4,7 +4,9 @@
 // transfers at a rate set by max-min fairness over all active flows (progressive filling:
 // repeatedly find the link whose remaining capacity split among its unfixed flows is smallest,
 // give those flows that share, remove them; Bertsekas and Gallager, "Data Networks", 6.5.2).
-// A flow may also carry its own rate cap (e.g. a NIC's per-flow limit).
+// Links offer their achievable bandwidth (topology.hpp), not their line rate. A flow may also
+// carry its own rate cap, and is held to the per-flow cap of every link on its path (a TCP
+// socket stream's CPU-bound rate).
 //
 // Shape (after SimGrid's network models): when flows start or finish at time t, only the links
 // and flows connected to them through shared links are marked dirty; one solve event at t

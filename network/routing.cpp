@@ -18,12 +18,71 @@ std::uint64_t mix(std::uint64_t x) {
 
 }  // namespace
 
-Routing::Routing(const Topology& topology)
+std::string to_string(RoutingScheme scheme) {
+  switch (scheme) {
+    case RoutingScheme::ecmp: return "ecmp";
+    case RoutingScheme::d_mod_k: return "d-mod-k";
+    case RoutingScheme::balanced: return "balanced";
+  }
+  return "?";
+}
+
+Routing::Routing(const Topology& topology) : Routing(topology, topology.routing()) {}
+
+Routing::Routing(const Topology& topology, RoutingScheme scheme)
     : topology_(topology),
+      scheme_(scheme),
+      accelerator_(topology.vertex_count(), 0),
       distance_(topology.vertex_count(), -1),
       width_(topology.vertex_count(), 0),
-      stamp_(topology.vertex_count(), 0) {
+      stamp_(topology.vertex_count(), 0),
+      near_(topology.vertex_count(), 0) {
+  for (VertexId v = 0; v < topology.vertex_count(); ++v) {
+    accelerator_[v] = topology.vertex(v).kind == VertexKind::accelerator;
+  }
   queue_.reserve(topology.vertex_count());
+  index_destinations();
+  if (scheme_ == RoutingScheme::balanced) {
+    load_.assign(topology.link_count(), 0);
+    best_max_.assign(topology.vertex_count(), 0);
+    best_sum_.assign(topology.vertex_count(), 0);
+    best_stamp_.assign(topology.vertex_count(), 0);
+  }
+}
+
+bool Routing::fabric_switch(VertexId v) const {
+  const VertexInfo& info = topology_.vertex(v);
+  return info.kind == VertexKind::switch_ && info.tier >= 1;
+}
+
+// Tier-1 switches in vertex order; on each, its NICs in link order. A NIC keeps the index of the
+// first tier-1 switch it hangs off.
+void Routing::index_destinations() {
+  index_.assign(topology_.vertex_count(), -1);
+  std::int64_t most = 0;
+  for (VertexId v = 0; v < topology_.vertex_count(); ++v) {
+    if (!fabric_switch(v) || topology_.vertex(v).tier != 1) continue;
+    std::int64_t nics = 0;
+    for (LinkId l : topology_.out_links(v)) nics += topology_.vertex(topology_.link(l).to).kind == VertexKind::nic;
+    most = std::max(most, nics);
+  }
+  std::int64_t rank = 0;
+  for (VertexId v = 0; v < topology_.vertex_count(); ++v) {
+    if (!fabric_switch(v) || topology_.vertex(v).tier != 1) continue;
+    std::int64_t position = 0;
+    for (LinkId l : topology_.out_links(v)) {
+      const VertexId nic = topology_.link(l).to;
+      if (topology_.vertex(nic).kind != VertexKind::nic) continue;
+      if (index_[nic] < 0) index_[nic] = rank * most + position;
+      ++position;
+    }
+    ++rank;
+  }
+}
+
+std::int64_t Routing::destination_index(VertexId v) const {
+  check_vertex(v);
+  return index_[v];
 }
 
 void Routing::check_vertex(VertexId v) const {
@@ -33,9 +92,25 @@ void Routing::check_vertex(VertexId v) const {
   }
 }
 
+// An accelerator forwards only between its accelerator-to-accelerator links (a DGX-1 cube-mesh
+// hop, a torus's ICI): traffic never enters another GPU from its NVSwitch or NIC to leave through
+// that GPU's NIC. Across nodes a GPU thus sends through its own NIC and receives through its own
+// NIC, rail to rail, as NCCL does (GPUDirect RDMA from the nearest NIC); otherwise, where nodes
+// straddle edge switches, a path through a neighbour GPU's NIC ties in length with the direct
+// one and lands on a NIC that carries its own rail's flow.
+bool Routing::hop_allowed(VertexId u, VertexId v) const {
+  const bool u_accelerator = accelerator_[u] != 0;
+  const bool v_accelerator = accelerator_[v] != 0;
+  if (v_accelerator && v != to_ && !u_accelerator) return false;  // entering a transit GPU
+  if (u_accelerator && u != from_ && !v_accelerator) return false;  // leaving a transit GPU
+  return true;
+}
+
 int Routing::search(VertexId from, VertexId to) {
   check_vertex(from);
   check_vertex(to);
+  from_ = from;
+  to_ = to;
   ++epoch_;
   queue_.clear();
   stamp_[from] = epoch_;
@@ -43,6 +118,13 @@ int Routing::search(VertexId from, VertexId to) {
   width_[from] = std::numeric_limits<double>::infinity();
   queue_.push_back(from);
   if (from == to) return 0;
+  // The vertices that may step into `to`: once the first is labelled, at distance `last`, `to`
+  // is at last + 1, and of that level only they need expanding (the widest level, on a fabric).
+  for (LinkId l : topology_.out_links(to)) {
+    const VertexId u = topology_.link(l).to;
+    if (hop_allowed(u, to)) near_[u] = epoch_;
+  }
+  int last = std::numeric_limits<int>::max();
   // Level by level, so a vertex's width is final before its level is expanded. Once `to` is
   // reached, the rest of its predecessors' level is still expanded (each may widen it), then
   // the search stops.
@@ -50,8 +132,10 @@ int Routing::search(VertexId from, VertexId to) {
   for (std::size_t head = 0; head < queue_.size(); ++head) {
     const VertexId v = queue_[head];
     if (found >= 0 && distance_[v] >= found) break;  // the level before `to` is done
+    if (distance_[v] == last && near_[v] != epoch_) continue;  // cannot reach `to` in one hop
     for (LinkId l : topology_.out_links(v)) {
       const VertexId u = topology_.link(l).to;
+      if (!hop_allowed(v, u)) continue;
       const double w = std::min(width_[v], topology_.link(l).bandwidth);
       if (stamp_[u] != epoch_) {
         stamp_[u] = epoch_;
@@ -61,6 +145,7 @@ int Routing::search(VertexId from, VertexId to) {
           found = distance_[u];
         } else {
           queue_.push_back(u);
+          if (near_[u] == epoch_) last = std::min(last, distance_[u]);
         }
       } else if (distance_[u] == distance_[v] + 1) {
         width_[u] = std::max(width_[u], w);
@@ -72,6 +157,78 @@ int Routing::search(VertexId from, VertexId to) {
 
 int Routing::hops(VertexId from, VertexId to) { return search(from, to); }
 
+// The least (max, sum) route load over the equal-cost paths from the source to `v` (at distance
+// < the destination's, on a path as wide as `query_width_`), computed on demand from the destination
+// backwards and memoized per query: only the vertices on the destination's shortest paths.
+Routing::Load Routing::best_load(VertexId v) {
+  if (v == from_) return {0, 0};
+  if (best_stamp_[v] == epoch_) return {best_max_[v], best_sum_[v]};
+  Load best{std::numeric_limits<std::uint32_t>::max(), std::numeric_limits<std::uint64_t>::max()};
+  for (LinkId out : topology_.out_links(v)) {
+    const LinkId in = out ^ 1u;
+    const VertexId u = topology_.link(in).from;
+    if (stamp_[u] != epoch_ || distance_[u] != distance_[v] - 1 || width_[u] < query_width_ ||
+        topology_.link(in).bandwidth < query_width_ || !hop_allowed(u, v)) {
+      continue;
+    }
+    const Load from_u = best_load(u);
+    const Load through{std::max(from_u.max, load_[in]), from_u.sum + load_[in]};
+    if (through.max < best.max || (through.max == best.max && through.sum < best.sum)) best = through;
+  }
+  best_stamp_[v] = epoch_;
+  best_max_[v] = best.max;
+  best_sum_[v] = best.sum;
+  return best;
+}
+
+bool Routing::destination_choice(VertexId v, std::int64_t dest, std::int64_t& stride, LinkId& chosen) {
+  if (dest < 0 || !fabric_switch(v)) return false;
+  const int tier = topology_.vertex(v).tier;
+  for (LinkId in : choices_) {
+    const VertexId u = topology_.link(in).from;
+    if (!fabric_switch(u) || topology_.vertex(u).tier <= tier) return false;
+  }
+  // The up-ports of v's level, in link order: the links down into v from every higher switch.
+  std::int64_t ups = 0;
+  for (LinkId out : topology_.out_links(v)) {
+    const VertexId u = topology_.link(out).to;
+    ups += fabric_switch(u) && topology_.vertex(u).tier > tier;
+  }
+  const std::int64_t port = (dest / stride) % ups;
+  std::int64_t i = 0;
+  chosen = choices_[static_cast<std::size_t>((dest / stride) % static_cast<std::int64_t>(choices_.size()))];
+  for (LinkId out : topology_.out_links(v)) {
+    const VertexId u = topology_.link(out).to;
+    if (!fabric_switch(u) || topology_.vertex(u).tier <= tier) continue;
+    if (i++ == port) {
+      // Taken when it is one of the shortest, widest choices (it always is on a fat-tree).
+      if (std::find(choices_.begin(), choices_.end(), out ^ 1u) != choices_.end()) chosen = out ^ 1u;
+      break;
+    }
+  }
+  stride *= ups;
+  return true;
+}
+
+LinkId Routing::least_loaded(bool has_preferred, LinkId preferred) {
+  LinkId best = choices_.front();
+  std::uint32_t best_max = std::numeric_limits<std::uint32_t>::max();
+  std::uint64_t best_sum = std::numeric_limits<std::uint64_t>::max();
+  for (LinkId in : choices_) {
+    const Load from_u = best_load(topology_.link(in).from);
+    const std::uint32_t m = std::max(from_u.max, load_[in]);
+    const std::uint64_t s = from_u.sum + load_[in];
+    const bool better = m < best_max || (m == best_max && s < best_sum);
+    const bool tie_to_preferred = m == best_max && s == best_sum && has_preferred && in == preferred;
+    if (better || tie_to_preferred) {
+      best = in;
+      best_max = m;
+      best_sum = s;
+    }
+  }
+  return best;
+}
+
 const Path& Routing::path(VertexId from, VertexId to, std::uint64_t flow_key) {
   const auto key = std::make_tuple(from, to, flow_key);
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
@@ -80,29 +237,57 @@ const Path& Routing::path(VertexId from, VertexId to, std::uint64_t flow_key) {
     throw std::invalid_argument("Routing: " + topology_.vertex(to).name + " cannot be reached from " +
                                 topology_.vertex(from).name);
   }
+  const double width = width_[to];
+  query_width_ = width;  // for best_load
   Path p(static_cast<std::size_t>(d));
   const std::uint64_t seed = mix((std::uint64_t{from} << 32) ^ to ^ mix(flow_key));
-  const double width = width_[to];
-  std::vector<LinkId> choices;
+  std::int64_t dest = index_[to];
+  std::int64_t stride = 1;
   VertexId v = to;
   for (int step = d; step > 0; --step) {
     // Links into v from a vertex one hop nearer the source that keep the path as wide as the
     // widest: the equal-cost choices. Link 2k and 2k+1 are the two directions of one cable,
     // so `out ^ 1` is the link coming in.
-    choices.clear();
+    choices_.clear();
     for (LinkId out : topology_.out_links(v)) {
       const LinkId in = out ^ 1u;
       const VertexId u = topology_.link(in).from;
       if (stamp_[u] == epoch_ && distance_[u] == step - 1 &&
-          std::min(width_[u], topology_.link(in).bandwidth) >= width) {
-        choices.push_back(in);
+          std::min(width_[u], topology_.link(in).bandwidth) >= width && hop_allowed(u, v)) {
+        choices_.push_back(in);
       }
     }
-    const LinkId chosen = choices[mix(seed + static_cast<std::uint64_t>(step)) % choices.size()];
+    LinkId chosen = choices_[mix(seed + static_cast<std::uint64_t>(step)) % choices_.size()];
+    if (scheme_ != RoutingScheme::ecmp) {
+      LinkId by_destination = chosen;
+      const bool tree = destination_choice(v, dest, stride, by_destination);
+      if (scheme_ == RoutingScheme::d_mod_k) {
+        if (tree) chosen = by_destination;
+      } else {
+        chosen = least_loaded(tree, by_destination);
+      }
+    }
     p[static_cast<std::size_t>(step - 1)] = chosen;
     v = topology_.link(chosen).from;
+    if (dest < 0 && topology_.vertex(v).kind == VertexKind::nic) dest = index_[v];
+  }
+  if (scheme_ == RoutingScheme::balanced) {
+    for (LinkId l : p) ++load_[l];
   }
   return cache_.emplace(key, std::move(p)).first->second;
+}
+
+Routing::SharedLink Routing::most_shared_link() const {
+  std::vector<int> routes(topology_.link_count(), 0);
+  for (const auto& entry : cache_) {
+    for (LinkId l : entry.second) ++routes[l];
+  }
+  SharedLink most;
+  for (LinkId l = 0; l < routes.size(); ++l) {
+    const LinkInfo& info = topology_.link(l);
+    if (routes[l] > most.routes && fabric_switch(info.from) && fabric_switch(info.to)) most = {l, routes[l]};
+  }
+  return most;
 }
 
 double Routing::latency(const Path& p) const {

@@ -1,18 +1,42 @@
 // Routing: the path a flow takes, as the list of directed links from source to destination.
 // Paths are shortest in hop count and, among those, widest (largest bottleneck bandwidth): a
-// GPU reaches a peer over NVLink rather than through a PCIe NIC two hops away too. Where
-// several paths are equally short and wide, ECMP picks one by a hash of (source, destination,
-// flow key), the same on every run, so that flows of one pair can spread over parallel spines
-// while results stay reproducible.
+// GPU reaches a peer over NVLink rather than through a PCIe NIC two hops away too. An
+// accelerator other than the two ends forwards only between accelerator-to-accelerator links
+// (cube-mesh NVLink, ICI), so between nodes a GPU sends and receives through its own NIC. Where
+// several paths are equally short and wide, the fabric's RoutingScheme (topology.hpp) picks one,
+// the same on every run:
+// - ecmp: a hash of (source, destination, flow key) picks among the choices at each switch, as
+//   Ethernet/RoCE switches hash a flow's 5-tuple (one NCCL connection is one queue pair, one
+//   5-tuple). Flows of different pairs can land on the same link while another stays idle: hash
+//   collisions, whose cost shows against the balanced reference.
+// - d_mod_k: destination-based (D-mod-K; Zahavi, "D-Mod-K Routing Providing Non-Blocking Traffic
+//   for Shift Permutations on Real Life Fat Trees", Technion CCIT report 776, 2010; the fat-tree
+//   routing engine of OpenSM, linux-rdma/opensm doc/current-routing.txt). Every NIC attached to
+//   a tier-1 switch has an index D = (rank of its tier-1 switch) x (most NICs on one tier-1
+//   switch) + (its position on that switch). Going up, the switch at the l-th up-going choice
+//   takes up-port floor(D / (w_1 ... w_{l-1})) mod w_l, w_i being the up-port counts of the
+//   choices before. All traffic to one destination then converges on one top switch and comes
+//   down one path that no other destination uses, and a shift permutation (rank i sends to
+//   i + s, as every ring does) crosses no link twice on a full k-ary fat-tree (Zahavi et al.,
+//   "Optimized InfiniBand fat-tree routing for shift all-to-all communication patterns",
+//   Concurrency and Computation: Practice and Experience 22(2), 2010). Al-Fares et al.'s
+//   two-level tables (SIGCOMM 2008) also pick the up-port from the destination host's id.
+// - balanced: each new route takes an equal-cost path whose most loaded link carries the fewest
+//   routes handed out so far (then the smallest total load; ties go to the D-mod-K choice). It
+//   sees the routes of the whole collective, which no switch does: the collision-free
+//   reference that routing costs are measured against.
 //
 // A query runs a breadth-first search from the source, labelling each vertex with its hop
 // distance and the widest bottleneck of a shortest path to it, and stops once the level before
 // the destination is complete. It then walks back from the destination choosing, at each
-// vertex, one of the links from a vertex one hop nearer that keeps the path's width. Scratch arrays are reused between queries (no allocation per query), and paths are
-// cached by (source, destination, flow key), since collectives ask for the same pairs again.
+// vertex, one of the links from a vertex one hop nearer that keeps the path's width; the walk
+// meets the destination's NIC (its D) before any fabric choice. Scratch arrays are reused
+// between queries (no allocation per query), and paths are cached by (source, destination,
+// flow key), since collectives ask for the same pairs again.
 #pragma once
 #include <cstdint>
 #include <map>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -24,7 +48,12 @@ using Path = std::vector<LinkId>;
 
 class Routing {
  public:
+  // Routes as the topology's fabric does (Topology::routing()).
   explicit Routing(const Topology& topology);
+  // Routes by another scheme on the same topology (e.g. the balanced reference).
+  Routing(const Topology& topology, RoutingScheme scheme);
+
+  RoutingScheme scheme() const { return scheme_; }
 
   // The links from `from` to `to` (empty when from == to). Throws std::invalid_argument for an
   // unknown vertex or when `to` cannot be reached.
@@ -36,19 +65,64 @@ class Routing {
   // Smallest link bandwidth along a path (infinity for an empty path).
   double bottleneck(const Path& p) const;
 
+  // D-mod-K index of a NIC attached to a tier-1 switch, else -1.
+  std::int64_t destination_index(VertexId v) const;
+
+  // The switch-to-switch link that the most distinct routes handed out so far cross (ties: the
+  // lowest id), and how many; routes 0 when no route crosses one. Over every route asked since
+  // construction: for a one-phase collective (a ring) the flows that share the link at once.
+  struct SharedLink {
+    LinkId link = 0;
+    int routes = 0;
+  };
+  SharedLink most_shared_link() const;
+
  private:
   // Labels distances from `from` until `to` is reached; returns its distance or -1.
   int search(VertexId from, VertexId to);
+  // balanced: the least (max, sum) route load over the current query's equal-cost paths from
+  // the source to `v`.
+  struct Load {
+    std::uint32_t max;
+    std::uint64_t sum;
+  };
+  Load best_load(VertexId v);
+  // d_mod_k: the link into `v` that D-mod-K takes when `v` is a fabric switch whose choices all
+  // come down from higher-tier switches; advances `stride`. Returns false when it does not apply.
+  bool destination_choice(VertexId v, std::int64_t dest, std::int64_t& stride, LinkId& chosen);
+  // balanced: the choice whose path from the source has the least (max, sum) load; ties go to
+  // `preferred` (the D-mod-K choice) when has_preferred, else to the first.
+  LinkId least_loaded(bool has_preferred, LinkId preferred);
+  // Whether a path of the current query may take the hop u -> v (accelerators are no transit
+  // between a switch or NIC and anything).
+  bool hop_allowed(VertexId u, VertexId v) const;
   void check_vertex(VertexId v) const;
+  void index_destinations();
+  bool fabric_switch(VertexId v) const;
 
   const Topology& topology_;
+  RoutingScheme scheme_;
+  std::vector<std::int64_t> index_;     // D-mod-K index per vertex, -1 for none
+  std::vector<char> accelerator_;       // per vertex: an accelerator
   std::vector<int> distance_;           // valid where stamp_ == epoch_
   std::vector<double> width_;           // widest bottleneck of a shortest path from the source
   std::vector<std::uint32_t> stamp_;
+  std::vector<std::uint32_t> near_;     // == epoch_: may step into the current destination
   std::uint32_t epoch_ = 0;
+  VertexId from_ = 0, to_ = 0;          // the current query's ends
   std::vector<VertexId> queue_;
+  std::vector<LinkId> choices_;         // equal-cost links into the vertex being walked
+  // balanced only: routes per link, and the best (max, sum) load from the source per vertex
+  std::vector<std::uint32_t> load_;
+  std::vector<std::uint32_t> best_max_;
+  std::vector<std::uint64_t> best_sum_;
+  std::vector<std::uint32_t> best_stamp_;  // == epoch_: best_max_/best_sum_ hold this query's
+  double query_width_ = 0;              // the current query's path width
   // Ordered map: looked up only, but no hash-order dependence can creep in.
   std::map<std::tuple<VertexId, VertexId, std::uint64_t>, Path> cache_;
 };
+
+// "ecmp", "d-mod-k", "balanced" (the scenario spelling).
+std::string to_string(RoutingScheme scheme);
 
 }  // namespace dlsim::network

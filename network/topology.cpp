@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 namespace dlsim::network {
 
@@ -19,20 +20,43 @@ VertexId Topology::add_vertex(VertexInfo info) {
 }
 
 LinkId Topology::add_duplex_link(VertexId a, VertexId b, double bandwidth, double latency_s, std::string kind) {
+  LinkSpec spec;
+  spec.bandwidth = bandwidth;
+  spec.latency_s = latency_s;
+  spec.kind = std::move(kind);
+  return add_duplex_link(a, b, spec);
+}
+
+LinkId Topology::add_duplex_link(VertexId a, VertexId b, const LinkSpec& spec) {
   if (a >= vertices_.size() || b >= vertices_.size() || a == b) {
     throw std::invalid_argument("Topology: a link needs two distinct existing vertices");
   }
-  if (!(bandwidth > 0) || !std::isfinite(bandwidth) || !(latency_s >= 0) || !std::isfinite(latency_s)) {
+  if (!(spec.bandwidth > 0) || !std::isfinite(spec.bandwidth) || !(spec.latency_s >= 0) || !std::isfinite(spec.latency_s)) {
     throw std::invalid_argument("Topology: link bandwidth must be > 0 and latency >= 0");
   }
+  if (!(spec.efficiency > 0 && spec.efficiency <= 1) || !(spec.flow_cap > 0)) {
+    throw std::invalid_argument("Topology: link efficiency must be in (0, 1] and its per-flow cap > 0");
+  }
+  LinkInfo info{a, b, spec.bandwidth, spec.latency_s, spec.kind, spec.tech, spec.bandwidth * spec.efficiency, spec.flow_cap};
   const auto forward = static_cast<LinkId>(links_.size());
-  links_.push_back({a, b, bandwidth, latency_s, kind});
-  links_.push_back({b, a, bandwidth, latency_s, std::move(kind)});
+  links_.push_back(info);
+  std::swap(info.from, info.to);
+  links_.push_back(std::move(info));
   out_[a].push_back(forward);
   out_[b].push_back(forward + 1);
   boost::add_edge(a, b, forward, graph_);
   boost::add_edge(b, a, forward + 1, graph_);
   return forward;
+}
+
+void Topology::set_reduction_bandwidth(VertexId v, double bandwidth) {
+  if (v >= vertices_.size() || vertices_[v].kind != VertexKind::switch_) {
+    throw std::invalid_argument("Topology: only a switch reduces in the network");
+  }
+  if (!(bandwidth >= 0) || !std::isfinite(bandwidth)) {
+    throw std::invalid_argument("Topology: a reduction bandwidth must be finite and >= 0");
+  }
+  vertices_[v].reduction_bandwidth = bandwidth;
 }
 
 std::vector<VertexId> Topology::vertices_of_kind(VertexKind kind) const {

@@ -34,12 +34,35 @@ VertexId add_switch(Topology& t, std::string name, int tier) {
   return t.add_vertex({VertexKind::switch_, std::move(name), -1, -1, tier});
 }
 
+// The links of a node, with their technology (link_tech.hpp) setting what flows get of them.
+LinkSpec spec_of(double bandwidth, double latency_s, const char* kind, LinkTech tech) {
+  LinkSpec s;
+  s.bandwidth = bandwidth;
+  s.latency_s = latency_s;
+  s.kind = kind;
+  s.tech = tech;
+  s.efficiency = achievable_fraction(tech);
+  return s;
+}
+LinkSpec nvlink_spec(const NodeSpec& node, double bandwidth) {
+  return spec_of(bandwidth, node.link_latency_s, "nvlink", node.link_tech);
+}
+LinkSpec pcie_spec(double bandwidth, double latency_s, LinkTech tech) { return spec_of(bandwidth, latency_s, "pcie", tech); }
+// TCP sockets: Ethernet framing whatever the NIC could do, and one CPU-copied stream per flow.
+LinkSpec nic_spec(const NodeSpec& node) {
+  const bool tcp = node.transport == Transport::tcp;
+  LinkSpec s = spec_of(node.nic_bandwidth, node.nic_latency_s, "nic", tcp ? LinkTech::ethernet : node.nic_tech);
+  if (tcp) s.flow_cap = node.socket_bandwidth;
+  return s;
+}
+
 NodePorts add_endpoints(Topology& t, const NodeSpec& node, int n, bool with_nics) {
   NodePorts ports;
   const std::string chip = node.kind == NodeKind::tpu_board ? "tpu" : "gpu";
   for (int i = 0; i < node.accelerators; ++i) {
-    ports.accelerators.push_back(
-        t.add_vertex({VertexKind::accelerator, in_node(n, chip + std::to_string(i)), n, i, 0}));
+    VertexInfo info{VertexKind::accelerator, in_node(n, chip + std::to_string(i)), n, i, 0};
+    info.nccl_compute_capability = node.nccl_compute_capability;
+    ports.accelerators.push_back(t.add_vertex(std::move(info)));
   }
   for (int j = 0; with_nics && j < node.nics; ++j) {
     ports.nics.push_back(t.add_vertex({VertexKind::nic, in_node(n, "nic" + std::to_string(j)), n, j, 0}));
@@ -50,14 +73,16 @@ NodePorts add_endpoints(Topology& t, const NodeSpec& node, int n, bool with_nics
 // Designs with a direct PCIe link from accelerator i to NIC i * nics / accelerators.
 void link_accelerators_to_nics(Topology& t, const NodeSpec& node, const NodePorts& p) {
   for (int i = 0; i < node.accelerators; ++i) {
-    t.add_duplex_link(p.accelerators[i], p.nics[detail::nic_of(node, i)], node.pcie_bandwidth,
-                      node.pcie_latency_s, "pcie");
+    t.add_duplex_link(p.accelerators[i], p.nics[detail::nic_of(node, i)],
+                      pcie_spec(node.pcie_bandwidth, node.pcie_latency_s, node.pcie_tech));
   }
 }
 
+// With nvls_bandwidth > 0 the NVSwitch reduces what its ports send it (NVLink SHARP).
 void wire_nvswitch(Topology& t, const NodeSpec& node, int n, const NodePorts& p) {
   const VertexId sw = add_switch(t, in_node(n, "nvswitch"), 0);
-  for (VertexId a : p.accelerators) t.add_duplex_link(a, sw, node.link_bandwidth, node.link_latency_s, "nvlink");
+  t.set_reduction_bandwidth(sw, node.nvls_bandwidth);
+  for (VertexId a : p.accelerators) t.add_duplex_link(a, sw, nvlink_spec(node, node.link_bandwidth));
   link_accelerators_to_nics(t, node, p);
 }
 
@@ -77,30 +102,38 @@ constexpr CubeMeshPair kCubeMesh[] = {
 
 void wire_hybrid_cube_mesh(Topology& t, const NodeSpec& node, const NodePorts& p) {
   for (const auto& pair : kCubeMesh) {
-    t.add_duplex_link(p.accelerators[pair.a], p.accelerators[pair.b], pair.links * node.link_bandwidth,
-                      node.link_latency_s, "nvlink");
+    t.add_duplex_link(p.accelerators[pair.a], p.accelerators[pair.b], nvlink_spec(node, pair.links * node.link_bandwidth));
   }
   link_accelerators_to_nics(t, node, p);
 }
 
 // Accelerators under PCIe switches (4 or 2 each, see detail::pcie_per_switch), switches under
-// the host root; all these links are x16 (`link_bandwidth`). A NIC hangs off the switch of the
-// accelerators it serves when they share one, else off the root, by a `pcie_bandwidth` link.
+// the host root; all these links are x16 (detail::pcie_x16: `link_bandwidth` for the pcie
+// design, whose link is PCIe, `pcie_bandwidth` for nvlink_pairs). A NIC hangs off the switch of
+// the accelerators it serves when they share one, else off the root, by a `pcie_bandwidth` link.
 void wire_pcie(Topology& t, const NodeSpec& node, int n, const NodePorts& p) {
+  const bool bridged = node.kind == NodeKind::nvlink_pairs;
+  const double x16 = detail::pcie_x16(node);
+  const double latency = bridged ? node.pcie_latency_s : node.link_latency_s;
+  const LinkTech tech = bridged ? node.pcie_tech : node.link_tech;
   const VertexId root = add_switch(t, in_node(n, "host"), 0);
   std::vector<VertexId> switches;
   for (int s = 0; s < detail::pcie_switches(node); ++s) {
     switches.push_back(add_switch(t, in_node(n, "pcie" + std::to_string(s)), 0));
-    t.add_duplex_link(switches.back(), root, node.link_bandwidth, node.link_latency_s, "pcie");
+    t.add_duplex_link(switches.back(), root, pcie_spec(x16, latency, tech));
   }
   const int per_switch = detail::pcie_per_switch(node);
   for (int i = 0; i < node.accelerators; ++i) {
-    t.add_duplex_link(p.accelerators[i], switches[i / per_switch], node.link_bandwidth, node.link_latency_s,
-                      "pcie");
+    t.add_duplex_link(p.accelerators[i], switches[i / per_switch], pcie_spec(x16, latency, tech));
   }
   for (int j = 0; j < node.nics; ++j) {
     const int s = detail::pcie_switch_of_nic(node, j);
-    t.add_duplex_link(p.nics[j], s >= 0 ? switches[s] : root, node.pcie_bandwidth, node.pcie_latency_s, "pcie");
+    t.add_duplex_link(p.nics[j], s >= 0 ? switches[s] : root,
+                      pcie_spec(node.pcie_bandwidth, node.pcie_latency_s, node.pcie_tech));
+  }
+  // Bridged pairs: the NVLink bridge is the pair's one hop, so rings follow it (ring_search.hpp).
+  for (int i = 0; bridged && i + 1 < node.accelerators; i += 2) {
+    t.add_duplex_link(p.accelerators[i], p.accelerators[i + 1], nvlink_spec(node, node.link_bandwidth));
   }
 }
 
@@ -118,7 +151,8 @@ NodePorts add_node(Topology& t, const NodeSpec& node, int n) {
   switch (node.kind) {
     case NodeKind::nvswitch: wire_nvswitch(t, node, n, p); break;
     case NodeKind::hybrid_cube_mesh: wire_hybrid_cube_mesh(t, node, p); break;
-    case NodeKind::pcie: wire_pcie(t, node, n, p); break;
+    case NodeKind::pcie:
+    case NodeKind::nvlink_pairs: wire_pcie(t, node, n, p); break;
     case NodeKind::tpu_board: wire_tpu_board(t, node, p); break;
   }
   return p;
@@ -127,7 +161,12 @@ NodePorts add_node(Topology& t, const NodeSpec& node, int n) {
 // ---- fabrics --------------------------------------------------------------------------------
 
 void attach(Topology& t, const NodeSpec& node, VertexId nic, VertexId sw) {
-  t.add_duplex_link(nic, sw, node.nic_bandwidth, node.nic_latency_s, "nic");
+  t.add_duplex_link(nic, sw, nic_spec(node));
+}
+
+// Switch-to-switch links are of the NICs' technology; with SHARP every fabric switch reduces.
+LinkSpec fabric_spec(const NodeSpec& node, double bandwidth, double latency_s) {
+  return spec_of(bandwidth, latency_s, "fabric", node.transport == Transport::tcp ? LinkTech::ethernet : node.nic_tech);
 }
 
 void fabric_single_switch(Topology& t, const NodeSpec& node, const std::vector<NodePorts>& nodes) {
@@ -147,7 +186,7 @@ void add_spines(Topology& t, const NodeSpec& node, const FabricSpec& fabric, con
   std::vector<VertexId> spines;
   for (int s = 0; s < count; ++s) spines.push_back(add_switch(t, "spine" + std::to_string(s), 2));
   for (VertexId l : lower) {
-    for (VertexId s : spines) t.add_duplex_link(l, s, per_link, fabric.link_latency_s, "fabric");
+    for (VertexId s : spines) t.add_duplex_link(l, s, fabric_spec(node, per_link, fabric.link_latency_s));
   }
 }
 
@@ -192,7 +231,7 @@ void fabric_fat_tree(Topology& t, const NodeSpec& node, const FabricSpec& fabric
   }
   for (int c = 0; c < h * h; ++c) cores.push_back(add_switch(t, "core" + std::to_string(c), 3));
   const auto link = [&](VertexId a, VertexId b) {
-    t.add_duplex_link(a, b, fabric.link_bandwidth, fabric.link_latency_s, "fabric");
+    t.add_duplex_link(a, b, fabric_spec(node, fabric.link_bandwidth, fabric.link_latency_s));
   };
   for (int pod = 0; pod < k; ++pod) {
     for (int a = 0; a < h; ++a) {
@@ -261,9 +300,15 @@ double torus_bisection(const FabricSpec& fabric) {
 
 }  // namespace
 
+RoutingScheme default_routing(FabricKind kind) {
+  return kind == FabricKind::fat_tree || kind == FabricKind::rail_optimized ? RoutingScheme::d_mod_k
+                                                                             : RoutingScheme::ecmp;
+}
+
 Topology build_cluster(const NodeSpec& node, const FabricSpec& fabric) {
   detail::validate(node, fabric, "build_cluster");
   Topology t;
+  t.set_routing(fabric.routing.value_or(default_routing(fabric.kind)));
   // A torus is the chips' own ICI: it replaces the node's internal wiring, and no NICs are used.
   const bool torus = fabric.kind == FabricKind::torus;
   std::vector<NodePorts> nodes;
@@ -278,6 +323,11 @@ Topology build_cluster(const NodeSpec& node, const FabricSpec& fabric) {
     case FabricKind::rail_optimized: fabric_rail_optimized(t, node, fabric, nodes); break;
     case FabricKind::torus: fabric_torus(t, fabric); break;
     case FabricKind::wan: fabric_wan(t, node, fabric, nodes); break;
+  }
+  if (fabric.sharp_bandwidth > 0 && !torus) {
+    for (VertexId v = 0; v < t.vertex_count(); ++v) {
+      if (t.vertex(v).kind == VertexKind::switch_ && t.vertex(v).tier >= 1) t.set_reduction_bandwidth(v, fabric.sharp_bandwidth);
+    }
   }
   return t;
 }

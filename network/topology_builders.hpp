@@ -10,9 +10,18 @@
 //   ../shared/reference/hardware-and-cloud.yaml for which pairs have two links).
 // - pcie: accelerators hang off PCIe switches under the host (K80/T4/A10G-class instances);
 //   `link_bandwidth` is the PCIe x16 bandwidth.
+// - nvlink_pairs: the pcie design (x16 links of `pcie_bandwidth`) plus an NVLink bridge of
+//   `link_bandwidth` between accelerators 2i and 2i+1 (A100 PCIe and H100 NVL boards: Azure
+//   NC A100 v4, 4 GPUs in two bridged pairs).
 // - tpu_board: 4 TPU chips (a v2-8/v3-8/v4-8 host) or 8 (a v5e-8 host) joined by ICI links in a ring.
 // Every design has `nics` NICs of `nic_bandwidth`; accelerator i reaches NIC i * nics / per_node
 // over a PCIe link of `pcie_bandwidth`.
+//
+// Links carry their technology (link_tech.hpp), which sets the achievable fraction of line rate
+// flows get; `generic` (the default) keeps line rate. With transport tcp the NIC links carry
+// TCP/IP framing and cap every flow at `socket_bandwidth` (one CPU-copied stream per flow). A
+// node with nvls_bandwidth > 0 has an NVSwitch that reduces in the switch (NVLink SHARP,
+// NVSwitch-3); a fabric with sharp_bandwidth > 0 has switches that do (InfiniBand SHARP).
 //
 // Fabrics (how nodes connect):
 // - single_switch: every NIC to one switch.
@@ -26,15 +35,21 @@
 //   (wrap-around), ICI links of `link_bandwidth` (TPU pods); no NICs are used.
 // - wan: `regions` regions, each a leaf_spine-like single switch of its nodes; region switches
 //   joined in a full mesh by WAN links of `wan_bandwidth` / `wan_latency`.
+//
+// Routing (topology.hpp RoutingScheme, routing.hpp): `routing` when given, else the kind's
+// default (default_routing). d_mod_k needs a tree of switches: a torus or wan takes ecmp or
+// balanced only.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "network/link_tech.hpp"
 #include "network/topology.hpp"
 
 namespace dlsim::network {
 
-enum class NodeKind { nvswitch, hybrid_cube_mesh, pcie, tpu_board };
+enum class NodeKind { nvswitch, hybrid_cube_mesh, pcie, tpu_board, nvlink_pairs };
 enum class FabricKind { single_switch, leaf_spine, fat_tree, rail_optimized, torus, wan };
 
 struct NodeSpec {
@@ -47,6 +62,13 @@ struct NodeSpec {
   double nic_latency_s = 1e-6;     // NIC to first switch
   double pcie_bandwidth = 16e9;    // accelerator to NIC, per direction (PCIe Gen3 x16)
   double pcie_latency_s = 1e-6;
+  LinkTech link_tech = LinkTech::generic;   // NVLink generation, or PCIe for the pcie design
+  LinkTech pcie_tech = LinkTech::generic;   // accelerator-to-NIC (and nvlink_pairs x16) links
+  LinkTech nic_tech = LinkTech::generic;    // NIC-to-fabric links (and the fabric's own)
+  Transport transport = Transport::rdma;
+  double socket_bandwidth = kTcpStreamBandwidth;  // transport tcp: per flow, bytes/s
+  double nvls_bandwidth = 0;       // NVLink SHARP reduction per GPU port, bytes/s; 0 = none
+  int nccl_compute_capability = 0; // accelerators run NCCL of this class (70/80/90); 0 = ideal
 };
 
 struct FabricSpec {
@@ -62,7 +84,21 @@ struct FabricSpec {
   int regions = 1;                 // wan
   double wan_bandwidth = 1.25e9;   // wan
   double wan_latency_s = 30e-3;    // wan, one way
+  double sharp_bandwidth = 0;      // InfiniBand SHARP reduction per switch port, bytes/s; 0 = none
+  std::optional<RoutingScheme> routing;  // unset: default_routing(kind)
 };
+
+// The routing a fabric kind gets unless told otherwise:
+// - fat_tree, rail_optimized: d_mod_k. Such fabrics are InfiniBand in practice (NVIDIA's DGX
+//   SuperPOD, Selene among them, is a rail-optimized InfiniBand fat-tree; Azure connects its
+//   InfiniBand VMs "in a non-blocking fat tree", MicrosoftDocs azure-docs hbv3-series.md),
+//   routed by OpenSM's fat-tree engine; Al-Fares et al.'s own fat-tree routing picks the up-port
+//   from the destination host too. Adaptive routing, which such fabrics may also enable, is
+//   not modelled: the balanced reference bounds what it could recover.
+// - leaf_spine: ecmp, the Ethernet/RoCE data-centre Clos (switches hash each flow's 5-tuple).
+// - single_switch: ecmp (there is no choice to make); torus, wan: ecmp (ties among minimal
+//   paths hashed).
+RoutingScheme default_routing(FabricKind kind);
 
 // Throws std::invalid_argument with a message naming the bad field.
 Topology build_cluster(const NodeSpec& node, const FabricSpec& fabric);

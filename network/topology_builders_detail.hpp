@@ -72,15 +72,21 @@ inline int pcie_switch_of_nic(const NodeSpec& node, int j) {
   return r.first / g == (r.last - 1) / g ? r.first / g : -1;
 }
 
+// Designs whose accelerators hang off PCIe switches, and the x16 bandwidth of those links.
+inline bool pcie_tree(const NodeSpec& node) { return node.kind == NodeKind::pcie || node.kind == NodeKind::nvlink_pairs; }
+inline double pcie_x16(const NodeSpec& node) {
+  return node.kind == NodeKind::nvlink_pairs ? node.pcie_bandwidth : node.link_bandwidth;
+}
+
 // What can feed NIC j from the accelerators, before the NIC's own port: their PCIe links.
 inline double nic_feed(const NodeSpec& node, int j) {
   const Range r = served_by_nic(node, j);
   const int count = r.last - r.first;
-  if (node.kind != NodeKind::pcie) return count * node.pcie_bandwidth;
+  if (!pcie_tree(node)) return count * node.pcie_bandwidth;
   const int g = pcie_per_switch(node);
   // On a switch: each accelerator's own link; on the root: one uplink per switch crossed.
   const int crossed = (r.last - 1) / g - r.first / g + 1;
-  const double below = pcie_switch_of_nic(node, j) >= 0 ? count * node.link_bandwidth : crossed * node.link_bandwidth;
+  const double below = pcie_switch_of_nic(node, j) >= 0 ? count * pcie_x16(node) : crossed * pcie_x16(node);
   return std::min(node.pcie_bandwidth, below);
 }
 
@@ -156,6 +162,17 @@ inline void validate_node(const NodeSpec& node, const std::string& where) {
   check_latency(where, "node.nic_latency_s", node.nic_latency_s);
   check_bandwidth(where, "node.pcie_bandwidth", node.pcie_bandwidth);
   check_latency(where, "node.pcie_latency_s", node.pcie_latency_s);
+  if (node.kind == NodeKind::nvlink_pairs && node.accelerators % 2 != 0) {
+    reject(where, "node.accelerators", "even for nvlink_pairs (bridged pairs)", std::to_string(node.accelerators));
+  }
+  if (node.transport == Transport::tcp) check_bandwidth(where, "node.socket_bandwidth", node.socket_bandwidth);
+  if (!(node.nvls_bandwidth >= 0) || !std::isfinite(node.nvls_bandwidth)) {
+    reject(where, "node.nvls_bandwidth", "a finite number >= 0 (bytes/s)", show(node.nvls_bandwidth));
+  }
+  if (node.nvls_bandwidth > 0 && node.kind != NodeKind::nvswitch) {
+    reject(where, "node.nvls_bandwidth", "0 unless the node is nvswitch (NVLink SHARP reduces in the NVSwitch)",
+           show(node.nvls_bandwidth));
+  }
 }
 
 inline void validate_torus(const NodeSpec& node, const FabricSpec& fabric, const std::string& where) {
@@ -187,6 +204,12 @@ inline void validate_fabric(const NodeSpec& node, const FabricSpec& fabric, cons
   check_range(where, "fabric.regions", fabric.regions, 1, fabric.nodes);
   check_bandwidth(where, "fabric.wan_bandwidth", fabric.wan_bandwidth);
   check_latency(where, "fabric.wan_latency_s", fabric.wan_latency_s);
+  if (!(fabric.sharp_bandwidth >= 0) || !std::isfinite(fabric.sharp_bandwidth)) {
+    reject(where, "fabric.sharp_bandwidth", "a finite number >= 0 (bytes/s)", show(fabric.sharp_bandwidth));
+  }
+  if (fabric.routing == RoutingScheme::d_mod_k && (fabric.kind == FabricKind::torus || fabric.kind == FabricKind::wan)) {
+    reject(where, "fabric.routing", "ecmp or balanced for a torus or wan (d_mod_k needs a tree of switches)", "d_mod_k");
+  }
   switch (fabric.kind) {
     case FabricKind::leaf_spine:
     case FabricKind::rail_optimized:

@@ -37,7 +37,8 @@ TEST(LayerKernels, ALinearLayerRunsItsForwardAndBothGradientGemms) {
   const Layer l = linear(128, 256, 512);
   const double b = 4;  // 512 rows
   const LayerKernelTimes t = layer_kernel_times(l, b, Precision::fp16, gpu(), profile());
-  const GemmParams& g = *profile().kernels.gemm_for(Precision::fp16);
+  const DeviceProfile p = profile();  // kept alive: g refers into it
+  const GemmParams& g = *p.kernels.gemm_for(Precision::fp16);
   EXPECT_DOUBLE_EQ(t.forward.seconds, gemm_time({512, 512, 256, 1, GemmLayout::nt}, Precision::fp16, gpu(), g).seconds);
   const double dgrad = gemm_time({512, 256, 512, 1, GemmLayout::nn}, Precision::fp16, gpu(), g).seconds;
   const double wgrad = gemm_time({256, 512, 512, 1, GemmLayout::tn}, Precision::fp16, gpu(), g).seconds;
@@ -72,7 +73,8 @@ TEST(LayerKernels, ABatchedProductTakesTheBatchIntoItsCount) {
   scores.forward_flops = 2.0 * 256 * 256 * 64 * 8;
   scores.matmul = {256, 256, 64, 8, true};
   const LayerKernelTimes t = layer_kernel_times(scores, 2, Precision::fp16, gpu(), profile());
-  const GemmParams& g = *profile().kernels.gemm_for(Precision::fp16);
+  const DeviceProfile p = profile();
+  const GemmParams& g = *p.kernels.gemm_for(Precision::fp16);
   EXPECT_DOUBLE_EQ(t.forward.seconds, gemm_time({256, 256, 64, 16, GemmLayout::nt}, Precision::fp16, gpu(), g).seconds);
 }
 

@@ -10,24 +10,14 @@
 #include "models/zoo.hpp"
 #include "network/collectives.hpp"
 #include "network/topology_builders.hpp"
+#include "replay_fixtures.hpp"
 
 namespace dlsim::models {
 namespace {
 
-// `nodes` DGX-A100-like nodes: 8 GPUs on NVSwitch, 8 NICs of `nic_gbps`, one switch.
-network::Topology dgx_cluster(int nodes, double nic_gbps = 200) {
-  network::NodeSpec node;
-  node.kind = network::NodeKind::nvswitch;
-  node.accelerators = 8;
-  node.link_bandwidth = 300e9;
-  node.nics = 8;
-  node.nic_bandwidth = nic_gbps * 1e9 / 8;
-  node.pcie_bandwidth = 32e9;
-  network::FabricSpec f;
-  f.kind = network::FabricKind::single_switch;
-  f.nodes = nodes;
-  return network::build_cluster(node, f);
-}
+using test::config;
+using test::dgx_cluster;
+using test::sum_of_parts;
 
 // A model of `blocks` identical blocks of one big matrix layer with a tiny output, so that
 // compute dominates and pipeline transfers cost next to nothing.
@@ -48,17 +38,6 @@ ModelGraph uniform_model(int blocks) {
   return g;
 }
 
-TrainingConfig config(const ModelGraph& model, const network::Topology& topology, ParallelPlan plan) {
-  const Catalog catalog = Catalog::builtin();
-  TrainingConfig c;
-  c.model = &model;
-  c.device = *catalog.find_device("A100-80GB");
-  c.profile = *catalog.find_profile("A100-80GB");
-  c.topology = &topology;
-  c.plan = plan;
-  return c;
-}
-
 ParallelPlan pipeline_plan(PipelineSchedule schedule, int p, int m, int v = 1) {
   ParallelPlan plan;
   plan.pipeline = p;
@@ -67,11 +46,6 @@ ParallelPlan pipeline_plan(PipelineSchedule schedule, int p, int m, int v = 1) {
   plan.virtual_stages = v;
   plan.precision = Precision::fp16;
   return plan;
-}
-
-double sum_of_parts(const IterationBreakdown& b) {
-  return b.compute_s + b.tensor_comm_s + b.expert_comm_s + b.gather_wait_s + b.pipeline_bubble_s + b.exposed_dp_comm_s +
-         b.optimizer_s;
 }
 
 TEST(TrainingReplay, GPipeBubbleIsPMinusOneOverMPlusPMinusOne) {
@@ -197,6 +171,12 @@ TEST(TrainingReplay, ZeroStagesTradeMemoryForCommunication) {
   plan.optimizer = Optimizer::adam;
   double previous_memory = 1e300;
   double zero0_comm = 0;
+  // DeepSpeed's ZeRO-3 defaults (1e9 live elements, 1e9 reuse distance, two 5e8-element gradient
+  // buckets) are sized for models of many billions of parameters: on 1.3B they would hold more
+  // than ZeRO-2 does. With windows scaled to the model, stage 3 is the leanest.
+  plan.zero.max_live_parameters = 1e8;
+  plan.zero.max_reuse_distance = 1e8;
+  plan.zero.reduce_bucket_size = 5e7;
   for (int stage = 0; stage <= 3; ++stage) {
     plan.zero_stage = stage;
     const double mem = peak_memory(model, plan).total();

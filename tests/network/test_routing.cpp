@@ -167,7 +167,9 @@ TEST(Routing, EcmpSpreadsOverEverySpineAndIsStable) {
 }
 
 TEST(Routing, EcmpSpreadsOverFatTreeCores) {
-  const Topology t = build_cluster(node_of(NodeKind::nvswitch, 1, 1), fabric_of(FabricKind::fat_tree, 16));
+  auto f = fabric_of(FabricKind::fat_tree, 16);
+  f.routing = RoutingScheme::ecmp;  // a fat-tree's default is d_mod_k: one path per destination
+  const Topology t = build_cluster(node_of(NodeKind::nvswitch, 1, 1), f);
   Routing r(t);
   std::set<VertexId> cores;
   for (std::uint64_t key = 0; key < 256; ++key) {

@@ -1,0 +1,257 @@
+// NCCL's tuner, after NVIDIA/nccl src/graph/tuning.cc at NCCL 2.20.3 (commit b6475625). Every
+// table below is that file's, in its units (microseconds, GB/s); only the arithmetic that
+// combines them is restated. Simplifications, all on the side of what dlsim can know:
+// - one latency table per link class: NVLink, PCI, network (NCCL's hwLat);
+// - CPU-dependent constants take the Intel x86 values (network post overhead 1 us, the
+//   multi-node LL cap of the "Intel" row);
+// - CollNet is NCCL's CollNet Chain for all-reduce (Direct needs per-GPU NICs and adds a
+//   ppn-dependent factor); reduce-scatter and all-gather use rings only (no NVLS/CollNet);
+// - numPipeOps = 1 (one collective per launch), network latency of the NIC property 0.
+#include "network/nccl_tuning.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace dlsim::network {
+namespace {
+
+enum { kLL = 0, kLL128 = 1, kSimple = 2 };
+enum { kTree = 0, kRing = 1, kCollNet = 2, kNvls = 3, kAlgos = 4 };
+enum { kHwNvlink = 0, kHwPci = 1, kHwNet = 2 };
+
+// baseLat[algorithm][protocol], us (CollNet, NVLS, NVLS tree: 0).
+constexpr double kBaseLat[kAlgos][3] = {{6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}};
+// hwLat[hw][algorithm][protocol], us. CollNet: NCCL's CollNetChain row; NVLS: the NVLS row on
+// one node and the NVLS-tree row across nodes (they differ only on the network: 18 and 14).
+constexpr double kHwLat[3][kAlgos][3] = {
+    {{.6, 1.25, 28}, {.6, 1.9, 3.4}, {0, 0, 2.8}, {0, 0, 23}},
+    {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}, {0, 0, 2.8}, {0, 0, 0}},
+    {{5.0, 8.5, 28}, {2.7, 4.0, 14.0}, {0, 0, 30}, {0, 0, 18}},
+};
+constexpr double kNvlsTreeNetLat = 14;
+
+// [compute-capability row: Volta, Ampere, Hopper][nodes: 1, 2, >2], GB/s.
+constexpr double kLLMaxBw[3][3] = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {87.7, 22.5, 19.0}};
+constexpr double kPerChMaxRingLL128Bw[3][3] = {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}};
+constexpr double kPerChMaxTreeLL128Bw[3][3] = {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}};
+constexpr double kPerChMaxTreeBw[3][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}};
+
+// treeCorrectionFactor[protocol][log2(bytes / 64)], sizes 64 B to 256 MB.
+constexpr int kTreeSizes = 23;
+constexpr double kTreeCorrection[3][kTreeSizes] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},
+};
+
+constexpr double kNetOverheadUs = 1.0;  // getNetOverhead: Intel x86
+
+// Not in NCCL's source. What a collective costs on the GPU before data moves when it is timed
+// by its kernels (vidur's profiler, collectives_vidur.csv): the launch and the wait for the
+// last rank to enter the kernel, which differ by platform. FIT, per GPU generation: the median,
+// over the single-node all-reduce rows below 1 MiB of the DGX systems (a100_dgx for Ampere,
+// h100_dgx for Hopper), of measured time minus NCCL's predicted time without it
+// (`dlsim validate --collectives` prints that median for the rows it marks "fit"); the PCIe
+// boards of each generation (a100/h100_pairwise_nvlink) are held out. Older GPUs take Ampere's.
+constexpr double kLaunchOverheadAmpereUs = 30.0;
+constexpr double kLaunchOverheadHopperUs = 21.0;
+
+double launch_overhead_us(int compute_capability) {
+  return compute_capability >= 90 ? kLaunchOverheadHopperUs : kLaunchOverheadAmpereUs;
+}
+
+int row_of(int compute_capability) { return compute_capability >= 90 ? 2 : compute_capability >= 80 ? 1 : 0; }
+int nodes_column(int nodes) { return nodes <= 2 ? nodes - 1 : 2; }
+
+int log2i(long long v) {
+  int r = 0;
+  while (v > 1) {
+    v >>= 1;
+    ++r;
+  }
+  return r;
+}
+
+int algo_index(Algorithm a) {
+  switch (a) {
+    case Algorithm::double_binary_tree: return kTree;
+    case Algorithm::ring: return kRing;
+    case Algorithm::collnet: return kCollNet;
+    case Algorithm::nvls: return kNvls;
+    default: return -1;
+  }
+}
+
+int proto_index(Protocol p) { return p == Protocol::ll ? kLL : p == Protocol::ll128 ? kLL128 : kSimple; }
+
+int steps(CollectiveKind kind, int n) {
+  if (kind == CollectiveKind::all_reduce) return 2 * (n - 1);
+  if (kind == CollectiveKind::reduce_scatter || kind == CollectiveKind::all_gather) return n - 1;
+  return n;
+}
+
+// Why a pair cannot run, or "" when it can.
+std::string unavailable(CollectiveKind kind, int a, int p, const NcclGroup& g) {
+  const bool all_reduce = kind == CollectiveKind::all_reduce;
+  if (!all_reduce && a != kRing) return "only all-reduce has NCCL algorithms other than ring";
+  if ((a == kNvls || a == kCollNet) && p != kSimple) return "NVLS and CollNet run the Simple protocol only";
+  if (a == kNvls && !g.nvls) return "nvls needs an NVSwitch that reduces (NVLink SHARP, NVSwitch-3) on every node";
+  if (a == kCollNet && (!g.collnet || g.nodes < 2)) {
+    return "collnet needs several nodes on a fabric whose switches reduce (InfiniBand SHARP)";
+  }
+  if (p == kLL128) {
+    const int cc = g.compute_capability;
+    if (cc != 70 && cc != 80 && cc != 90) return "NCCL enables LL128 on Volta, Ampere and Hopper only";
+    if (!g.intra_nvlink) return "NCCL enables LL128 only where every intra-node hop is NVLink";
+    if (g.nodes > 1 && !g.gpudirect) return "NCCL enables LL128 across nodes only with GPUDirect RDMA";
+  }
+  return "";
+}
+
+// NCCL's bus bandwidth for the pair (GB/s), before conversion to algorithm bandwidth, and the
+// protocol's fraction of the raw figure.
+struct Bus {
+  double raw = 0;   // nChannels x bw
+  double bus = 0;   // after the protocol and algorithm refinements
+};
+
+Bus bus_bandwidth(CollectiveKind kind, int a, int p, const NcclGroup& g) {
+  const int row = row_of(g.compute_capability), col = nodes_column(g.nodes);
+  const double ch = std::max(1, g.channels);
+  const double intra = g.intra_bw / 1e9, inter = g.inter_bw / 1e9;
+  // One node: the intra-node graph. Across nodes a ring or tree is limited by the slower of the
+  // two (NCCL's search never gives an intra bandwidth below the inter one); NVLS tree uses half
+  // the network bandwidth beyond two nodes.
+  double raw = g.nodes == 1 ? intra : std::min(intra, inter);
+  if (a == kNvls && g.nodes > 2) raw = std::min(intra, inter / 2);
+  Bus b{raw, raw};
+  const double ll_max = g.nodes == 1 ? kLLMaxBw[row][0] : kLLMaxBw[0][col];  // multi-node: Intel row
+  const bool quarter = g.nodes > 1 || kind == CollectiveKind::all_reduce || kind == CollectiveKind::reduce;
+  if (a == kRing && p == kLL) b.bus = std::min(ll_max, b.bus * (quarter ? 1.0 / 4 : 1.0 / 3));
+  if (a == kRing && p == kLL128) {
+    b.bus = std::min(b.bus * (g.ranks_per_node() < 2 ? 0.7 : 0.92), ch * kPerChMaxRingLL128Bw[row][col]);
+  }
+  if (a == kTree) b.bus = std::min(b.bus * .92, ch * kPerChMaxTreeBw[row][col]);
+  if (a == kTree && p == kLL) b.bus = std::min(b.bus / 3.8, ll_max);
+  if (a == kTree && p == kLL128) {
+    b.bus = std::min(b.bus * (g.nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), ch * kPerChMaxTreeLL128Bw[row][col]);
+  }
+  return b;
+}
+
+// algbw / busbw: a ring moves 2(p-1)/p n per rank for all-reduce, a tree n/2 per tree, NVLS
+// 5/6 (tuning.cc's ratios).
+double algorithm_ratio(CollectiveKind kind, int a, const NcclGroup& g) {
+  if (a == kRing) return double(g.ranks) / steps(kind, g.ranks);
+  if (a == kNvls) return 5.0 / 6.0;
+  return 0.5;
+}
+
+double latency_us(CollectiveKind kind, int a, int p, const NcclGroup& g) {
+  const int hw_intra = g.intra_nvlink ? kHwNvlink : kHwPci;
+  const int n = g.ranks, nodes = g.nodes, ppn = g.ranks_per_node();
+  double intra = kHwLat[hw_intra][a][p];
+  const double inter = a == kNvls && nodes > 1 ? kNvlsTreeNetLat : kHwLat[kHwNet][a][p];
+  double lat = kBaseLat[a][p];
+  switch (a) {
+    case kRing: {
+      const bool rooted = kind == CollectiveKind::broadcast || kind == CollectiveKind::reduce;
+      if (rooted) {  // NCCL adds a chunk's latency per step (the tree row for Simple)
+        const int hw = nodes == 1 ? hw_intra : kHwNet;
+        return lat + steps(kind, n) * kHwLat[hw][p == kSimple ? kTree : kRing][p];
+      }
+      const int inter_steps = kind == CollectiveKind::all_reduce ? (nodes > 1 ? 2 * nodes : 0) : nodes - 1;
+      if (nodes > 1) intra = std::max(intra, kNetOverheadUs * (p == kSimple ? 3 : 1));
+      return lat + (steps(kind, n) - inter_steps) * intra + inter_steps * inter;
+    }
+    case kTree: return lat + 2 * ((ppn - 1) * intra + log2i(nodes) * inter);
+    case kCollNet: return lat + 2 * (ppn - 1) * intra + inter;
+    case kNvls: return nodes > 1 ? lat + intra + 2 * log2i(nodes) * inter : intra;
+    default: return lat;
+  }
+}
+
+}  // namespace
+
+bool nccl_tunes(CollectiveKind kind) {
+  switch (kind) {
+    case CollectiveKind::all_reduce:
+    case CollectiveKind::reduce_scatter:
+    case CollectiveKind::all_gather:
+    case CollectiveKind::broadcast:
+    case CollectiveKind::reduce: return true;
+    default: return false;
+  }
+}
+
+std::vector<Algorithm> nccl_algorithms(CollectiveKind kind) {
+  if (kind == CollectiveKind::all_reduce) {
+    return {Algorithm::double_binary_tree, Algorithm::ring, Algorithm::collnet, Algorithm::nvls};
+  }
+  if (nccl_tunes(kind)) return {Algorithm::ring};
+  return {};
+}
+
+NcclCost nccl_cost(CollectiveKind kind, Algorithm algorithm, Protocol protocol, const NcclGroup& group) {
+  NcclCost c;
+  const int a = algo_index(algorithm), p = proto_index(protocol);
+  if (a < 0 || !nccl_tunes(kind) || group.ranks < 2 || !unavailable(kind, a, p, group).empty()) return c;
+  const Bus b = bus_bandwidth(kind, a, p, group);
+  if (!(b.bus > 0)) return c;
+  c.available = true;
+  c.algbw = b.bus * algorithm_ratio(kind, a, group) * 1e9;
+  c.fraction = b.bus / b.raw;
+  c.latency_s = (latency_us(kind, a, p, group) + launch_overhead_us(group.compute_capability)) * 1e-6;
+  return c;
+}
+
+double nccl_time(CollectiveKind kind, Algorithm algorithm, Protocol protocol, double bytes, const NcclGroup& group) {
+  const NcclCost c = nccl_cost(kind, algorithm, protocol, group);
+  if (!c.available) return std::numeric_limits<double>::infinity();
+  double bw = c.algbw;
+  const double launch = launch_overhead_us(group.compute_capability) * 1e-6;
+  double lat = c.latency_s - launch;
+  const int log_size = log2i(static_cast<long long>(bytes) >> 6);
+  if (algorithm == Algorithm::double_binary_tree && log_size < kTreeSizes) bw *= kTreeCorrection[proto_index(protocol)][log_size];
+  const bool plateau = algorithm == Algorithm::ring && protocol == Protocol::simple && group.nodes > 1 &&
+                       kind == CollectiveKind::all_reduce && bytes / (std::max(1, group.channels) * group.ranks) >= 64;
+  if (plateau) lat *= group.compute_capability < 80 ? 1.9 : 1.4;
+  return lat + launch + bytes / bw;
+}
+
+NcclChoice nccl_choose(CollectiveKind kind, double bytes, const NcclGroup& group, Algorithm algorithm,
+                       Protocol protocol) {
+  std::vector<Algorithm> algorithms = nccl_algorithms(kind);
+  if (algorithm != Algorithm::automatic) {
+    if (std::find(algorithms.begin(), algorithms.end(), algorithm) == algorithms.end()) {
+      throw std::invalid_argument("NCCL has no " + to_string(algorithm) + " algorithm for " + to_string(kind));
+    }
+    algorithms = {algorithm};
+  }
+  const std::vector<Protocol> protocols =
+      protocol == Protocol::automatic ? std::vector<Protocol>{Protocol::ll, Protocol::ll128, Protocol::simple}
+                                      : std::vector<Protocol>{protocol};
+  NcclChoice best;
+  best.predicted_s = std::numeric_limits<double>::infinity();
+  for (Algorithm a : algorithms) {
+    for (Protocol p : protocols) {
+      const double t = nccl_time(kind, a, p, bytes, group);
+      if (std::isfinite(t) && t < best.predicted_s) best = {a, p, t, nccl_cost(kind, a, p, group)};
+    }
+  }
+  if (!std::isfinite(best.predicted_s)) {
+    // The reason of the forced choice: the algorithm's (with Simple, which all run) first.
+    std::string why = group.ranks < 2 ? "a collective of one rank has nothing to tune" : "";
+    const int a = algo_index(algorithms.front());
+    if (why.empty()) why = unavailable(kind, a, kSimple, group);
+    if (why.empty()) why = unavailable(kind, a, proto_index(protocols.front()), group);
+    throw std::invalid_argument(why.empty() ? "no NCCL algorithm and protocol apply" : why);
+  }
+  return best;
+}
+
+double nccl_launch_overhead_s(int compute_capability) { return launch_overhead_us(compute_capability) * 1e-6; }
+
+}  // namespace dlsim::network

@@ -1,0 +1,125 @@
+// The scenario keys of NCCL's model: link technologies and transport from the instance,
+// network.transport, network.node.nvls, network.fabric.sharp, collective.protocol and
+// collective.algorithm nvls/collnet; errors located at file, line and key path with the reason.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "experiment/config_error.hpp"
+#include "experiment/load.hpp"
+#include "experiment/results.hpp"
+#include "network/link_tech.hpp"
+
+#include "scenario_text.hpp"
+
+namespace dlsim::experiment {
+namespace {
+
+using test::error_loading;
+using test::position_of;
+
+std::string collective_on(const std::string& instance, const std::string& network = "", const std::string& collective = "",
+                          int nodes = 1) {
+  return "cluster:\n  instance: " + instance + "\n  nodes: " + std::to_string(nodes) + "\n" + network +
+         "collective:\n  sizes: [1KiB, 1GiB]\n" + collective;
+}
+
+Scenario load(const std::string& text, const std::vector<std::string>& sets = {}) {
+  return load_scenario_text(text, "nccl.yaml", sets);
+}
+
+void expect_at(const ConfigError& e, const std::string& text, const std::string& needle, const std::string& key,
+               const std::string& says) {
+  const auto [line, column] = position_of(text, needle);
+  EXPECT_EQ(e.where().line, line) << e.what();
+  EXPECT_EQ(e.where().column, column) << e.what();
+  EXPECT_EQ(e.key_path(), key) << e.what();
+  EXPECT_NE(e.message().find(says), std::string::npos) << e.what();
+}
+
+TEST(NcclKeys, InstancesSayWhatTheirLinksAre) {
+  const Scenario h = load(collective_on("azure/Standard_ND96isr_H100_v5"));
+  EXPECT_EQ(h.network.node.link_tech, network::LinkTech::nvlink4);
+  EXPECT_EQ(h.network.node.nic_tech, network::LinkTech::ib_ndr);
+  EXPECT_EQ(h.network.node.transport, network::Transport::rdma);
+  EXPECT_EQ(h.network.node.nccl_compute_capability, 90);
+  EXPECT_GT(h.network.node.nvls_bandwidth, 0);  // NVSwitch-3: NVLink SHARP
+  const Scenario a = load(collective_on("aws/p4d.24xlarge"));
+  EXPECT_EQ(a.network.node.link_tech, network::LinkTech::nvlink3);
+  EXPECT_EQ(a.network.node.nic_tech, network::LinkTech::efa);
+  EXPECT_DOUBLE_EQ(a.network.node.nvls_bandwidth, 0);  // NVSwitch-2 does not reduce
+  const Scenario g = load(collective_on("aws/g5.12xlarge"));
+  EXPECT_EQ(g.network.node.link_tech, network::LinkTech::pcie4);
+  EXPECT_EQ(g.network.node.transport, network::Transport::tcp);
+}
+
+TEST(NcclKeys, CollectiveRowsNameTheProtocolAndScenariosForceIt) {
+  const Scenario s = load(collective_on("aws/p4d.24xlarge"));
+  const Results r = run(s);
+  ASSERT_EQ(r.collective_rows.size(), 2u);
+  EXPECT_EQ(r.collective_rows[0].protocol, "ll");
+  EXPECT_EQ(r.collective_rows[1].protocol, "simple");
+  const Scenario forced = load(collective_on("aws/p4d.24xlarge", "", "  protocol: ll128\n  algorithm: ring\n"));
+  EXPECT_EQ(forced.collective->protocol, network::Protocol::ll128);
+  for (const CollectiveRow& row : run(forced).collective_rows) {
+    EXPECT_EQ(row.protocol, "ll128");
+    EXPECT_EQ(row.algorithm, "ring");
+  }
+}
+
+TEST(NcclKeys, NvlsCanBeTurnedOffAndIsRefusedWhereTheSwitchCannotReduce) {
+  const Scenario off = load(collective_on("azure/Standard_ND96isr_H100_v5", "network:\n  node: {nvls: false}\n"));
+  EXPECT_DOUBLE_EQ(off.network.node.nvls_bandwidth, 0);
+  for (const CollectiveRow& row : run(off).collective_rows) EXPECT_NE(row.algorithm, "nvls");
+  const Scenario on = load(collective_on("azure/Standard_ND96isr_H100_v5"));
+  EXPECT_EQ(run(on).collective_rows[1].algorithm, "nvls");
+
+  const std::string text = collective_on("aws/p4d.24xlarge", "network:\n  node: {nvls: true}\n");
+  expect_at(error_loading(text), text, "true", "network.node.nvls", "NVSwitch-3");
+}
+
+TEST(NcclKeys, ForcedAlgorithmsTheFabricCannotRunAreLocatedWithTheReason) {
+  const std::string nvls = collective_on("aws/p4d.24xlarge", "", "  algorithm: nvls\n");
+  expect_at(error_loading(nvls), nvls, "nvls", "collective.algorithm", "NVLink SHARP");
+  const std::string collnet = collective_on("azure/Standard_ND96amsr_A100_v4", "", "  algorithm: collnet\n", 2);
+  expect_at(error_loading(collnet), collnet, "collnet", "collective.algorithm", "SHARP");
+  // With SHARP on the InfiniBand fabric it runs.
+  const Scenario sharp = load(collective_on("azure/Standard_ND96amsr_A100_v4", "network:\n  fabric: {sharp: true}\n",
+                                            "  algorithm: collnet\n", 2));
+  EXPECT_GT(sharp.network.fabric.sharp_bandwidth, 0);
+  EXPECT_EQ(run(sharp).collective_rows[1].algorithm, "collnet");
+  // LL128 needs NVLink: not on a PCIe instance.
+  const std::string ll128 = collective_on("aws/g5.12xlarge", "", "  protocol: ll128\n");
+  expect_at(error_loading(ll128), ll128, "ll128", "collective.protocol", "LL128");
+  const std::string bad = collective_on("aws/p4d.24xlarge", "", "  protocol: ll64\n");
+  expect_at(error_loading(bad), bad, "ll64", "collective.protocol", "ll128");
+}
+
+TEST(NcclKeys, SharpNeedsInfinibandAndTransportIsTcpOrRdma) {
+  const std::string sharp = collective_on("aws/p4d.24xlarge", "network:\n  fabric: {sharp: true}\n");
+  expect_at(error_loading(sharp), sharp, "true", "network.fabric.sharp", "InfiniBand");
+  const std::string transport = collective_on("aws/p4d.24xlarge", "network:\n  transport: udp\n");
+  expect_at(error_loading(transport), transport, "udp", "network.transport", "tcp");
+  const std::string socket = collective_on("aws/p4d.24xlarge", "network:\n  socket_bandwidth: 3GB/s\n");
+  expect_at(error_loading(socket), socket, "3GB/s", "network.socket_bandwidth", "tcp");
+  const std::string tech = collective_on("aws/p4d.24xlarge", "network:\n  node: {nic_tech: ib-xdr}\n");
+  expect_at(error_loading(tech), tech, "ib-xdr", "network.node.nic_tech", "ib-ndr");
+}
+
+// TCP against RDMA on the same NICs: over TCP one flow per ring channel is one CPU-copied socket
+// stream; with one GPU per node that stream bounds the all-reduce.
+TEST(NcclKeys, TcpTransportIsSlowerThanRdmaOnTheSameNics) {
+  const std::string base = "cluster:\n  instance: {accelerator: A100-80GB, accelerators_per_node: 1, "
+                           "network_bandwidth: 100Gbps, nic_tech: roce, price: 1 USD/h}\n  nodes: 2\n";
+  const std::string collective = "collective:\n  sizes: [1GiB]\n";
+  const Results rdma = run(load(base + collective));
+  const Results tcp = run(load(base + "network:\n  transport: tcp\n" + collective));
+  EXPECT_NEAR(rdma.collective_rows[0].busbw, 12.5e9 * network::achievable_fraction(network::LinkTech::roce), 0.02e9);
+  EXPECT_NEAR(tcp.collective_rows[0].busbw, network::kTcpStreamBandwidth, 0.02e9);
+  const Results wide = run(load(base + "network:\n  transport: tcp\n  socket_bandwidth: 20GB/s\n" + collective));
+  EXPECT_NEAR(wide.collective_rows[0].busbw, 12.5e9 * network::achievable_fraction(network::LinkTech::ethernet), 0.02e9);
+}
+
+}  // namespace
+}  // namespace dlsim::experiment

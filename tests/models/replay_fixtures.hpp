@@ -1,0 +1,43 @@
+// Shared by the replay tests: a DGX-A100-like cluster, a replay on the catalog's A100-80GB, and
+// the sum of an iteration breakdown's parts (which must equal the iteration time).
+#pragma once
+#include "models/catalog.hpp"
+#include "models/training_replay.hpp"
+#include "network/topology_builders.hpp"
+
+namespace dlsim::models::test {
+
+// `nodes` DGX-A100-like nodes: 8 GPUs on NVSwitch, 8 NICs of `nic_gbps`, one switch.
+inline network::Topology dgx_cluster(int nodes, double nic_gbps = 200) {
+  network::NodeSpec node;
+  node.kind = network::NodeKind::nvswitch;
+  node.accelerators = 8;
+  node.link_bandwidth = 300e9;
+  node.nics = 8;
+  node.nic_bandwidth = nic_gbps * 1e9 / 8;
+  node.pcie_bandwidth = 32e9;
+  network::FabricSpec f;
+  f.kind = network::FabricKind::single_switch;
+  f.nodes = nodes;
+  return network::build_cluster(node, f);
+}
+
+// A training configuration on the built-in A100-80GB (its device figures and kernel profile).
+inline TrainingConfig config(const ModelGraph& model, const network::Topology& topology, ParallelPlan plan) {
+  const Catalog catalog = Catalog::builtin();
+  TrainingConfig c;
+  c.model = &model;
+  c.device = *catalog.find_device("A100-80GB");
+  c.profile = *catalog.find_profile("A100-80GB");
+  c.topology = &topology;
+  c.plan = plan;
+  return c;
+}
+
+// IterationBreakdown's parts (training_replay.hpp): they add up to iteration_s.
+inline double sum_of_parts(const IterationBreakdown& b) {
+  return b.compute_s + b.tensor_comm_s + b.expert_comm_s + b.gather_wait_s + b.reduce_wait_s + b.zero_host_s +
+         b.activation_offload_s + b.pipeline_bubble_s + b.exposed_dp_comm_s + b.optimizer_s;
+}
+
+}  // namespace dlsim::models::test

@@ -1,0 +1,145 @@
+// NCCL's cost model (network/nccl_tuning.hpp): the protocols' bandwidth fractions and
+// latencies as NCCL 2.20.3's tuning.cc states them, and the tuner's choice by size.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "network/nccl_tuning.hpp"
+
+namespace dlsim::network {
+namespace {
+
+using Kind = CollectiveKind;
+
+// One DGX A100 as NCCL sees it: 8 ranks on NVSwitch, 12 NVLink3 at 20 GB/s each.
+NcclGroup dgx_a100() {
+  NcclGroup g;
+  g.ranks = 8;
+  g.nodes = 1;
+  g.compute_capability = 80;
+  g.intra_nvlink = true;
+  g.intra_bw = 240e9;
+  g.channels = 12;
+  return g;
+}
+
+TEST(NcclTuning, ProtocolFractionsAreNcclsFactors) {
+  const NcclGroup g = dgx_a100();
+  // Ring: Simple runs at the graph's bandwidth, LL128 at 120/128-ish (NCCL's 0.92), LL at a
+  // quarter for all-reduce (its 8-byte lines carry 4 data bytes, and NCCL counts the flag
+  // polling too).
+  EXPECT_DOUBLE_EQ(nccl_cost(Kind::all_reduce, Algorithm::ring, Protocol::simple, g).fraction, 1.0);
+  EXPECT_DOUBLE_EQ(nccl_cost(Kind::all_reduce, Algorithm::ring, Protocol::ll128, g).fraction, 0.92);
+  EXPECT_DOUBLE_EQ(nccl_cost(Kind::all_reduce, Algorithm::ring, Protocol::ll, g).fraction, 0.25);
+  // Outside all-reduce and reduce, LL gets a third on one node.
+  EXPECT_NEAR(nccl_cost(Kind::all_gather, Algorithm::ring, Protocol::ll, g).fraction, 1.0 / 3, 1e-12);
+  // Tree: 0.92, and LL a further 1/3.8.
+  EXPECT_DOUBLE_EQ(nccl_cost(Kind::all_reduce, Algorithm::double_binary_tree, Protocol::simple, g).fraction, 0.92);
+  EXPECT_NEAR(nccl_cost(Kind::all_reduce, Algorithm::double_binary_tree, Protocol::ll, g).fraction, 0.92 / 3.8, 1e-12);
+  // LL's absolute cap (Ampere, one node: 87.7 GB/s) binds on a faster graph.
+  NcclGroup fast = g;
+  fast.intra_bw = 900e9;
+  EXPECT_NEAR(nccl_cost(Kind::all_reduce, Algorithm::ring, Protocol::ll, fast).fraction, 87.7 / 900, 1e-12);
+}
+
+TEST(NcclTuning, AlgorithmBandwidthConvertsBusBandwidthAsNcclDoes) {
+  const NcclGroup g = dgx_a100();
+  // Ring all-reduce: algbw = busbw x p / (2 (p - 1)).
+  EXPECT_NEAR(nccl_cost(Kind::all_reduce, Algorithm::ring, Protocol::simple, g).algbw, 240e9 * 8 / 14, 1e3);
+  // Tree: half of its bus bandwidth.
+  EXPECT_NEAR(nccl_cost(Kind::all_reduce, Algorithm::double_binary_tree, Protocol::simple, g).algbw, 240e9 * 0.92 / 2, 1e3);
+}
+
+TEST(NcclTuning, LatenciesAreBasePlusStepsTimesTheHopLatency) {
+  const NcclGroup g = dgx_a100();
+  const double launch = nccl_launch_overhead_s(80);
+  // Ring Simple on NVLink: 8.4 us + 2 (p - 1) x 3.4 us; LL: 6.6 + 14 x 0.6; LL128: 14 + 14 x 1.9.
+  EXPECT_NEAR(nccl_cost(Kind::all_reduce, Algorithm::ring, Protocol::simple, g).latency_s, (8.4 + 14 * 3.4) * 1e-6 + launch, 1e-12);
+  EXPECT_NEAR(nccl_cost(Kind::all_reduce, Algorithm::ring, Protocol::ll, g).latency_s, (6.6 + 14 * 0.6) * 1e-6 + launch, 1e-12);
+  EXPECT_NEAR(nccl_cost(Kind::all_reduce, Algorithm::ring, Protocol::ll128, g).latency_s, (14 + 14 * 1.9) * 1e-6 + launch, 1e-12);
+  // Through PCIe the hops cost more (Simple 5.7 us).
+  NcclGroup pci = g;
+  pci.intra_nvlink = false;
+  EXPECT_NEAR(nccl_cost(Kind::all_reduce, Algorithm::ring, Protocol::simple, pci).latency_s, (8.4 + 14 * 5.7) * 1e-6 + launch, 1e-12);
+  // Across 4 nodes the ring's 2N network steps cost the network's latency (Simple 14 us) and
+  // the others at least 3 us of network post overhead.
+  NcclGroup net = g;
+  net.ranks = 32;
+  net.nodes = 4;
+  net.inter_bw = 200e9;
+  EXPECT_NEAR(nccl_cost(Kind::all_reduce, Algorithm::ring, Protocol::simple, net).latency_s,
+              (8.4 + (62 - 8) * 3.4 + 8 * 14.0) * 1e-6 + launch, 1e-12);
+}
+
+TEST(NcclTuning, SmallMessagesTakeLlAndLargeOnesSimple) {
+  const NcclGroup g = dgx_a100();
+  const NcclChoice small = nccl_choose(Kind::all_reduce, 1024, g, Algorithm::automatic, Protocol::automatic);
+  EXPECT_EQ(small.protocol, Protocol::ll);
+  EXPECT_EQ(small.algorithm, Algorithm::ring);
+  // Latency-bound: the predicted time is about the LL latency.
+  EXPECT_LT(small.predicted_s, small.cost.latency_s * 1.01);
+  const NcclChoice large = nccl_choose(Kind::all_reduce, 1 << 30, g, Algorithm::automatic, Protocol::automatic);
+  EXPECT_EQ(large.protocol, Protocol::simple);
+  EXPECT_EQ(large.algorithm, Algorithm::ring);
+  // In between, LL128 (NVLink, Ampere).
+  EXPECT_EQ(nccl_choose(Kind::all_reduce, 4 << 20, g, Algorithm::automatic, Protocol::automatic).protocol, Protocol::ll128);
+}
+
+TEST(NcclTuning, Ll128NeedsNvlinkAndAKnownArchitecture) {
+  NcclGroup g = dgx_a100();
+  g.intra_nvlink = false;
+  EXPECT_FALSE(nccl_cost(Kind::all_reduce, Algorithm::ring, Protocol::ll128, g).available);
+  EXPECT_THROW(nccl_choose(Kind::all_reduce, 4 << 20, g, Algorithm::ring, Protocol::ll128), std::invalid_argument);
+  g = dgx_a100();
+  g.compute_capability = 60;
+  EXPECT_FALSE(nccl_cost(Kind::all_reduce, Algorithm::ring, Protocol::ll128, g).available);
+}
+
+TEST(NcclTuning, NvlsOnlyWhereTheSwitchReducesAndLargeMessagesPreferIt) {
+  NcclGroup g = dgx_a100();
+  g.compute_capability = 90;
+  g.intra_bw = 370.8e9;
+  EXPECT_FALSE(nccl_cost(Kind::all_reduce, Algorithm::nvls, Protocol::simple, g).available);
+  EXPECT_NE(nccl_choose(Kind::all_reduce, 1 << 30, g, Algorithm::automatic, Protocol::automatic).algorithm, Algorithm::nvls);
+  try {
+    nccl_choose(Kind::all_reduce, 1 << 30, g, Algorithm::nvls, Protocol::automatic);
+    FAIL() << "nvls without NVLink SHARP must be refused";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("NVLink SHARP"), std::string::npos) << e.what();
+  }
+  g.nvls = true;
+  // NVLS: algbw 5/6 of the raw bandwidth, Simple only, 23 us of latency.
+  const NcclCost nvls = nccl_cost(Kind::all_reduce, Algorithm::nvls, Protocol::simple, g);
+  EXPECT_TRUE(nvls.available);
+  EXPECT_NEAR(nvls.algbw, 370.8e9 * 5 / 6, 1e3);
+  EXPECT_FALSE(nccl_cost(Kind::all_reduce, Algorithm::nvls, Protocol::ll, g).available);
+  EXPECT_EQ(nccl_choose(Kind::all_reduce, 1 << 30, g, Algorithm::automatic, Protocol::automatic).algorithm, Algorithm::nvls);
+  // Small messages stay on the lower-latency ring LL.
+  EXPECT_EQ(nccl_choose(Kind::all_reduce, 1024, g, Algorithm::automatic, Protocol::automatic).algorithm, Algorithm::ring);
+}
+
+TEST(NcclTuning, CollnetNeedsSeveralNodesAndSharp) {
+  NcclGroup g = dgx_a100();
+  g.ranks = 16;
+  g.nodes = 2;
+  g.inter_bw = 192e9;
+  EXPECT_FALSE(nccl_cost(Kind::all_reduce, Algorithm::collnet, Protocol::simple, g).available);
+  g.collnet = true;
+  EXPECT_TRUE(nccl_cost(Kind::all_reduce, Algorithm::collnet, Protocol::simple, g).available);
+  EXPECT_FALSE(nccl_cost(Kind::all_reduce, Algorithm::collnet, Protocol::ll, g).available);
+  g.nodes = 1;
+  g.ranks = 8;
+  EXPECT_FALSE(nccl_cost(Kind::all_reduce, Algorithm::collnet, Protocol::simple, g).available);
+}
+
+TEST(NcclTuning, OnlyAllReduceHasAlgorithmsBesidesTheRing) {
+  EXPECT_EQ(nccl_algorithms(Kind::all_gather), std::vector<Algorithm>{Algorithm::ring});
+  EXPECT_TRUE(nccl_algorithms(Kind::all_to_all).empty());
+  EXPECT_THROW(nccl_choose(Kind::all_gather, 1e6, dgx_a100(), Algorithm::double_binary_tree, Protocol::automatic),
+               std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace dlsim::network
