@@ -63,6 +63,47 @@ void read_checkpointing(MapReader& r, PlanConfig& p) {
   a.finish();
 }
 
+// plan.stage_layers and friends: how the layers split over the pipeline stages (checked
+// against the model by models::validate_plan, which knows the layer count).
+void read_stage_split(MapReader& r, PlanConfig& p) {
+  const YAML::Node list = r.node("stage_layers");
+  if (list.IsDefined() && !list.IsNull()) {
+    if (!list.IsSequence() || list.size() == 0) {
+      r.fail("stage_layers", "expected a list of layer counts, one per virtual pipeline stage, e.g. [7, 8, 8, 7]");
+    }
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::string path = r.path_of("stage_layers") + "[" + std::to_string(i) + "]";
+      int v = -1;
+      try {
+        v = list[i].IsScalar() ? list[i].as<int>() : -1;
+      } catch (const YAML::Exception&) {
+        v = -1;
+      }
+      if (v < 0 || v > 1'000'000) throw ConfigError(r.source().locate(list[i], path), path, "expected a layer count >= 0");
+      p.stage_layers.push_back(v);
+    }
+  }
+  p.first_stage_layers = static_cast<int>(r.integer("first_stage_layers", 1, 1'000'000, 0));
+  p.last_stage_layers = static_cast<int>(r.integer("last_stage_layers", 1, 1'000'000, 0));
+  p.account_for_embedding = r.boolean("account_for_embedding", false);
+  p.account_for_loss = r.boolean("account_for_loss", false);
+  const bool ends = p.first_stage_layers > 0 || p.last_stage_layers > 0;
+  const bool accounted = p.account_for_embedding || p.account_for_loss;
+  if (!p.stage_layers.empty() && (ends || accounted)) {
+    r.fail("stage_layers", "lists every stage's layers; drop first/last_stage_layers and account_for_embedding/loss");
+  }
+  if (ends && accounted) {
+    r.fail(p.first_stage_layers > 0 ? "first_stage_layers" : "last_stage_layers",
+           "give the end stages' layers or account for the embedding and loss, not both");
+  }
+  if ((!p.stage_layers.empty() || ends || accounted) && p.pipeline < 2) {
+    const char* key = !p.stage_layers.empty() ? "stage_layers" : p.first_stage_layers > 0 ? "first_stage_layers"
+                      : p.last_stage_layers > 0 ? "last_stage_layers" : p.account_for_embedding ? "account_for_embedding"
+                                                                                                  : "account_for_loss";
+    r.fail(key, "splits the layers over pipeline stages; needs pipeline >= 2");
+  }
+}
+
 }  // namespace
 
 PlanConfig read_plan(MapReader& r) {
@@ -87,6 +128,7 @@ PlanConfig read_plan(MapReader& r) {
   p.scatter_gather = r.boolean("scatter_gather", true);
   read_zero(r, p);
   read_checkpointing(r, p);
+  read_stage_split(r, p);
   const YAML::Node order = r.node("order");
   if (order.IsDefined() && !order.IsNull()) {
     if (!order.IsSequence() || order.size() != 3) {
@@ -146,6 +188,11 @@ models::ParallelPlan Scenario::plan_for(int nodes, int plan_index) const {
   p.scatter_gather = c.scatter_gather;
   p.zero = c.zero;
   p.checkpointing = c.checkpointing;
+  p.stage_layers = c.stage_layers;
+  p.first_stage_layers = c.first_stage_layers;
+  p.last_stage_layers = c.last_stage_layers;
+  p.account_for_embedding = c.account_for_embedding;
+  p.account_for_loss = c.account_for_loss;
   p.precision = workload.precision;
   p.gradient_precision = workload.gradient_precision;
   p.optimizer = workload.optimizer;

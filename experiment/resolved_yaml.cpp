@@ -168,6 +168,17 @@ void emit_plan(YAML::Emitter& out, const PlanConfig& p) {
   for (models::Axis a : p.order) out << models::to_string(a);
   out << YAML::EndSeq;
   out << YAML::Key << "scatter_gather" << YAML::Value << p.scatter_gather;
+  if (!p.stage_layers.empty()) {
+    out << YAML::Key << "stage_layers" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (int c : p.stage_layers) out << c;
+    out << YAML::EndSeq;
+  }
+  if (p.first_stage_layers > 0) out << YAML::Key << "first_stage_layers" << YAML::Value << p.first_stage_layers;
+  if (p.last_stage_layers > 0) out << YAML::Key << "last_stage_layers" << YAML::Value << p.last_stage_layers;
+  if (p.pipeline > 1) {
+    out << YAML::Key << "account_for_embedding" << YAML::Value << p.account_for_embedding;
+    out << YAML::Key << "account_for_loss" << YAML::Value << p.account_for_loss;
+  }
   if (p.zero_stage == 3) {
     const models::ZeroConfig& z = p.zero;
     out << YAML::Key << "zero" << YAML::Value << YAML::BeginMap;

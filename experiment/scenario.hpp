@@ -64,6 +64,12 @@ struct PlanConfig {
   bool scatter_gather = true;
   models::ZeroConfig zero;        // plan.zero (zero_stage 3 only)
   models::ActivationCheckpointing checkpointing;  // plan.activation_checkpointing
+  // How the layers split over pipeline stages (models::ParallelPlan, stage_blocks()).
+  std::vector<int> stage_layers;
+  int first_stage_layers = 0;
+  int last_stage_layers = 0;
+  bool account_for_embedding = false;
+  bool account_for_loss = false;
 };
 
 struct WorkloadConfig {
