@@ -115,14 +115,36 @@ void read_work(MapReader& w, WorkloadConfig& wl) {
   }
 }
 
+// The attention core of a decoder transformer: "flash" where FlashAttention runs the device and
+// precision (and an error where it was asked for and does not), else "unfused"; "auto" (the
+// default) is what current frameworks do: PyTorch's SDPA and Megatron-Core with Transformer
+// Engine pick a FlashAttention kernel when one runs, and fall back on the unfused product.
+void resolve_attention(const MapReader& w, WorkloadConfig& wl, const models::DeviceSpec& device, const std::string& choice,
+                       const std::string& key, const YAML::Node& at) {
+  const std::string unavailable = models::flash_attention_unavailable(wl.precision, device);
+  if (choice == "flash" && !unavailable.empty()) {
+    throw ConfigError(w.source().locate(at, key), key, unavailable + "; use attention: unfused (or auto)");
+  }
+  const bool flash = choice == "flash" || (choice == "auto" && unavailable.empty());
+  if (flash == wl.decoder->flash_attention) return;
+  wl.decoder->flash_attention = flash;
+  const std::string name = wl.model.name;
+  wl.model = models::decoder_transformer(*wl.decoder, wl.sequence_length > 0 ? wl.sequence_length : wl.decoder->max_positions);
+  wl.model.name = name;
+}
+
 WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
   WorkloadConfig wl;
+  std::string attention = "auto";  // a decoder transformer's attention core (resolve_attention)
+  std::string attention_key = w.path_of("model") + ".transformer.attention";
   const YAML::Node model = w.node("model");
+  YAML::Node attention_at = model;
   if (model.IsMap()) {
     // A model defined in the scenario (model_yaml.hpp); its sequence length is part of it.
     MapReader definition(model, w.path_of("model"), w.source());
     models::DecoderConfig decoder;
-    wl.model = read_model_definition(definition, &decoder);
+    wl.model = read_model_definition(definition, &decoder, &attention);
+    if (model["transformer"].IsMap() && model["transformer"]["attention"].IsDefined()) attention_at = model["transformer"]["attention"];
     if (decoder.layers > 0) wl.decoder = decoder;
     wl.model_name = wl.model.name;
     wl.user_model = true;
@@ -143,6 +165,10 @@ WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
     wl.sequence_length = sequence_model ? static_cast<int>(wl.model.tokens_per_sample) : 0;
     const auto decoders = models::decoder_model_names();
     if (std::find(decoders.begin(), decoders.end(), wl.model_name) != decoders.end()) wl.decoder = models::decoder_config(wl.model_name);
+    if (w.has("attention") && !wl.decoder) w.fail("attention", "chooses a decoder transformer's attention core; model '" + wl.model_name + "' is not one");
+    attention = w.choice("attention", {"auto", "unfused", "flash"}, "auto");
+    attention_key = w.path_of("attention");
+    if (w.node("attention").IsDefined()) attention_at = w.node("attention");
   }
 
   const std::string precision = w.choice("precision", kPrecisions, "fp32");
@@ -154,6 +180,7 @@ WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
     }
     w.fail("precision", "accelerator " + cluster.device.name + " has no " + precision + " support; it supports: " + supported);
   }
+  if (wl.decoder) resolve_attention(w, wl, cluster.device, attention, attention_key, attention_at);
   wl.optimizer = w.choice("optimizer", {"sgd-momentum", "adam"}, "sgd-momentum") == "adam" ? models::Optimizer::adam
                                                                                            : models::Optimizer::sgd_momentum;
   read_batch(w, wl);
