@@ -1,6 +1,8 @@
 // Reading workload.plan (see plan_yaml.hpp) and deriving the plan per node count.
 #include "experiment/plan_yaml.hpp"
 
+#include "experiment/plan_fit.hpp"
+
 #include <stdexcept>
 
 namespace dlsim::experiment {
@@ -225,9 +227,13 @@ models::ParallelPlan Scenario::plan_for(int nodes, int plan_index) const {
     p.micro_batches = c.micro_batches;
     p.micro_batch_size = static_cast<int>(replica_batch / c.micro_batches);
   } else {
-    // Without a size: one micro-batch (no accumulation) unless there is a pipeline to fill, then
-    // micro-batches of one sample.
-    p.micro_batch_size = c.micro_batch_size > 0 ? c.micro_batch_size : (c.pipeline > 1 ? 1 : static_cast<int>(replica_batch));
+    // Without a size: micro-batches of one sample when there is a pipeline to fill; otherwise the
+    // largest micro-batch that fits in memory (the whole replica batch, no accumulation, when it
+    // fits), as a practitioner sets gradient accumulation.
+    p.micro_batch_size = c.micro_batch_size > 0 ? c.micro_batch_size
+                         : c.pipeline > 1       ? 1
+                                                : largest_fitting_micro_batch(workload.model, p, static_cast<int>(replica_batch),
+                                                                              cluster.device.memory_bytes);
     if (replica_batch % p.micro_batch_size != 0) {
       throw std::invalid_argument("plan.micro_batch_size: micro-batches of " + std::to_string(p.micro_batch_size) +
                                   " do not split the " + std::to_string(replica_batch) + " samples per replica evenly");

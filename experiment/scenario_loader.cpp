@@ -15,6 +15,7 @@
 #include "experiment/nearest_name.hpp"
 #include "experiment/model_yaml.hpp"
 #include "experiment/network_yaml.hpp"
+#include "experiment/plan_fit.hpp"
 #include "experiment/plan_yaml.hpp"
 #include "experiment/profile_yaml.hpp"
 #include "experiment/sweep_spec.hpp"
@@ -113,6 +114,15 @@ void read_work(MapReader& w, WorkloadConfig& wl) {
     w.allow({"data"});
     if (wl.iterations == 0) w.fail_missing("data", "the work to do: data: {samples: N, epochs: E}, or iterations: N");
   }
+}
+
+// What to change in a plan that does not fit: the smallest changes that make it fit, or the
+// general advice when none of them does.
+std::string fit_advice(const models::ModelGraph& model, const models::ParallelPlan& plan, double memory_bytes) {
+  const std::string fits = describe_fits(changes_that_fit(model, plan, memory_bytes));
+  return fits.empty() ? "; no change of recomputation, micro-batch, sequence parallelism or ZeRO stage (or two of them) makes "
+                        "it fit: use more tensor or pipeline parallelism, or more accelerators"
+                      : fits;
 }
 
 // The attention core of a decoder transformer: "flash" where FlashAttention runs the device and
@@ -315,8 +325,7 @@ void check_feasible(const Scenario& s, const YAML::Node& root, const Source& sou
         throw ConfigError(source.locate(at, path), path,
                           "model " + wl.model_name + " with plan " + describe_plan(plan) + where + " does not fit in " +
                               s.cluster.device.name + " memory: " + models::describe(mem) + ", has " +
-                              format_size(s.cluster.device.memory_bytes) +
-                              "; use more tensor or pipeline parallelism, ZeRO, recomputation or a smaller micro-batch");
+                              format_size(s.cluster.device.memory_bytes) + fit_advice(wl.model, plan, s.cluster.device.memory_bytes));
       }
     }
   }
