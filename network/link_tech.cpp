@@ -59,8 +59,8 @@ constexpr TechRow kTechs[] = {
     // V / W_bidirectional). A bidirectional ring of 16 moves 15/16 of V over each direction of
     // its links, so the links carried 15/16 x 0.95 x 45 = 40.1 GB/s of the 50 GB/s line rate
     // Google's v5e page gives (ici.cpp): 0.80 (nccl-tests' all-gather busbw 80.2 GB/s). The only
-    // ICI measurement found; used for every generation. This row is the fit (the tpu-v5e check
-    // of scenarios/published/tpu-ici-collectives.yaml reproduces it), nothing else is.
+    // ICI measurement found; used for every generation. This row is the only ICI figure fit to a
+    // measurement; the v4 pod check (scenarios/published/tpu-v4-pod-allreduce.yaml) is not.
     {LinkTech::ici, "ici", 15.0 / 16.0 * 0.95 * 45.0 / 50.0},
     {LinkTech::wan, "wan", 1.0},
 };
