@@ -75,6 +75,7 @@ void emit_network(YAML::Emitter& out, const NetworkConfig& n) {
   out << YAML::Key << "nic_tech" << YAML::Value << network::to_string(n.node.nic_tech);
   out << YAML::Key << "nvls_bandwidth_bytes_per_s" << YAML::Value << n.node.nvls_bandwidth;
   out << YAML::Key << "nccl_compute_capability" << YAML::Value << n.node.nccl_compute_capability;
+  out << YAML::Key << "ici" << YAML::Value << network::to_string(n.ici);
   out << YAML::EndMap;
   out << YAML::Key << "transport" << YAML::Value << network::to_string(n.node.transport);
   if (n.node.transport == network::Transport::tcp) {
@@ -91,6 +92,14 @@ void emit_network(YAML::Emitter& out, const NetworkConfig& n) {
   out << YAML::Key << "spines" << YAML::Value << f.spines;
   out << YAML::Key << "k" << YAML::Value << f.fat_tree_k;
   if (n.torus_dims_given) out << YAML::Key << "dims" << YAML::Value << YAML::Flow << f.dims;
+  if (f.kind == network::FabricKind::torus) {
+    if (!f.wrap.empty()) out << YAML::Key << "wrap" << YAML::Value << YAML::Flow << f.wrap;
+    if (f.pods > 0) {
+      out << YAML::Key << "pods" << YAML::Value << f.pods;
+    } else {
+      out << YAML::Key << "pods" << YAML::Value << "auto";  // per node count: ici_pods_for
+    }
+  }
   out << YAML::Key << "regions" << YAML::Value << f.regions;
   out << YAML::Key << "wan_bandwidth_bytes_per_s" << YAML::Value << f.wan_bandwidth;
   out << YAML::Key << "wan_latency_s" << YAML::Value << f.wan_latency_s;

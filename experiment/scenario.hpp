@@ -42,6 +42,7 @@ struct NetworkConfig {
   std::vector<network::CustomVertex> custom_vertices;
   std::vector<network::CustomLink> custom_links;
   bool torus_dims_given = false;
+  network::IciGeneration ici = network::IciGeneration::none;  // the instance's TPU ICI, or none
   network::Algorithm all_reduce = network::Algorithm::automatic;
 };
 

@@ -454,9 +454,7 @@ network::Topology Scenario::topology_for(int nodes) const {
 network::FabricSpec Scenario::fabric_for(int nodes) const {
   network::FabricSpec f = network.fabric;
   f.nodes = nodes;
-  if (f.kind == network::FabricKind::torus && !network.torus_dims_given) {
-    f.dims = default_torus_dims(nodes * cluster.instance.accelerators_per_node);
-  }
+  if (f.kind == network::FabricKind::torus) shape_torus(f, network, nodes, cluster.instance.accelerators_per_node);
   return f;
 }
 
