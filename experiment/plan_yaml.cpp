@@ -157,16 +157,32 @@ PlanConfig read_plan(MapReader& r) {
 }
 
 std::string describe_plan(const models::ParallelPlan& p) {
-  std::string s = "d" + std::to_string(p.data);
-  if (p.tensor > 1) s += " t" + std::to_string(p.tensor) + (p.sequence_parallel ? "+sp" : "");
-  if (p.pipeline > 1) s += " p" + std::to_string(p.pipeline);
-  if (p.expert > 1) s += " e" + std::to_string(p.expert);
-  if (p.virtual_stages > 1) s += " v" + std::to_string(p.virtual_stages);
-  s += " m" + std::to_string(p.micro_batches) + "x" + std::to_string(p.micro_batch_size);
-  if (p.pipeline > 1) s += " " + models::to_string(p.schedule);
-  if (p.zero_stage > 0) s += " zero" + std::to_string(p.zero_stage);
+  // Appends only: GCC 12 warns falsely (-Wrestrict) on `"x" + std::to_string(n)` chains here.
+  std::string s = "d";
+  const auto add = [&s](const char* prefix, long long n) {
+    s += prefix;
+    s += std::to_string(n);
+  };
+  add("", p.data);
+  if (p.tensor > 1) {
+    add(" t", p.tensor);
+    if (p.sequence_parallel) s += "+sp";
+  }
+  if (p.pipeline > 1) add(" p", p.pipeline);
+  if (p.expert > 1) add(" e", p.expert);
+  if (p.virtual_stages > 1) add(" v", p.virtual_stages);
+  add(" m", p.micro_batches);
+  add("x", p.micro_batch_size);
+  if (p.pipeline > 1) {
+    s += " ";
+    s += models::to_string(p.schedule);
+  }
+  if (p.zero_stage > 0) add(" zero", p.zero_stage);
   if (p.zero_stage == 3 && p.zero.implementation == models::ZeroImplementation::fsdp) s += "-fsdp";
-  if (p.recompute != models::Recompute::none) s += " rc-" + models::to_string(p.recompute);
+  if (p.recompute != models::Recompute::none) {
+    s += " rc-";
+    s += models::to_string(p.recompute);
+  }
   return s;
 }
 
