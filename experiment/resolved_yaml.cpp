@@ -223,7 +223,7 @@ void emit_workload(YAML::Emitter& out, const WorkloadConfig& w) {
   out << YAML::Key << "forward_flops_per_sample" << YAML::Value << w.model.forward_flops_per_sample();
   out << YAML::Key << "precision" << YAML::Value << std::string(models::to_string(w.precision));
   out << YAML::Key << "optimizer" << YAML::Value
-      << (w.optimizer == models::Optimizer::adam ? "adam" : "sgd-momentum");
+      << models::to_string(w.optimizer);
   out << YAML::Key << (w.batch_mode == BatchMode::global ? "global_batch" : "per_device_batch") << YAML::Value
       << w.batch;
   if (w.dataset_samples > 0) out << YAML::Key << "dataset_samples" << YAML::Value << w.dataset_samples;

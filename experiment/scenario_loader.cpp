@@ -191,8 +191,7 @@ WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
     w.fail("precision", "accelerator " + cluster.device.name + " has no " + precision + " support; it supports: " + supported);
   }
   if (wl.decoder) resolve_attention(w, wl, cluster.device, attention, attention_key, attention_at);
-  wl.optimizer = w.choice("optimizer", {"sgd-momentum", "adam"}, "sgd-momentum") == "adam" ? models::Optimizer::adam
-                                                                                           : models::Optimizer::sgd_momentum;
+  wl.optimizer = *models::optimizer_from_string(w.choice("optimizer", models::optimizer_names(), "sgd-momentum"));
   read_batch(w, wl);
   read_work(w, wl);
 

@@ -8,12 +8,6 @@
 
 namespace dlsim::models {
 
-double optimizer_bytes_per_parameter(Optimizer optimizer, Precision precision) {
-  const double master = optimizer == Optimizer::adam ? 28.0 : 20.0;
-  const bool mixed = precision == Precision::fp16 || precision == Precision::bf16 || precision == Precision::fp8;
-  return master + (mixed ? bytes_per_element(precision) : 0.0);
-}
-
 namespace {
 
 // The kernel dims of one rank's share (layer_kernels.hpp): Megatron's column-parallel linears

@@ -89,9 +89,6 @@ IterationProgram build_iteration_program(const ModelGraph& model, const Parallel
 // The layer as one rank sees it: work, parameters and activations divided by the plan's splits.
 Layer rank_share(const Layer& layer, const ParallelPlan& plan);
 
-// Bytes the optimizer reads and writes per parameter it updates (FP32 master weights and
-// states): SGD with momentum reads w, g, m and writes w, m (5 x 4 B); Adam reads w, g, m, v and
-// writes w, m, v (7 x 4 B); plus writing the low-precision copy under mixed precision.
-double optimizer_bytes_per_parameter(Optimizer optimizer, Precision precision);
+// optimizer_bytes_per_parameter: models/optimizer.hpp.
 
 }  // namespace dlsim::models

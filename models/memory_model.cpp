@@ -86,7 +86,7 @@ std::vector<MemoryBreakdown> memory_per_rank(const ModelGraph& model, const Para
     // ZeRO-3 keeps 1/d of the parameters, except the persistent ones (zero3_schedule.hpp).
     m.weights = plan.zero_stage == 3 ? ((params - zero.persistent_elements) / d + zero.persistent_elements) * element : params * element;
     m.gradients = params * bytes_per_element(plan.gradient_precision) / (plan.zero_stage >= 2 ? d : 1.0);
-    const double state_per_param = (mixed(plan.precision) ? 4.0 : 0.0) + (plan.optimizer == Optimizer::adam ? 8.0 : 4.0);
+    const double state_per_param = (mixed(plan.precision) ? 4.0 : 0.0) + optimizer_state_bytes(plan.optimizer);
     m.optimizer_state = params * state_per_param / (plan.zero_stage >= 1 ? d : 1.0);
     m.activations = (kept * in_flight + largest_block) * mb * element;
     const double pipeline_buffers = plan.pipeline > 1 ? 2.0 * boundary * mb * element : 0.0;

@@ -24,8 +24,6 @@ std::string to_string(Recompute r) {
   return "?";
 }
 
-std::string to_string(Optimizer o) { return o == Optimizer::adam ? "adam" : "sgd-momentum"; }
-
 std::string to_string(Axis a) {
   switch (a) {
     case Axis::tensor: return "tensor";

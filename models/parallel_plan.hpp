@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "models/model_graph.hpp"
+#include "models/optimizer.hpp"
 #include "models/precision.hpp"
 
 namespace dlsim::models {
 
-enum class Optimizer { sgd_momentum, adam };
 enum class PipelineSchedule { gpipe, one_f_one_b, interleaved };
 enum class Recompute { none, selective, full };
 enum class Axis { tensor, pipeline, data };
@@ -105,7 +105,6 @@ struct ParallelPlan {
 
 std::string to_string(PipelineSchedule s);   // "gpipe", "1f1b", "interleaved-1f1b"
 std::string to_string(Recompute r);          // "none", "selective", "full"
-std::string to_string(Optimizer o);          // "sgd-momentum", "adam"
 std::string to_string(Axis a);               // "tensor", "pipeline", "data"
 std::string to_string(ZeroImplementation z); // "deepspeed", "fsdp"
 std::string to_string(DeepSpeedFetch f);     // "per-parameter", "coalesced"
