@@ -162,7 +162,7 @@ const std::vector<Case>& cases() {
       {"unknown_model", "model: resnet50", "model: resnet-50", "workload.model", 6, 10, "did you mean 'resnet50'"},
       {"unknown_precision", "precision: fp16", "precision: fp61", "workload.precision", 7, 14,
        "allowed: fp32, tf32, fp16, bf16"},
-      {"unknown_optimizer", "  precision: fp16\n", "  precision: fp16\n  optimizer: adamw\n", "workload.optimizer", 8,
+      {"unknown_optimizer", "  precision: fp16\n", "  precision: fp16\n  optimizer: adamm\n", "workload.optimizer", 8,
        14, "did you mean 'adam'"},
       {"gradient_precision_tf32", "gradient_precision: fp32", "gradient_precision: tf32",
        "workload.data_parallel.gradient_precision", 10, 69, "allowed: fp32, fp16, bf16"},
