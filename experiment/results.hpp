@@ -38,6 +38,8 @@ struct ResultRow {
   double tokens_per_s = 0;         // samples/s x tokens per sample
   double tflops_per_accelerator = 0;  // model FLOP/s (no recomputation) per accelerator / 1e12
   double mfu = 0;                  // model FLOPs utilization
+  double hardware_tflops_per_accelerator = 0;  // with recomputation's FLOPs / 1e12
+  double hfu = 0;                  // hardware FLOPs utilization (recomputation counted)
   long long profile_out_of_range = 0;  // kernel lookups outside the calibrated profile's sizes
   double recompute_s = 0;
   double tensor_comm_s = 0;        // blocking tensor-parallel collectives

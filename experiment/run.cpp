@@ -54,6 +54,8 @@ ResultRow evaluate(const Scenario& s, int nodes, int plan_index, models::Iterati
   row.tokens_per_s = step.tokens_per_s;
   row.tflops_per_accelerator = step.tflops_per_device;
   row.mfu = step.mfu;
+  row.hfu = step.hfu;
+  row.hardware_tflops_per_accelerator = step.hardware_flops_per_iteration / step.iteration_s / row.accelerators / 1e12;
   row.profile_out_of_range = step.profile_out_of_range;
   using Family = models::KernelFamilyKind;
   const auto family = [&](Family f) { return step.compute_by_family_s[static_cast<std::size_t>(f)]; };
