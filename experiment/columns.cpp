@@ -63,6 +63,17 @@ const std::vector<Column<ResultRow>>& training_columns() {
        "device idle while the host runs ZeRO-3's hooks, collective launches and synchronizations, and blocking activation "
        "copies to and from the host, per iteration",
        kReal, [](const ResultRow& r) { return r.framework_overhead_s; }},
+      {"gradient_compression", "", "how data-parallel gradients are compressed (plan.gradient_compression.method)", kText, nullptr,
+       [](const ResultRow& r) { return r.gradient_compression; }},
+      {"gradient_wire_bytes", "B",
+       "bytes one data-parallel rank sends for its gradients per iteration (collectives by nccl-tests' bus factors; "
+       "parameter servers: a worker node's pushes)",
+       kReal, [](const ResultRow& r) { return r.gradient_wire_bytes; }},
+      {"compression_time", "s", "gradient compression and decompression kernels per iteration (on the data-parallel stream)", kReal,
+       [](const ResultRow& r) { return r.compression_s; }},
+      {"staleness", "iterations",
+       "asynchronous parameter servers: iterations of a worker's own updates missing from the parameters it computes on", kReal,
+       [](const ResultRow& r) { return r.staleness; }},
       {"tokens_per_second", "tokens/s", "samples_per_second x tokens per sample", kReal,
        [](const ResultRow& r) { return r.tokens_per_s; }},
       {"tflops_per_accelerator", "TFLOP/s", "model FLOPs (forward + backward, no recomputation) per second per accelerator",

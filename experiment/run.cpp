@@ -48,6 +48,10 @@ ResultRow evaluate(const Scenario& s, int nodes, int plan_index, models::Iterati
   row.exposed_comm_s = step.exposed_dp_comm_s + step.gather_wait_s + step.reduce_wait_s;
   row.framework_overhead_s = step.zero_host_s + step.activation_offload_s;
   row.allreduce_s = step.dp_comm_busy_s;
+  row.gradient_compression = models::to_string(plan.compression.method);
+  row.gradient_wire_bytes = step.gradient_wire_bytes;
+  row.compression_s = step.compression_s;
+  row.staleness = step.staleness;
   row.tensor_comm_s = step.tensor_comm_s;
   row.expert_comm_s = step.expert_comm_s;
   row.pipeline_bubble_s = step.pipeline_bubble_s;

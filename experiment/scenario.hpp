@@ -64,6 +64,10 @@ struct PlanConfig {
   bool scatter_gather = true;
   models::ZeroConfig zero;        // plan.zero (zero_stage 3 only)
   models::ActivationCheckpointing checkpointing;  // plan.activation_checkpointing
+  models::GradientCompression compression;        // plan.gradient_compression
+  // plan.parameter_server as written: enabled, servers, placement, synchronous, staleness; the
+  // bandwidths below are 0 where the scenario leaves them to the instance type (plan_for).
+  models::ParameterServerConfig parameter_server;
 };
 
 struct WorkloadConfig {

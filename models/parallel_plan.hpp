@@ -13,7 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "models/gradient_compression.hpp"
 #include "models/model_graph.hpp"
+#include "models/parameter_server.hpp"
 #include "models/precision.hpp"
 
 namespace dlsim::models {
@@ -87,6 +89,8 @@ struct ParallelPlan {
   std::array<Axis, 3> order{Axis::tensor, Axis::pipeline, Axis::data};  // innermost first
   ZeroConfig zero;                // how ZeRO-3 runs (zero_stage 3 only)
   ActivationCheckpointing checkpointing;
+  GradientCompression compression;          // of the data-parallel gradient reduction
+  ParameterServerConfig parameter_server;   // enabled: parameter servers instead of all-reduce
 
   int devices() const { return data * tensor * pipeline; }
   int virtual_pipeline() const { return pipeline * virtual_stages; }

@@ -65,6 +65,13 @@ struct IterationBreakdown {
   double optimizer_s = 0;
   double dp_comm_busy_s = 0;      // time the data-parallel stream was busy (overlapped or not)
   double pipeline_comm_busy_s = 0;
+  double compression_s = 0;       // gradient compression kernels on the data-parallel stream (part of
+                                  //   dp_comm_busy_s; they delay the reduction, not the compute stream)
+  double gradient_wire_bytes = 0; // bytes one data-parallel rank sends for its gradients per iteration
+                                  //   (collectives by nccl-tests' bus factors; parameter servers: a worker
+                                  //   node's pushes)
+  double staleness = 0;           // asynchronous parameter servers: iterations of the worker's own updates
+                                  //   missing from the parameters it computes on (<= the bound)
   int gradient_buckets = 0;
   int simulated_ranks = 0;        // timelines simulated (pipeline ranks)
   int critical_rank = 0;          // the pipeline rank reported
