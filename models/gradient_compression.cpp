@@ -166,16 +166,8 @@ std::vector<WeightMatrix> weight_matrices(const Layer& share, double positions) 
 }
 
 std::string to_string(CompressionMethod m) {
-  switch (m) {
-    case CompressionMethod::none: return "none";
-    case CompressionMethod::fp16: return "fp16";
-    case CompressionMethod::bf16: return "bf16";
-    case CompressionMethod::int8: return "int8";
-    case CompressionMethod::one_bit: return "one-bit";
-    case CompressionMethod::top_k: return "top-k";
-    case CompressionMethod::powersgd: return "powersgd";
-  }
-  return "none";
+  static constexpr const char* kNames[] = {"none", "fp16", "bf16", "int8", "one-bit", "top-k", "powersgd"};
+  return kNames[static_cast<int>(m)];
 }
 
 std::vector<ReductionPhase> compressed_reduction(const BucketGradients& bucket, int replicas, const GradientCompression& c,

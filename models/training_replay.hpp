@@ -10,7 +10,9 @@
 // Streams per simulated rank: compute (passes in the schedule's order; blocking tensor- and
 // expert-parallel collectives inside passes), pipeline (sends of activations and gradients to the
 // neighbour stages, asynchronous), data-parallel (gradient buckets reduced in the order they
-// fill, overlapped with the rest of backward when the plan says so), ZeRO-3 (its schedule's
+// fill, overlapped with the rest of backward when the plan says so; a bucket's reduction is one
+// collective, or under gradient compression or parameter servers the phases
+// gradient_compression.hpp and parameter_server.hpp give, one after another), ZeRO-3 (its schedule's
 // all-gathers and reduce-scatters one at a time in issue order, zero3_stream.hpp; each distinct
 // one timed alone on the fabric once, as nothing else of a pipeline-less job crosses the nodes).
 // A pass starts when the compute stream is free and its input has arrived.

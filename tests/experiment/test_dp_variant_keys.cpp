@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "experiment/config_error.hpp"
 #include "experiment/load.hpp"
@@ -15,15 +16,13 @@
 namespace dlsim::experiment {
 namespace {
 
-// ResNet-50 on four p3.16xlarge nodes (25 Gbps) with a plan.
-std::string scenario(const std::string& plan) {
-  return "cluster:\n  instance: aws/p3.16xlarge\n  nodes: 4\n"
-         "workload:\n  model: resnet50\n  precision: fp16\n"
-         "  batch: {per_device: 64}\n  iterations: 10\n  plan:\n" + plan;
-}
+// ResNet-50 on four p3.16xlarge nodes (25 Gbps); the plan's lines follow.
+const std::string kScenario =
+    "cluster:\n  instance: aws/p3.16xlarge\n  nodes: 4\n"
+    "workload:\n  model: resnet50\n  precision: fp16\n  batch: {per_device: 64}\n  iterations: 10\n  plan:\n";
 
 TEST(DataParallelVariantKeys, CompressionReachesThePlanAndTheColumns) {
-  const Scenario s = load_scenario_text(scenario("    gradient_compression: {method: top-k, ratio: 0.001}\n"), "c.yaml");
+  const Scenario s = load_scenario_text(kScenario + "    gradient_compression: {method: top-k, ratio: 0.001}\n", "c.yaml");
   const models::ParallelPlan p = s.plan_for(4);
   EXPECT_EQ(p.compression.method, models::CompressionMethod::top_k);
   EXPECT_EQ(p.compression.ratio, 0.001);
@@ -33,7 +32,7 @@ TEST(DataParallelVariantKeys, CompressionReachesThePlanAndTheColumns) {
   EXPECT_GT(r.rows.at(0).compression_s, 0);
   EXPECT_GT(r.rows.at(0).gradient_wire_bytes, 0);
   EXPECT_NE(r.resolved_yaml.find("method: top-k"), std::string::npos) << r.resolved_yaml;
-  const Results plain = run(load_scenario_text(scenario("    data: 32\n"), "c.yaml"));
+  const Results plain = run(load_scenario_text(kScenario + "    data: 32\n", "c.yaml"));
   EXPECT_EQ(plain.rows.at(0).gradient_compression, "none");
   EXPECT_EQ(plain.rows.at(0).compression_s, 0);
   EXPECT_LT(r.rows.at(0).gradient_wire_bytes, plain.rows.at(0).gradient_wire_bytes / 10);
@@ -46,7 +45,7 @@ TEST(DataParallelVariantKeys, CompressionReachesThePlanAndTheColumns) {
 
 TEST(DataParallelVariantKeys, ParameterServersTakeTheInstanceFiguresWhereLeftOut) {
   const Scenario s = load_scenario_text(
-      scenario("    parameter_server: {servers: 2, placement: dedicated, synchronous: false, staleness: 3}\n"), "ps.yaml");
+      kScenario + "    parameter_server: {servers: 2, placement: dedicated, synchronous: false, staleness: 3}\n", "ps.yaml");
   const models::ParallelPlan p = s.plan_for(4);
   EXPECT_TRUE(p.parameter_server.enabled);
   EXPECT_EQ(p.parameter_server.servers, 2);
@@ -62,60 +61,45 @@ TEST(DataParallelVariantKeys, ParameterServersTakeTheInstanceFiguresWhereLeftOut
   EXPECT_EQ(r.rows.at(0).optimizer_s, 0);
 
   const models::ParallelPlan given =
-      load_scenario_text(scenario("    parameter_server: {servers: 1, server_nic: 100Gbps, server_memory_bandwidth: 200GB/s}\n"), "ps.yaml")
+      load_scenario_text(kScenario + "    parameter_server: {servers: 1, server_nic: 100Gbps, server_memory_bandwidth: 200GB/s}\n", "ps.yaml")
           .plan_for(4);
   EXPECT_EQ(given.parameter_server.server_nic, 100e9 / 8);
   EXPECT_EQ(given.parameter_server.server_memory_bandwidth, 200e9);
 }
 
-struct Case {
-  const char* name;
-  std::string plan;
-  std::string key_path;
-  std::string at;       // text the error points at
-  std::string message;  // part of the message
-};
-
-class DataParallelVariantKeyErrors : public ::testing::TestWithParam<Case> {};
-
-TEST_P(DataParallelVariantKeyErrors, AreLocatedAtTheKey) {
-  const Case& c = GetParam();
-  const std::string text = scenario(c.plan);
-  const ConfigError e = test::error_loading(text);
-  EXPECT_EQ(e.key_path(), c.key_path) << e.what();
-  EXPECT_EQ(e.where().line, test::position_of(text, c.at).first) << e.what();
-  EXPECT_NE(e.message().find(c.message), std::string::npos) << e.what();
+// Each bad edit is rejected at the key that decides it.
+TEST(DataParallelVariantKeys, ErrorsAreLocatedAtTheKey) {
+  const std::vector<test::KeyErrorCase> cases{
+      {"unknown_method", "    gradient_compression: {method: zip}\n", "workload.plan.gradient_compression.method", "zip", "one-bit"},
+      {"ratio_without_top_k", "    gradient_compression: {method: int8, ratio: 0.1}\n", "workload.plan.gradient_compression.ratio",
+       "0.1", "needs method: top-k"},
+      {"ratio_out_of_range", "    gradient_compression: {method: top-k, ratio: 2}\n", "workload.plan.gradient_compression.ratio", "2}",
+       "out of range"},
+      {"rank_without_powersgd", "    gradient_compression: {method: one-bit, rank: 2}\n", "workload.plan.gradient_compression.rank",
+       "2}", "needs method: powersgd"},
+      {"rank_zero", "    gradient_compression: {method: powersgd, rank: 0}\n", "workload.plan.gradient_compression.rank", "0}",
+       "out of range"},
+      {"compression_with_zero", "    zero_stage: 1\n    gradient_compression: {method: int8}\n",
+       "workload.plan.gradient_compression.method", "int8", "needs zero_stage: 0"},
+      {"unknown_compression_key", "    gradient_compression: {method: int8, bits: 4}\n", "workload.plan.gradient_compression.bits",
+       "bits", ""},
+      {"unknown_placement", "    parameter_server: {placement: remote}\n", "workload.plan.parameter_server.placement", "remote",
+       "colocated"},
+      {"staleness_when_synchronous", "    parameter_server: {staleness: 2}\n", "workload.plan.parameter_server.staleness", "2}",
+       "needs synchronous: false"},
+      {"zero_servers", "    parameter_server: {servers: 0}\n", "workload.plan.parameter_server.servers", "0}", "out of range"},
+      {"too_many_colocated", "    parameter_server: {servers: 8, placement: colocated}\n", "workload.plan.parameter_server.servers",
+       "8,", "co-located servers need as many worker nodes"},
+      {"server_nic_colocated", "    parameter_server: {placement: colocated, server_nic: 10Gbps}\n",
+       "workload.plan.parameter_server.server_nic", "10Gbps", "needs placement: dedicated"},
+      {"server_with_compression", "    gradient_compression: {method: int8}\n    parameter_server: {servers: 2}\n",
+       "workload.plan.gradient_compression", "{method", "parameter servers"},
+      {"bad_bandwidth_unit", "    parameter_server: {server_nic: 10GiB}\n", "workload.plan.parameter_server.server_nic", "10GiB", ""}};
+  for (const test::KeyErrorCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    test::expect_error_at(kScenario + c.edit, c);
+  }
 }
-
-INSTANTIATE_TEST_SUITE_P(
-    Plan, DataParallelVariantKeyErrors,
-    ::testing::Values(
-        Case{"unknown_method", "    gradient_compression: {method: zip}\n", "workload.plan.gradient_compression.method", "zip", "one-bit"},
-        Case{"ratio_without_top_k", "    gradient_compression: {method: int8, ratio: 0.1}\n", "workload.plan.gradient_compression.ratio",
-             "0.1", "needs method: top-k"},
-        Case{"ratio_out_of_range", "    gradient_compression: {method: top-k, ratio: 2}\n", "workload.plan.gradient_compression.ratio", "2}",
-             "out of range"},
-        Case{"rank_without_powersgd", "    gradient_compression: {method: one-bit, rank: 2}\n", "workload.plan.gradient_compression.rank",
-             "2}", "needs method: powersgd"},
-        Case{"rank_zero", "    gradient_compression: {method: powersgd, rank: 0}\n", "workload.plan.gradient_compression.rank", "0}",
-             "out of range"},
-        Case{"compression_with_zero", "    zero_stage: 1\n    gradient_compression: {method: int8}\n",
-             "workload.plan.gradient_compression.method", "int8", "needs zero_stage: 0"},
-        Case{"unknown_compression_key", "    gradient_compression: {method: int8, bits: 4}\n", "workload.plan.gradient_compression.bits",
-             "bits", ""},
-        Case{"unknown_placement", "    parameter_server: {placement: remote}\n", "workload.plan.parameter_server.placement", "remote",
-             "colocated"},
-        Case{"staleness_when_synchronous", "    parameter_server: {staleness: 2}\n", "workload.plan.parameter_server.staleness", "2}",
-             "needs synchronous: false"},
-        Case{"zero_servers", "    parameter_server: {servers: 0}\n", "workload.plan.parameter_server.servers", "0}", "out of range"},
-        Case{"too_many_colocated", "    parameter_server: {servers: 8, placement: colocated}\n", "workload.plan.parameter_server.servers",
-             "8,", "co-located servers need as many worker nodes"},
-        Case{"server_nic_colocated", "    parameter_server: {placement: colocated, server_nic: 10Gbps}\n",
-             "workload.plan.parameter_server.server_nic", "10Gbps", "needs placement: dedicated"},
-        Case{"server_with_compression", "    gradient_compression: {method: int8}\n    parameter_server: {servers: 2}\n",
-             "workload.plan.gradient_compression", "{method", "parameter servers"},
-        Case{"bad_bandwidth_unit", "    parameter_server: {server_nic: 10GiB}\n", "workload.plan.parameter_server.server_nic", "10GiB", ""}),
-    [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
 
 }  // namespace
 }  // namespace dlsim::experiment

@@ -12,16 +12,8 @@ namespace dlsim::models {
 namespace {
 
 ParameterServerConfig servers(int s, ServerPlacement placement, double nic = 1e9) {
-  ParameterServerConfig c;
-  c.enabled = true;
-  c.servers = s;
-  c.placement = placement;
-  c.worker_nic = nic;
-  c.server_nic = nic;
-  c.latency_s = 0;
-  c.server_memory_bandwidth = 100e9;
-  c.replicas_per_node = 8;
-  return c;
+  return {.enabled = true, .servers = s, .placement = placement, .worker_nic = nic, .server_nic = nic,
+          .server_memory_bandwidth = 100e9, .replicas_per_node = 8};
 }
 
 TEST(ParameterServer, DedicatedShardsAreBoundByWorkersOverServers) {
