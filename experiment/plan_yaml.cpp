@@ -103,6 +103,10 @@ void read_parameter_server(MapReader& r, PlanConfig& p) {
   }
   ps.server_nic = c.quantity("server_nic", Dimension::bandwidth, 1, 1e15, 0);
   ps.server_memory_bandwidth = c.quantity("server_memory_bandwidth", Dimension::bandwidth, 1, 1e15, 0);
+  if (ps.placement == models::ServerPlacement::colocated && c.has("server_price")) {
+    c.fail("server_price", "co-located servers run on the worker nodes (billed with them); needs placement: dedicated");
+  }
+  p.server_price_per_hour = c.quantity("server_price", Dimension::price_rate, 0, 1e5, 0);
   if (p.tensor != 1 || p.pipeline != 1 || p.expert != 1 || p.zero_stage != 0) {
     r.fail("parameter_server", "serves plain data parallelism; needs tensor, pipeline and expert 1 and zero_stage 0");
   }

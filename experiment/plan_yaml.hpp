@@ -8,7 +8,7 @@
 //                                     contiguous_memory_optimization},
 //          gradient_compression: {method: none|fp16|bf16|int8|one-bit|top-k|powersgd, ratio, rank},
 //          parameter_server: {servers, placement: dedicated|colocated, synchronous, staleness,
-//                             server_nic, server_memory_bandwidth}}
+//                             server_nic, server_memory_bandwidth, server_price}}
 // Every key is optional; an absent plan is plain data parallelism over every accelerator.
 #pragma once
 

@@ -210,6 +210,7 @@ void emit_plan(YAML::Emitter& out, const PlanConfig& p) {
       out << YAML::Key << "server_nic" << YAML::Value;
       if (ps.server_nic > 0) out << ps.server_nic; else out << "instance";
     }
+    if (ps.placement == models::ServerPlacement::dedicated) out << YAML::Key << "server_price" << YAML::Value << p.server_price_per_hour;
     out << YAML::Key << "server_memory_bandwidth" << YAML::Value << (ps.server_memory_bandwidth > 0 ? ps.server_memory_bandwidth : kDefaultServerMemoryBandwidth);
     out << YAML::EndMap;
   }

@@ -68,6 +68,7 @@ struct PlanConfig {
   // plan.parameter_server as written: enabled, servers, placement, synchronous, staleness; the
   // bandwidths below are 0 where the scenario leaves them to the instance type (plan_for).
   models::ParameterServerConfig parameter_server;
+  double server_price_per_hour = 0;  // plan.parameter_server.server_price: per dedicated server node (USD/h)
 };
 
 struct WorkloadConfig {

@@ -65,6 +65,12 @@ TEST(DataParallelVariantKeys, ParameterServersTakeTheInstanceFiguresWhereLeftOut
           .plan_for(4);
   EXPECT_EQ(given.parameter_server.server_nic, 100e9 / 8);
   EXPECT_EQ(given.parameter_server.server_memory_bandwidth, 200e9);
+
+  // Dedicated servers are billed at their price, beside the four nodes.
+  const Results unpriced = run(load_scenario_text(kScenario + "    parameter_server: {servers: 2}\n", "ps.yaml"));
+  const Results priced = run(load_scenario_text(kScenario + "    parameter_server: {servers: 2, server_price: 3 USD/h}\n", "ps.yaml"));
+  EXPECT_DOUBLE_EQ(priced.rows.at(0).cost_per_hour, unpriced.rows.at(0).cost_per_hour + 6);
+  EXPECT_GT(priced.rows.at(0).cost_to_train, unpriced.rows.at(0).cost_to_train);
 }
 
 // Each bad edit is rejected at the key that decides it.
@@ -94,6 +100,8 @@ TEST(DataParallelVariantKeys, ErrorsAreLocatedAtTheKey) {
        "workload.plan.parameter_server.server_nic", "10Gbps", "needs placement: dedicated"},
       {"server_with_compression", "    gradient_compression: {method: int8}\n    parameter_server: {servers: 2}\n",
        "workload.plan.gradient_compression", "{method", "parameter servers"},
+      {"server_price_colocated", "    parameter_server: {placement: colocated, server_price: 1 USD/h}\n",
+       "workload.plan.parameter_server.server_price", "1 USD", "needs placement: dedicated"},
       {"bad_bandwidth_unit", "    parameter_server: {server_nic: 10GiB}\n", "workload.plan.parameter_server.server_nic", "10GiB", ""}};
   for (const test::KeyErrorCase& c : cases) {
     SCOPED_TRACE(c.name);
