@@ -51,6 +51,7 @@ ResultRow evaluate(const Scenario& s, int nodes, int plan_index, models::Iterati
   row.gradient_compression = models::to_string(plan.compression.method);
   row.gradient_wire_bytes = step.gradient_wire_bytes;
   row.compression_s = step.compression_s;
+  row.compression_blocking_s = step.compression_blocking_s;
   row.staleness = step.staleness;
   row.tensor_comm_s = step.tensor_comm_s;
   row.expert_comm_s = step.expert_comm_s;

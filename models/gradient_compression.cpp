@@ -226,6 +226,8 @@ double compression_memory_bytes(const GradientCompression& c, double elements, c
   }
 }
 
+bool reduces_in_step(const GradientCompression& c) { return c.method == CompressionMethod::one_bit; }
+
 void validate_compression(const GradientCompression& c) {
   if (c.method == CompressionMethod::top_k && !(c.ratio > 0 && c.ratio <= 1)) {
     throw std::invalid_argument("plan.gradient_compression.ratio: " + std::to_string(c.ratio) + " is not a fraction in (0, 1]");

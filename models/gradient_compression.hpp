@@ -16,8 +16,9 @@
 //   int8: 1 byte per element, max-abs scale per chunk, no error feedback. one-bit: the sign
 //   (1 bit per element) and the chunk's scale ||c||_2 / sqrt(n), with error feedback on both
 //   sides (Tang et al.: worker error N x 4 B, server error N/p x 4 B, FP32); the uncompressed
-//   warm-up stage of 1-bit Adam is not modelled (the compressed stage is what runs for most of
-//   training: 15-25% of steps warm up in the paper).
+//   warm-up stage of 1-bit Adam (plain Adam for the first steps, freeze_step in DeepSpeed) is
+//   not modelled: the rows are the compressed stage. one-bit reduces after backward, in the
+//   optimizer step, as 1-bit Adam does (reduces_in_step).
 // - top-k: Deep Gradient Compression (Lin et al. 2018): the residual accumulates the gradient
 //   (error feedback, FP32), the k = ratio N largest magnitudes are selected (DGC samples 0.1-1%
 //   to find the threshold: one read pass over the residual, then one compaction pass), and the
@@ -99,6 +100,11 @@ double wire_bytes(const std::vector<ReductionPhase>& phases, int replicas);
 // `elements` gradient elements of which `matrices` are weight matrices.
 double compression_memory_bytes(const GradientCompression& c, double elements, const std::vector<WeightMatrix>& matrices,
                                 int replicas, Precision gradient_precision);
+
+// Whether the method's reduction waits for the end of backward: 1-bit Adam compresses and
+// reduces the momentum inside the optimizer step (DeepSpeed's OnebitAdam turns the engine's
+// backward all-reduce off once compression starts), so nothing overlaps backward.
+bool reduces_in_step(const GradientCompression& c);
 
 // Throws std::invalid_argument ("plan.gradient_compression.<key>: why") for a bad configuration.
 void validate_compression(const GradientCompression& c);

@@ -109,6 +109,10 @@ class Replay {
     double open_bytes = 0, open_expert_bytes = 0;
     std::vector<WeightMatrix> open_matrices, open_expert_matrices;
     double compression = 0, wire = 0;  // compression kernels (s), bytes sent, per iteration
+    // Compression kernels issued while backward runs go onto its stream (PyTorch's DDP runs a
+    // comm hook's kernels on the stream of the backward pass that filled the bucket): the next
+    // compute segment starts after them.
+    double compression_queued = 0, compression_blocking = 0;
     std::deque<Bucket> ready;
     bool reducing = false;
     bool passes_done = false, optimizer_started = false, finished = false;
@@ -287,9 +291,13 @@ class Replay {
       const Segment& s = segments[rank.segment];
       rank.segment_start = engine_.now();
       switch (s.kind) {
-        case SegmentKind::compute:
-          after(std::max(s.seconds, s.host_floor_s), [this, r] { compute_done(r); });
+        case SegmentKind::compute: {
+          const double queued = rank.compression_queued;
+          rank.compression_queued = 0;
+          rank.compression_blocking += queued;
+          after(queued + std::max(s.seconds, s.host_floor_s), [this, r] { compute_done(r); });
           return;
+        }
         case SegmentKind::tensor:
           run_groups(s.collective, s.bytes, tensor_groups(r), network::Algorithm::automatic, [this, r] { blocking_done(r, true); });
           return;
@@ -465,7 +473,8 @@ class Replay {
     const double elements = bucket.bytes / bytes_per_element(g);
     if (plan_.parameter_server.enabled) {
       const ParameterServerConfig& ps = plan_.parameter_server;
-      return ps_reduction(ps, bucket.bytes, elements, plan_.data / ps.replicas_per_node, optimizer_bytes_per_parameter(plan_.optimizer, plan_.precision));
+      return ps_reduction(ps, bucket.bytes, elements, plan_.data / ps.replicas_per_node,
+                          optimizer_bytes_per_parameter(plan_.optimizer, plan_.precision));
     }
     const int replicas = bucket.expert ? plan_.data / plan_.expert : plan_.data;
     return compressed_reduction({elements, bucket.matrices}, replicas, plan_.compression, g, c_.device, c_.profile);
@@ -492,32 +501,38 @@ class Replay {
     const ReductionPhase& ph = (*phases)[i];
     auto next = [this, r, phases, i, expert, done = std::move(done)]() mutable { run_phases(r, phases, i + 1, expert, std::move(done)); };
     if (ph.kind == ReductionPhase::Kind::collective) {
-      run_groups(ph.collective, ph.bytes, ph.node_local ? node_groups() : data_groups(r, expert), ph.collective == CollectiveKind::all_reduce ? c_.all_reduce : network::Algorithm::automatic,
-                 std::move(next));
+      const network::Algorithm algorithm = ph.collective == CollectiveKind::all_reduce ? c_.all_reduce : network::Algorithm::automatic;
+      run_groups(ph.collective, ph.bytes, ph.node_local ? node_groups() : data_groups(r, expert), algorithm, std::move(next));
       return;
     }
-    if (ph.kind == ReductionPhase::Kind::device) ranks_[static_cast<std::size_t>(r)].compression += ph.seconds;
+    if (ph.kind == ReductionPhase::Kind::device) {
+      Rank& rank = ranks_[static_cast<std::size_t>(r)];
+      rank.compression += ph.seconds;
+      if (!rank.passes_done) rank.compression_queued += ph.seconds;
+    }
     after(ph.seconds, std::move(next));
   }
 
   void try_reduce(int r) {
     Rank& rank = ranks_[static_cast<std::size_t>(r)];
     if (rank.reducing || rank.ready.empty()) return;
-    if (!plan_.overlap_grad_reduce && !rank.passes_done) return;
+    if ((!plan_.overlap_grad_reduce || reduces_in_step(plan_.compression)) && !rank.passes_done) return;
     const Bucket bucket = rank.ready.front();
     rank.ready.pop_front();
     rank.reducing = true;
     ++rank.buckets;
     const sim::Time start = engine_.now();
     const CollectiveKind kind = plan_.zero_stage == 0 ? CollectiveKind::all_reduce : CollectiveKind::reduce_scatter;
-    auto done = [this, r, start, bucket, kind] {
-                 Rank& rk = ranks_[static_cast<std::size_t>(r)];
-                 rk.dp_busy += (engine_.now() - start).seconds();
-                 span(rk.lane_dp, network::to_string(kind) + (bucket.expert ? " experts " : " ") + size_label(bucket.bytes),
-                      "communication", start);
-                 rk.reducing = false;
-                 try_reduce(r);
-                 maybe_optimizer(r);
+    const std::string label = plan_.parameter_server.enabled ? "push/pull"
+                              : phased() ? to_string(plan_.compression.method) + " " + network::to_string(kind)
+                                         : network::to_string(kind);
+    auto done = [this, r, start, bucket, label] {
+      Rank& rk = ranks_[static_cast<std::size_t>(r)];
+      rk.dp_busy += (engine_.now() - start).seconds();
+      span(rk.lane_dp, label + (bucket.expert ? " experts " : " ") + size_label(bucket.bytes), "communication", start);
+      rk.reducing = false;
+      try_reduce(r);
+      maybe_optimizer(r);
     };
     const int replicas = bucket.expert ? plan_.data / plan_.expert : plan_.data;
     if (phased()) {
@@ -671,8 +686,9 @@ class Replay {
     b.activation_offload_s = k.offload;
     b.optimizer_s = k.optimizer;
     b.exposed_dp_comm_s = std::max(0.0, (k.finish - k.passes_end).seconds() - k.optimizer - k.after_step_host);
+    b.compression_blocking_s = k.compression_blocking;
     b.pipeline_bubble_s = std::max(0.0, k.passes_end.seconds() - k.compute - k.tensor - k.expert - k.gather_wait - k.reduce_wait -
-                                            k.zero_host - k.offload);
+                                            k.zero_host - k.offload - k.compression_blocking);
     b.dp_comm_busy_s = k.dp_busy;
     b.pipeline_comm_busy_s = k.pipe_busy;
     b.gradient_buckets = k.buckets;

@@ -46,8 +46,8 @@ struct TrainingConfig {
 
 // Where the time of one iteration goes, on the pipeline rank that finishes its passes last.
 // iteration_s = compute_s + tensor_comm_s + expert_comm_s + gather_wait_s + reduce_wait_s
-//               + zero_host_s + activation_offload_s + pipeline_bubble_s + exposed_dp_comm_s
-//               + optimizer_s  (each >= 0).
+//               + zero_host_s + activation_offload_s + compression_blocking_s + pipeline_bubble_s
+//               + exposed_dp_comm_s + optimizer_s  (each >= 0).
 struct IterationBreakdown {
   double iteration_s = 0;
   double compute_s = 0;           // forward + backward + recompute on the compute stream
@@ -67,8 +67,9 @@ struct IterationBreakdown {
   double optimizer_s = 0;
   double dp_comm_busy_s = 0;      // time the data-parallel stream was busy (overlapped or not)
   double pipeline_comm_busy_s = 0;
-  double compression_s = 0;       // gradient compression kernels on the data-parallel stream (part of
-                                  //   dp_comm_busy_s; they delay the reduction, not the compute stream)
+  double compression_s = 0;       // gradient compression kernels (part of dp_comm_busy_s: they delay the reduction)
+  double compression_blocking_s = 0;  // of which issued during backward: they delay its next compute segment
+                                      //   (the hook's kernels share backward's stream)
   double gradient_wire_bytes = 0; // bytes one data-parallel rank sends for its gradients per iteration
                                   //   (collectives by nccl-tests' bus factors; parameter servers: a worker
                                   //   node's pushes)
