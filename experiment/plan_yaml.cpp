@@ -3,6 +3,7 @@
 
 #include "experiment/plan_fit.hpp"
 
+#include <cstdio>
 #include <stdexcept>
 
 namespace dlsim::experiment {
@@ -106,6 +107,58 @@ void read_stage_split(MapReader& r, PlanConfig& p) {
   }
 }
 
+// plan.gradient_compression (models/gradient_compression.hpp).
+void read_compression(MapReader& r, PlanConfig& p) {
+  if (!r.has("gradient_compression")) return;
+  MapReader c(r.node("gradient_compression"), r.path_of("gradient_compression"), r.source(), true);
+  models::GradientCompression& g = p.compression;
+  const std::string method = c.choice("method", {"none", "fp16", "bf16", "int8", "one-bit", "top-k", "powersgd"}, "none");
+  for (auto m : {models::CompressionMethod::none, models::CompressionMethod::fp16, models::CompressionMethod::bf16,
+                 models::CompressionMethod::int8, models::CompressionMethod::one_bit, models::CompressionMethod::top_k,
+                 models::CompressionMethod::powersgd}) {
+    if (models::to_string(m) == method) g.method = m;
+  }
+  if (g.method != models::CompressionMethod::top_k && c.has("ratio")) c.fail("ratio", "is the fraction of elements top-k sends; needs method: top-k");
+  if (g.method != models::CompressionMethod::powersgd && c.has("rank")) c.fail("rank", "is PowerSGD's rank; needs method: powersgd");
+  g.ratio = c.number("ratio", 1e-9, 1, 0.01);
+  if (c.has("ratio") && !(g.ratio > 0 && g.ratio <= 1)) c.fail("ratio", "expected a fraction in (0, 1]");
+  g.rank = static_cast<int>(c.integer("rank", 1, 4096, 4));
+  if (g.method != models::CompressionMethod::none && p.zero_stage != 0) {
+    c.fail("method", "compresses the all-reduce of plain data parallelism; needs zero_stage: 0");
+  }
+  c.finish();
+}
+
+// plan.parameter_server (models/parameter_server.hpp).
+void read_parameter_server(MapReader& r, PlanConfig& p) {
+  if (!r.has("parameter_server")) return;
+  MapReader c(r.node("parameter_server"), r.path_of("parameter_server"), r.source(), true);
+  models::ParameterServerConfig& ps = p.parameter_server;
+  ps.enabled = true;
+  ps.servers = static_cast<int>(c.integer("servers", 1, 100'000, 1));
+  ps.placement = c.choice("placement", {"dedicated", "colocated"}, "dedicated") == "colocated" ? models::ServerPlacement::colocated
+                                                                                                : models::ServerPlacement::dedicated;
+  ps.synchronous = c.boolean("synchronous", true);
+  if (ps.synchronous && c.has("staleness")) c.fail("staleness", "bounds asynchronous training; needs synchronous: false");
+  ps.staleness = static_cast<int>(c.integer("staleness", 0, 1'000'000, 0));
+  if (ps.placement == models::ServerPlacement::colocated && c.has("server_nic")) {
+    c.fail("server_nic", "co-located servers use the worker nodes' NICs; needs placement: dedicated");
+  }
+  ps.server_nic = c.quantity("server_nic", Dimension::bandwidth, 1, 1e15, 0);
+  ps.server_memory_bandwidth = c.quantity("server_memory_bandwidth", Dimension::bandwidth, 1, 1e15, 0);
+  if (ps.placement == models::ServerPlacement::colocated && c.has("server_price")) {
+    c.fail("server_price", "co-located servers run on the worker nodes (billed with them); needs placement: dedicated");
+  }
+  p.server_price_per_hour = c.quantity("server_price", Dimension::price_rate, 0, 1e5, 0);
+  if (p.tensor != 1 || p.pipeline != 1 || p.expert != 1 || p.zero_stage != 0) {
+    r.fail("parameter_server", "serves plain data parallelism; needs tensor, pipeline and expert 1 and zero_stage 0");
+  }
+  if (p.compression.method != models::CompressionMethod::none) {
+    r.fail("gradient_compression", "compresses all-reduce; parameter servers (plan.parameter_server) take uncompressed pushes here");
+  }
+  c.finish();
+}
+
 }  // namespace
 
 PlanConfig read_plan(MapReader& r) {
@@ -131,6 +184,8 @@ PlanConfig read_plan(MapReader& r) {
   read_zero(r, p);
   read_checkpointing(r, p);
   read_stage_split(r, p);
+  read_compression(r, p);
+  read_parameter_server(r, p);
   const YAML::Node order = r.node("order");
   if (order.IsDefined() && !order.IsNull()) {
     if (!order.IsSequence() || order.size() != 3) {
@@ -155,6 +210,14 @@ PlanConfig read_plan(MapReader& r) {
   r.finish();
   return p;
 }
+
+namespace {
+std::string describe_fraction(double f) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "-%g", f);
+  return buf;
+}
+}  // namespace
 
 std::string describe_plan(const models::ParallelPlan& p) {
   // Appends only: GCC 12 warns falsely (-Wrestrict) on `"x" + std::to_string(n)` chains here.
@@ -182,6 +245,22 @@ std::string describe_plan(const models::ParallelPlan& p) {
   if (p.recompute != models::Recompute::none) {
     s += " rc-";
     s += models::to_string(p.recompute);
+  }
+  if (p.compression.method != models::CompressionMethod::none) {
+    s += " ";
+    s += models::to_string(p.compression.method);
+    if (p.compression.method == models::CompressionMethod::top_k) s += describe_fraction(p.compression.ratio);
+    if (p.compression.method == models::CompressionMethod::powersgd) add("-r", p.compression.rank);
+  }
+  const models::ParameterServerConfig& ps = p.parameter_server;
+  if (ps.enabled) {
+    add(" ps", ps.servers);
+    s += ps.placement == models::ServerPlacement::colocated ? "-colo" : "-ded";
+    if (ps.synchronous) {
+      s += "-sync";
+    } else {
+      add("-async", ps.staleness);
+    }
   }
   return s;
 }
@@ -211,6 +290,18 @@ models::ParallelPlan Scenario::plan_for(int nodes, int plan_index) const {
   p.last_stage_layers = c.last_stage_layers;
   p.account_for_embedding = c.account_for_embedding;
   p.account_for_loss = c.account_for_loss;
+  p.compression = c.compression;
+  p.parameter_server = c.parameter_server;
+  if (p.parameter_server.enabled) {
+    // Figures left to the instance type: its NIC (dedicated servers alike), its latency, and the
+    // host CPU's memory bandwidth (kDefaultServerMemoryBandwidth).
+    models::ParameterServerConfig& ps = p.parameter_server;
+    ps.worker_nic = cluster.instance.network_bandwidth;
+    if (ps.server_nic <= 0) ps.server_nic = cluster.instance.network_bandwidth;
+    if (ps.server_memory_bandwidth <= 0) ps.server_memory_bandwidth = kDefaultServerMemoryBandwidth;
+    ps.latency_s = cluster.instance.network_latency_s;
+    ps.replicas_per_node = cluster.instance.accelerators_per_node;
+  }
   p.precision = workload.precision;
   p.gradient_precision = workload.gradient_precision;
   p.optimizer = workload.optimizer;

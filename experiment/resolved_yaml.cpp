@@ -3,6 +3,7 @@
 // result file says exactly what produced it even after the catalog changes.
 #include <yaml-cpp/yaml.h>
 
+#include "experiment/plan_yaml.hpp"
 #include "experiment/results.hpp"
 #include "network/link_tech.hpp"
 #include "network/routing.hpp"
@@ -211,6 +212,28 @@ void emit_plan(YAML::Emitter& out, const PlanConfig& p) {
   out << YAML::Key << "cpu_checkpointing" << YAML::Value << a.cpu_checkpointing;
   out << YAML::Key << "contiguous_memory_optimization" << YAML::Value << a.contiguous_memory_optimization;
   out << YAML::EndMap;
+  if (p.compression.method != models::CompressionMethod::none) {
+    out << YAML::Key << "gradient_compression" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "method" << YAML::Value << models::to_string(p.compression.method);
+    if (p.compression.method == models::CompressionMethod::top_k) out << YAML::Key << "ratio" << YAML::Value << p.compression.ratio;
+    if (p.compression.method == models::CompressionMethod::powersgd) out << YAML::Key << "rank" << YAML::Value << p.compression.rank;
+    out << YAML::EndMap;
+  }
+  const models::ParameterServerConfig& ps = p.parameter_server;
+  if (ps.enabled) {
+    out << YAML::Key << "parameter_server" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "servers" << YAML::Value << ps.servers;
+    out << YAML::Key << "placement" << YAML::Value << models::to_string(ps.placement);
+    out << YAML::Key << "synchronous" << YAML::Value << ps.synchronous;
+    if (!ps.synchronous) out << YAML::Key << "staleness" << YAML::Value << ps.staleness;
+    if (ps.placement == models::ServerPlacement::dedicated) {
+      out << YAML::Key << "server_nic" << YAML::Value;
+      if (ps.server_nic > 0) out << ps.server_nic; else out << "instance";
+    }
+    if (ps.placement == models::ServerPlacement::dedicated) out << YAML::Key << "server_price" << YAML::Value << p.server_price_per_hour;
+    out << YAML::Key << "server_memory_bandwidth" << YAML::Value << (ps.server_memory_bandwidth > 0 ? ps.server_memory_bandwidth : kDefaultServerMemoryBandwidth);
+    out << YAML::EndMap;
+  }
   out << YAML::EndMap;
 }
 

@@ -46,6 +46,11 @@ struct ResultRow {
   double expert_comm_s = 0;        // blocking expert all-to-alls
   double pipeline_bubble_s = 0;
   double framework_overhead_s = 0;   // ZeRO-3 host work the device waits for, blocking activation copies
+  std::string gradient_compression = "none";  // plan.gradient_compression.method
+  double gradient_wire_bytes = 0;  // bytes one data-parallel rank (parameter servers: worker node) sends per iteration
+  double compression_s = 0;        // gradient compression kernels per iteration
+  double compression_blocking_s = 0;  // of which delayed backward's compute stream
+  double staleness = 0;            // asynchronous parameter servers: iterations behind (0 otherwise)
   double memory_bytes = 0;         // peak memory of one accelerator (the fullest pipeline rank)
   // Compute time by kernel family and the iteration time's error band (models/training_replay.hpp).
   double gemm_s = 0, memory_kernels_s = 0, conv_s = 0, attention_s = 0;

@@ -71,6 +71,11 @@ struct PlanConfig {
   int last_stage_layers = 0;
   bool account_for_embedding = false;
   bool account_for_loss = false;
+  models::GradientCompression compression;        // plan.gradient_compression
+  // plan.parameter_server as written: enabled, servers, placement, synchronous, staleness; the
+  // bandwidths below are 0 where the scenario leaves them to the instance type (plan_for).
+  models::ParameterServerConfig parameter_server;
+  double server_price_per_hour = 0;  // plan.parameter_server.server_price: per dedicated server node (USD/h)
 };
 
 struct WorkloadConfig {

@@ -111,7 +111,8 @@ void print_table(std::ostream& out, const Results& results) {
         << number(100.0 * (last.compute_s - last.recompute_s) / it, "%.1f%%") << part("recompute", last.recompute_s)
         << part("tensor-parallel comm", last.tensor_comm_s) << part("expert all-to-all", last.expert_comm_s)
         << part("pipeline bubble", last.pipeline_bubble_s) << part("exposed data-parallel comm", last.exposed_comm_s)
-        << part("framework overhead", last.framework_overhead_s) << part("optimizer", last.optimizer_s);
+        << part("framework overhead", last.framework_overhead_s) << part("gradient compression", last.compression_blocking_s)
+        << part("optimizer", last.optimizer_s);
     if (last.tokens_per_s > last.samples_per_s) {
       out << "; " << number(last.tokens_per_s, "%.0f") << " tokens/s (" << number(last.tokens_per_s / last.accelerators, "%.0f")
           << " per accelerator)";

@@ -237,6 +237,9 @@ struct Builder {
       const double gradients = share.parameters * gradient_element;
       s.gradient_bytes += gradients;
       if (layer.experts > 0) s.expert_gradient_bytes += gradients;
+      if (plan.compression.method == CompressionMethod::powersgd) {
+        for (const WeightMatrix& m : weight_matrices(share, model.tokens_per_sample)) s.gradient_matrices.push_back(m);
+      }
       // End the segment where a gradient bucket fills, so that the replay can start reducing
       // it there (DDP launches a bucket's all-reduce as soon as its last gradient is ready).
       pending_gradients += gradients;

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "models/device.hpp"
+#include "models/gradient_compression.hpp"
 #include "models/model_graph.hpp"
 #include "models/parallel_plan.hpp"
 #include "models/zero3_schedule.hpp"
@@ -42,6 +43,7 @@ struct Segment {
   bool offload = false;                // compute: a blocking host-device copy of kept activations
   double gradient_bytes = 0;           // compute (backward): gradients its layers finish
   double expert_gradient_bytes = 0;    // of which expert parameters
+  std::vector<WeightMatrix> gradient_matrices;  // compute (backward, PowerSGD only): its layers' weight matrices
   bool recompute = false;              // compute: re-running forward inside backward
   network::CollectiveKind collective = network::CollectiveKind::all_reduce;  // tensor, expert
   double bytes = 0;                    // tensor, expert: per-rank buffer (nccl-tests sizes)

@@ -89,6 +89,19 @@ void validate_plan(const ParallelPlan& p, const ModelGraph& model, int devices) 
     reject("activation_checkpointing.contiguous_memory_optimization",
            "needs partition_activations (DeepSpeed: contiguous checkpointing is only available with partitioned activations)");
   }
+  validate_compression(p.compression);
+  if (p.compression.method != CompressionMethod::none && p.zero_stage != 0) {
+    reject("gradient_compression", "compresses the all-reduce of plain data parallelism; needs zero_stage: 0");
+  }
+  const ParameterServerConfig& ps = p.parameter_server;
+  if (ps.enabled) {
+    if (p.tensor != 1 || p.pipeline != 1 || p.expert != 1 || p.zero_stage != 0) {
+      reject("parameter_server", "serves plain data parallelism; needs tensor, pipeline and expert 1 and zero_stage 0");
+    }
+    if (p.compression.method != CompressionMethod::none) reject("gradient_compression", "applies to all-reduce, not to parameter servers");
+    if (p.data % ps.replicas_per_node != 0) reject("parameter_server", "the replicas do not fill whole worker nodes");
+    validate_parameter_server(ps, p.data / ps.replicas_per_node);
+  }
   std::array<bool, 3> seen{};
   for (Axis a : p.order) {
     if (seen[static_cast<int>(a)]) reject("order", "names " + to_string(a) + " twice; list tensor, pipeline and data once each");

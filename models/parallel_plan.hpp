@@ -13,8 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "models/gradient_compression.hpp"
 #include "models/model_graph.hpp"
 #include "models/optimizer.hpp"
+#include "models/parameter_server.hpp"
 #include "models/precision.hpp"
 
 namespace dlsim::models {
@@ -97,6 +99,8 @@ struct ParallelPlan {
   int last_stage_layers = 0;
   bool account_for_embedding = false;
   bool account_for_loss = false;
+  GradientCompression compression;          // of the data-parallel gradient reduction
+  ParameterServerConfig parameter_server;   // enabled: parameter servers instead of all-reduce
 
   int devices() const { return data * tensor * pipeline; }
   int virtual_pipeline() const { return pipeline * virtual_stages; }
