@@ -74,6 +74,9 @@ Nic nic_of(const std::string& name) {
     return {LinkTech::efa, Transport::rdma};
   }
   if (name == "azure/Standard_ND40rs_v2") return {LinkTech::ib_edr, Transport::rdma};
+  if (name == "nvidia/dgx-1" || name == "nvidia/dgx-1v" || name == "nvidia/dgx-2") return {LinkTech::ib_edr, Transport::rdma};
+  if (name.rfind("nvidia/dgx-a100", 0) == 0) return {LinkTech::ib_hdr, Transport::rdma};
+  if (name == "nvidia/dgx-h100" || name == "nvidia/dgx-h200") return {LinkTech::ib_ndr, Transport::rdma};
   if (name.rfind("azure/Standard_ND96a", 0) == 0) return {LinkTech::ib_hdr, Transport::rdma};
   if (name == "azure/Standard_ND96isr_H100_v5") return {LinkTech::ib_ndr, Transport::rdma};
   if (name == "gcp/a3-highgpu-8g" || name.rfind("gcp/tpu-", 0) == 0) return {LinkTech::ethernet, Transport::rdma};
@@ -87,6 +90,8 @@ int nics_of(const std::string& name) {
   if (name == "gcp/a3-highgpu-8g") return 4;                                 // 4x200 GPUDirect-TCPX
   if (name == "gcp/tpu-v5e-8") return 2;                                     // 2x100 per host
   if (name.rfind("azure/Standard_ND96", 0) == 0) return 8;                   // 8 InfiniBand HCAs
+  if (name == "nvidia/dgx-1" || name == "nvidia/dgx-1v") return 4;           // 4x EDR (DGX-1 datasheet)
+  if (name.rfind("nvidia/dgx-", 0) == 0) return 8;                           // 8 compute HCAs (DGX-2, A100, H100, H200)
   return 1;
 }
 
@@ -283,6 +288,25 @@ void add_azure(Catalog& c) {
           "Azure pricing (uncertain - verify)"});
 }
 
+// NVIDIA's DGX systems, as the papers that ran on them name them. Bought, not rented: no hourly
+// price (give cluster.price to cost them). Compute fabric from NVIDIA's datasheets: DGX-1 (P100,
+// V100) 4x 100 Gb/s EDR InfiniBand, hybrid cube-mesh NVLink; DGX-2 16 V100-32GB on NVSwitch,
+// 8x 100 Gb/s EDR; DGX A100 8x 200 Gb/s HDR (ConnectX-6), 320 GB (A100-40GB) and 640 GB
+// (A100-80GB) editions; DGX H100 and H200 8x 400 Gb/s NDR (ConnectX-7). SuperPOD-style fabrics
+// are `network.fabric: {kind: rail-optimized}` over these nodes.
+void add_nvidia_dgx(Catalog& c) {
+  const char* purchase = "purchase only (no hourly price)";
+  add(c, {"nvidia/dgx-1", "P100", 8, 400, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX-1 datasheet (P100)"});
+  add(c, {"nvidia/dgx-1v", "V100-16GB", 8, 400, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX-1 with V100 datasheet"});
+  add(c, {"nvidia/dgx-2", "V100-32GB", 16, 800, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX-2 datasheet"});
+  add(c, {"nvidia/dgx-a100-320gb", "A100-40GB", 8, 1600, kRdmaLatency, kNvlinkLatency, 0, purchase,
+          "NVIDIA DGX A100 datasheet (320 GB edition)"});
+  add(c, {"nvidia/dgx-a100", "A100-80GB", 8, 1600, kRdmaLatency, kNvlinkLatency, 0, purchase,
+          "NVIDIA DGX A100 datasheet (640 GB edition)"});
+  add(c, {"nvidia/dgx-h100", "H100-SXM", 8, 3200, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX H100 datasheet"});
+  add(c, {"nvidia/dgx-h200", "H200", 8, 3200, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX H200 datasheet"});
+}
+
 }  // namespace
 
 void add_builtin_instances(Catalog& catalog) {
@@ -293,6 +317,7 @@ void add_builtin_instances(Catalog& catalog) {
   add_gcp_gpu(catalog);
   add_gcp_tpu(catalog);
   add_azure(catalog);
+  add_nvidia_dgx(catalog);
 }
 
 }  // namespace dlsim::models

@@ -78,6 +78,14 @@ const std::vector<ExpectedInstance> kInstances = {
     {"azure/Standard_ND96asr_v4", "A100-40GB", 8, NK::nvswitch, 8, 1600, 27.20},
     {"azure/Standard_ND96amsr_A100_v4", "A100-80GB", 8, NK::nvswitch, 8, 1600, 32.77},
     {"azure/Standard_ND96isr_H100_v5", "H100-SXM", 8, NK::nvswitch, 8, 3200, 98.32},
+    // NVIDIA DGX datasheets: compute HCAs; bought, not rented (no hourly price).
+    {"nvidia/dgx-1", "P100", 8, NK::hybrid_cube_mesh, 4, 400, 0},
+    {"nvidia/dgx-1v", "V100-16GB", 8, NK::hybrid_cube_mesh, 4, 400, 0},
+    {"nvidia/dgx-2", "V100-32GB", 16, NK::nvswitch, 8, 800, 0},
+    {"nvidia/dgx-a100-320gb", "A100-40GB", 8, NK::nvswitch, 8, 1600, 0},
+    {"nvidia/dgx-a100", "A100-80GB", 8, NK::nvswitch, 8, 1600, 0},
+    {"nvidia/dgx-h100", "H100-SXM", 8, NK::nvswitch, 8, 3200, 0},
+    {"nvidia/dgx-h200", "H200", 8, NK::nvswitch, 8, 3200, 0},
 };
 
 const Catalog& builtin() {
@@ -217,13 +225,13 @@ TEST(Catalog, EveryInstanceIsCompleteAndNamesAKnownDevice) {
     EXPECT_EQ(t.name, name);
     EXPECT_NE(builtin().find_device(t.device), nullptr) << name << " -> " << t.device;
     EXPECT_EQ(name.substr(0, name.find('/')), t.provider) << name;
-    EXPECT_TRUE(t.provider == "aws" || t.provider == "gcp" || t.provider == "azure") << name;
+    EXPECT_TRUE(t.provider == "aws" || t.provider == "gcp" || t.provider == "azure" || t.provider == "nvidia") << name;
     EXPECT_GT(t.accelerators_per_node, 0) << name;
     EXPECT_GT(t.network_bandwidth, 0) << name;
     EXPECT_GT(t.network_latency_s, 0) << name;
     EXPECT_GT(t.intra_node_bandwidth, 0) << name;
     EXPECT_GT(t.intra_node_latency_s, 0) << name;
-    EXPECT_GT(t.price_per_hour, 0) << name;
+    EXPECT_TRUE(t.provider == "nvidia" ? t.price_per_hour == 0 : t.price_per_hour > 0) << name;  // DGX: bought
     EXPECT_FALSE(t.price_date.empty()) << name;
     EXPECT_FALSE(t.source.empty()) << name;
   }
