@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "experiment/nearest_name.hpp"
+#include "network/ici.hpp"
 #include "network/link_tech.hpp"
 
 namespace dlsim::experiment {
@@ -85,6 +86,22 @@ models::InstanceType read_instance_fields(MapReader& r, const std::string& name,
                                       device->intra_node_link_bandwidth);
   t.intra_node_latency_s = r.quantity("intra_node_latency", Dimension::duration, 0, kMaxLatency, 2e-6);
   t.nic_tech = *network::link_tech_from_string(r.choice("nic_tech", network::link_tech_names(), "generic"));
+  // TPU hosts: the chips' ICI generation makes the node a TPU board (network/ici.hpp); by
+  // default the one a TPU device's name carries ("TPU-v6e" -> v6e).
+  std::vector<std::string> ici_names = network::ici_generation_names();
+  ici_names.insert(ici_names.begin(), "none");
+  const std::string named = device->generation == models::Generation::tpu && device->name.rfind("TPU-", 0) == 0
+                                ? device->name.substr(4) : "none";
+  const auto fallback = network::ici_generation_from_string(named);
+  t.ici = *network::ici_generation_from_string(r.choice("ici", ici_names, fallback ? named : "none"));
+  if (t.ici != network::IciGeneration::none) {
+    const int per_host = network::ici_spec(t.ici).chips_per_host();
+    if (t.accelerators_per_node != per_host) {
+      r.fail("accelerators_per_node", "a " + network::to_string(t.ici) + " host has " + std::to_string(per_host) +
+                                          " chips (network/ici.hpp); got " + std::to_string(t.accelerators_per_node));
+    }
+    t.node_kind = network::NodeKind::tpu_board;
+  }
   t.transport = r.choice("transport", {"rdma", "tcp"}, "rdma") == "tcp" ? network::Transport::tcp : network::Transport::rdma;
   t.price_per_hour = r.quantity("price", Dimension::price_rate, 0, kMaxPricePerHour);
   t.price_date = r.optional_text("price_date").value_or("");

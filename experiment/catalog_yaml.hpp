@@ -10,8 +10,9 @@
 namespace dlsim::experiment {
 
 // Reads accelerator, accelerators_per_node, network_bandwidth, network_latency,
-// intra_node_bandwidth, intra_node_latency, price (and provider); the accelerator must be in
-// `catalog`. Does not call finish().
+// intra_node_bandwidth, intra_node_latency, nic_tech, transport, ici, price (and provider); the
+// accelerator must be in `catalog`. ici (v2 ... v6e; default: the generation a TPU device's
+// name carries, else none) makes the node a TPU board of that generation. Does not call finish().
 models::InstanceType read_instance_fields(MapReader& r, const std::string& name,
                                           const models::Catalog& catalog);
 

@@ -10,7 +10,7 @@ namespace {
 const std::vector<std::string> kOperations{"all-reduce", "reduce-scatter", "all-gather", "broadcast",
                                            "reduce",     "all-to-all",     "send-recv",  "push-pull"};
 const std::vector<std::string> kAlgorithms{"auto",   "ring",   "double-binary-tree", "hierarchical", "halving-doubling",
-                                           "direct", "parameter-server", "nvls", "collnet"};
+                                           "direct", "parameter-server", "nvls", "collnet", "torus"};
 const std::vector<std::string> kProtocols{"auto", "simple", "ll", "ll128"};
 constexpr double kMaxMessage = 1e13;  // 10 TB per rank
 constexpr std::size_t kMaxSizes = 200;

@@ -91,7 +91,7 @@ models::ModelGraph build_transformer(const models::DecoderConfig& c, const MapRe
   }
 }
 
-models::ModelGraph read_transformer(MapReader& model, const std::string& name, models::DecoderConfig* out) {
+models::ModelGraph read_transformer(MapReader& model, const std::string& name, models::DecoderConfig* out, std::string* attention) {
   const YAML::Node node = model.node("transformer");
   MapReader t(node, model.path_of("transformer"), model.source());
   models::DecoderConfig c;
@@ -119,8 +119,12 @@ models::ModelGraph read_transformer(MapReader& model, const std::string& name, m
   c.linear_bias = t.boolean("bias", true);
   c.dropout = t.boolean("dropout", false);
   // The attention core: "unfused" (batched GEMMs, softmax and dropout over the s x s scores, as
-  // Megatron-LM 2021 and eager PyTorch run it) or "flash" (one FlashAttention kernel).
-  c.flash_attention = t.choice("attention", {"unfused", "flash"}, "unfused") == "flash";
+  // Megatron-LM 2021 and eager PyTorch run it), "flash" (one FlashAttention kernel), or "auto"
+  // (the default: flash where the device and precision run it; decided by the workload, which
+  // knows them, see scenario_loader.cpp).
+  const std::string choice = t.choice("attention", {"auto", "unfused", "flash"}, "auto");
+  c.flash_attention = choice == "flash";
+  if (attention) *attention = choice;
   read_experts(t, c);
   t.finish();
   if (out) *out = c;
@@ -255,7 +259,7 @@ models::ModelGraph read_layer_list(MapReader& model, const std::string& name) {
 
 }  // namespace
 
-models::ModelGraph read_model_definition(MapReader& model, models::DecoderConfig* transformer_sizes) {
+models::ModelGraph read_model_definition(MapReader& model, models::DecoderConfig* transformer_sizes, std::string* attention) {
   const std::string name = model.text("name");
   if (name.empty()) model.fail("name", "expected a non-empty model name");
   const bool transformer = model.has("transformer");
@@ -280,7 +284,7 @@ models::ModelGraph read_model_definition(MapReader& model, models::DecoderConfig
       }
     }
     model.allow({"layers"});
-    graph = read_transformer(model, name, transformer_sizes);
+    graph = read_transformer(model, name, transformer_sizes, attention);
   } else {
     model.allow({"transformer"});
     graph = read_layer_list(model, name);

@@ -25,7 +25,10 @@ namespace dlsim::experiment {
 
 // Reads workload.model when it is a mapping: a user-defined model. Calls model.finish().
 // Throws ConfigError.
-// With `transformer_sizes`, a transformer definition's sizes are stored there.
-models::ModelGraph read_model_definition(MapReader& model, models::DecoderConfig* transformer_sizes = nullptr);
+// With `transformer_sizes`, a transformer definition's sizes are stored there, and with
+// `attention` its attention setting ("auto", "unfused" or "flash"; the graph is built unfused
+// for "auto": the caller, which knows the device, rebuilds it).
+models::ModelGraph read_model_definition(MapReader& model, models::DecoderConfig* transformer_sizes = nullptr,
+                                         std::string* attention = nullptr);
 
 }  // namespace dlsim::experiment

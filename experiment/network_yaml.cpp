@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
+#include "network/ici.hpp"
 #include "network/link_tech.hpp"
 
 namespace dlsim::experiment {
@@ -16,7 +18,7 @@ constexpr double kSwitchLinkLatency = 1e-6;  // one switch-to-switch hop: an ass
 const std::vector<std::string> kNodeKinds{"nvswitch", "hybrid-cube-mesh", "pcie", "tpu-board", "nvlink-pairs"};
 const std::vector<std::string> kFabricKinds{"single-switch", "leaf-spine", "fat-tree", "rail-optimized", "torus", "wan"};
 const std::vector<std::string> kRouting{"d-mod-k", "ecmp"};
-const std::vector<std::string> kAllReduce{"auto", "ring", "double-binary-tree", "hierarchical", "halving-doubling", "nvls", "collnet"};
+const std::vector<std::string> kAllReduce{"auto", "ring", "double-binary-tree", "hierarchical", "halving-doubling", "nvls", "collnet", "torus"};
 
 // NVLink SHARP's reduction bandwidth per GPU port, as a fraction of the GPU's achievable NVLink
 // bandwidth: NCCL's NVLS algorithm bandwidth ratio 5/6 (src/graph/tuning.cc, NCCL 2.20.3). On
@@ -54,7 +56,7 @@ bool nvlink_node(network::NodeKind k) {
 network::LinkTech link_tech_of(network::NodeKind kind, int cc, double link_bandwidth) {
   if (nvlink_node(kind)) return network::nvlink_of(cc);
   if (kind == network::NodeKind::pcie) return network::pcie_of(link_bandwidth);
-  return network::LinkTech::generic;  // TPU ICI: characterised by the TPU interconnect work
+  return network::LinkTech::ici;  // tpu_board
 }
 
 // NVSwitch-3 (H100/H200-class NVSwitch nodes) reduces in the switch.
@@ -73,20 +75,28 @@ network::Algorithm algorithm(const std::string& s) {
   if (s == "halving-doubling") return network::Algorithm::halving_doubling;
   if (s == "nvls") return network::Algorithm::nvls;
   if (s == "collnet") return network::Algorithm::collnet;
+  if (s == "torus") return network::Algorithm::torus;
   return network::Algorithm::automatic;
 }
 
 // Link units an accelerator's intra-node bandwidth is spread over: a cube-mesh V100/P100 has 6
-// NVLinks, the builder's link unit (dgx1v-topology); other node kinds carry it on one.
-double link_units(network::NodeKind kind) { return kind == network::NodeKind::hybrid_cube_mesh ? 6.0 : 1.0; }
+// NVLinks, the builder's link unit (dgx1v-topology); a TPU chip its generation's ICI links
+// (network/ici.hpp: 4 or 6), of which a host board uses some; other node kinds carry it on one.
+double link_units(network::NodeKind kind, network::IciGeneration ici) {
+  if (kind == network::NodeKind::hybrid_cube_mesh) return 6.0;
+  if (kind == network::NodeKind::tpu_board && ici != network::IciGeneration::none) {
+    return network::ici_spec(ici).links_per_chip;
+  }
+  return 1.0;
+}
 
 // network.node. The accelerators' generation (node.nccl_compute_capability, from the device)
 // sets the NVLink generation; nvls defaults to what the node can do.
-void read_node(MapReader& r, network::NodeSpec& node, int cc) {
+void read_node(MapReader& r, network::NodeSpec& node, int cc, network::IciGeneration ici) {
   const network::NodeKind instance_kind = node.kind;
   node.kind = node_kind(r.choice("kind", kNodeKinds, node_kind_name(node.kind)));
   // Without an explicit link figure the accelerator's total intra-node bandwidth is kept.
-  const double link_default = node.link_bandwidth * link_units(instance_kind) / link_units(node.kind);
+  const double link_default = node.link_bandwidth * link_units(instance_kind, ici) / link_units(node.kind, ici);
   node.link_bandwidth = r.quantity("link_bandwidth", Dimension::bandwidth, 1, kMaxBandwidth, link_default);
   node.link_latency_s = r.quantity("link_latency", Dimension::duration, 0, kMaxLatency, node.link_latency_s);
   node.link_tech = link_tech_of(node.kind, cc, node.link_bandwidth);
@@ -108,6 +118,34 @@ void read_node(MapReader& r, network::NodeSpec& node, int cc) {
   r.finish();
 }
 
+// network.fabric.dims, .wrap: lists of 2 or 3 entries.
+std::vector<int> read_dims(MapReader& r) {
+  const YAML::Node dims = r.node("dims");
+  std::vector<int> out;
+  if (!dims.IsSequence() || dims.size() < 2 || dims.size() > 3) r.fail("dims", "expected 2 or 3 torus sizes, e.g. [16, 16]");
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    out.push_back(static_cast<int>(parse_integer(dims[i], r.path_of("dims") + "[" + std::to_string(i) + "]", r.source(), 1, 4096)));
+  }
+  return out;
+}
+
+std::vector<bool> read_wrap(MapReader& r) {
+  const YAML::Node wrap = r.node("wrap");
+  std::vector<bool> out;
+  if (!wrap.IsSequence() || wrap.size() < 2 || wrap.size() > 3) {
+    r.fail("wrap", "expected one flag per torus axis, e.g. [true, true, false]");
+  }
+  for (std::size_t i = 0; i < wrap.size(); ++i) {
+    bool v = false;
+    if (!wrap[i].IsScalar() || !YAML::convert<bool>::decode(wrap[i], v)) {
+      const std::string path = r.path_of("wrap") + "[" + std::to_string(i) + "]";
+      throw ConfigError(r.source().locate(wrap[i], path), path, "expected true or false (whether the axis wraps around)");
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
 void read_fabric(MapReader& r, NetworkConfig& net) {
   network::FabricSpec& f = net.fabric;
   // InfiniBand SHARP: the switches reduce at their ports' achievable bandwidth.
@@ -121,7 +159,10 @@ void read_fabric(MapReader& r, NetworkConfig& net) {
     }
     f.sharp_bandwidth = net.node.nic_bandwidth * network::achievable_fraction(net.node.nic_tech);
   }
-  f.kind = fabric_kind(r.choice("kind", kFabricKinds, "single-switch"));
+  // A TPU slice of several hosts is one ICI torus: TPU instances default to it.
+  const bool tpu = net.ici != network::IciGeneration::none;
+  f.kind = fabric_kind(r.choice("kind", kFabricKinds, tpu ? "torus" : "single-switch"));
+  const bool torus = f.kind == network::FabricKind::torus;
   // Unset: the kind's default (network::default_routing: d-mod-k on fat-tree and rail-optimized,
   // ecmp elsewhere).
   if (r.has("routing")) {
@@ -132,20 +173,32 @@ void read_fabric(MapReader& r, NetworkConfig& net) {
                             kFabricKinds[static_cast<std::size_t>(f.kind)] + " routes by ecmp");
     }
   }
-  f.link_bandwidth = r.quantity("link_bandwidth", Dimension::bandwidth, 1, kMaxBandwidth, net.node.nic_bandwidth);
-  f.link_latency_s = r.quantity("link_latency", Dimension::duration, 0, kMaxLatency, kSwitchLinkLatency);
+  // A torus's links are the chips' ICI (one link of the node's design); switch links run at the
+  // NICs' figure.
+  f.link_bandwidth = r.quantity("link_bandwidth", Dimension::bandwidth, 1, kMaxBandwidth,
+                                torus ? net.node.link_bandwidth : net.node.nic_bandwidth);
+  f.link_latency_s = r.quantity("link_latency", Dimension::duration, 0, kMaxLatency,
+                                torus ? net.node.link_latency_s : kSwitchLinkLatency);
   f.oversubscription = r.number("oversubscription", 1, 1000, 1);
   f.nodes_per_leaf = static_cast<int>(r.integer("nodes_per_leaf", 1, 100000, 16));
   f.spines = static_cast<int>(r.integer("spines", 0, 100000, 0));
   f.fat_tree_k = static_cast<int>(r.integer("k", 0, 1024, 0));
   if (f.fat_tree_k % 2 != 0) r.fail("k", "a fat-tree's k must be even (or 0 to size it to the cluster)");
-  const YAML::Node dims = r.node("dims");
-  if (dims.IsDefined() && !dims.IsNull()) {
-    if (!dims.IsSequence() || dims.size() < 2 || dims.size() > 3) r.fail("dims", "expected 2 or 3 torus sizes, e.g. [16, 16]");
-    for (std::size_t i = 0; i < dims.size(); ++i) {
-      f.dims.push_back(static_cast<int>(parse_integer(dims[i], r.path_of("dims") + "[" + std::to_string(i) + "]", r.source(), 2, 4096)));
-    }
+  if (r.has("dims")) {
+    f.dims = read_dims(r);
     net.torus_dims_given = true;
+  }
+  if (r.has("wrap")) {
+    f.wrap = read_wrap(r);
+    if (f.dims.size() != f.wrap.size() && net.torus_dims_given) {
+      r.fail("wrap", "one flag per axis of fabric.dims (" + std::to_string(f.dims.size()) + ")");
+    }
+  }
+  // Unset on a TPU slice: 0, "as many as its size needs" (shape_torus: the fewest equal pods
+  // of at most the generation's pod size); any other torus is one pod.
+  f.pods = static_cast<int>(r.integer("pods", 1, 1024, tpu && torus ? 0 : 1));
+  for (const char* key : {"dims", "wrap", "pods"}) {
+    if (r.has(key) && !torus) r.fail(key, std::string(key) + " applies to fabric kind torus only");
   }
   f.regions = static_cast<int>(r.integer("regions", 1, 1000, 1));
   f.wan_bandwidth = r.quantity("wan_bandwidth", Dimension::bandwidth, 1, kMaxBandwidth, f.wan_bandwidth);
@@ -160,7 +213,7 @@ network::NodeSpec node_spec_for(const models::InstanceType& t, const models::Dev
   n.kind = t.node_kind;
   n.accelerators = t.accelerators_per_node;
   // The instance's intra-node figure is per accelerator in total, spread over the link units.
-  n.link_bandwidth = t.intra_node_bandwidth / link_units(t.node_kind);
+  n.link_bandwidth = t.intra_node_bandwidth / link_units(t.node_kind, t.ici);
   n.link_latency_s = t.intra_node_latency_s;
   n.nics = std::max(1, std::min(t.nics, t.accelerators_per_node));
   n.nic_bandwidth = t.network_bandwidth / n.nics;
@@ -186,6 +239,28 @@ std::vector<int> default_torus_dims(int chips) {
   int a = static_cast<int>(std::sqrt(static_cast<double>(chips)));
   while (a > 1 && chips % a != 0) --a;
   return {a, chips / a};
+}
+
+int ici_pods_for(network::IciGeneration ici, int nodes, int per_node) {
+  const std::int64_t pod = network::ici_spec(ici).pod_chips();
+  const std::int64_t chips = std::int64_t{nodes} * per_node;
+  int pods = static_cast<int>((chips + pod - 1) / pod);
+  while (nodes % pods != 0) ++pods;
+  return pods;
+}
+
+void shape_torus(network::FabricSpec& f, const NetworkConfig& net, int nodes, int per_node) {
+  const bool tpu = net.ici != network::IciGeneration::none;
+  if (f.pods == 0) f.pods = net.torus_dims_given ? 1 : ici_pods_for(net.ici, nodes, per_node);
+  const int chips = nodes * per_node / std::max(1, f.pods);
+  if (!net.torus_dims_given) f.dims = tpu ? network::ici_slice_dims(net.ici, chips) : default_torus_dims(chips);
+  if (!tpu) return;
+  if (f.wrap.empty()) f.wrap = network::ici_wrap(net.ici, f.dims);
+  // Hosts are the generation's block of chips when that block tiles the torus.
+  const network::IciSpec& spec = network::ici_spec(net.ici);
+  bool tiles = spec.chips_per_host() == per_node && spec.host_shape.size() == f.dims.size();
+  for (std::size_t d = 0; tiles && d < f.dims.size(); ++d) tiles = f.dims[d] % spec.host_shape[d] == 0;
+  f.host_shape = tiles ? spec.host_shape : std::vector<int>{};
 }
 
 void read_custom(MapReader& r, NetworkConfig& net) {
@@ -233,6 +308,7 @@ NetworkConfig read_network(MapReader& r, const ClusterConfig& cluster) {
     read_custom(custom, net);
   }
   net.node = node_spec_for(cluster.instance, cluster.device);
+  net.ici = cluster.instance.ici;
   net.fabric.link_bandwidth = net.node.nic_bandwidth;
   net.fabric.link_latency_s = kSwitchLinkLatency;
   r.allow({"custom"});
@@ -246,7 +322,7 @@ NetworkConfig read_network(MapReader& r, const ClusterConfig& cluster) {
   }
   const int cc = net.node.nccl_compute_capability;
   MapReader node(r.node("node"), r.path_of("node"), r.source(), true);
-  read_node(node, net.node, cc);
+  read_node(node, net.node, cc, net.ici);
   MapReader fabric(r.node("fabric"), r.path_of("fabric"), r.source(), true);
   read_fabric(fabric, net);
   MapReader collectives(r.node("collectives"), r.path_of("collectives"), r.source(), true);

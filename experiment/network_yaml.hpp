@@ -23,4 +23,15 @@ NetworkConfig read_network(MapReader& network, const ClusterConfig& cluster);
 // A 2-D torus shape for n chips: the most square a x b with a * b = n.
 std::vector<int> default_torus_dims(int chips);
 
+// The fewest equal pods (each a whole number of nodes) that hold `nodes` TPU hosts of
+// `per_node` chips when a pod has at most the generation's pod_chips() (ici.hpp): 1 up to a
+// pod, 2 for PaLM's 6,144 v4 chips (2 x 3,072).
+int ici_pods_for(network::IciGeneration ici, int nodes, int per_node);
+
+// Completes a torus fabric for `nodes` nodes of `per_node` accelerators: dims per pod when not
+// given (TPU instances: their generation's slice shape, network/ici.hpp; others the squarest
+// 2-D), and for TPU instances the pods (when neither pods nor dims are given: ici_pods_for),
+// the axes that wrap (when not given) and the host block.
+void shape_torus(network::FabricSpec& fabric, const NetworkConfig& network, int nodes, int per_node);
+
 }  // namespace dlsim::experiment

@@ -1,6 +1,9 @@
 // Reading workload.plan (see plan_yaml.hpp) and deriving the plan per node count.
 #include "experiment/plan_yaml.hpp"
 
+#include "experiment/plan_fit.hpp"
+
+#include <cstdio>
 #include <stdexcept>
 
 namespace dlsim::experiment {
@@ -63,6 +66,99 @@ void read_checkpointing(MapReader& r, PlanConfig& p) {
   a.finish();
 }
 
+// plan.stage_layers and friends: how the layers split over the pipeline stages (checked
+// against the model by models::validate_plan, which knows the layer count).
+void read_stage_split(MapReader& r, PlanConfig& p) {
+  const YAML::Node list = r.node("stage_layers");
+  if (list.IsDefined() && !list.IsNull()) {
+    if (!list.IsSequence() || list.size() == 0) {
+      r.fail("stage_layers", "expected a list of layer counts, one per virtual pipeline stage, e.g. [7, 8, 8, 7]");
+    }
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::string path = r.path_of("stage_layers") + "[" + std::to_string(i) + "]";
+      int v = -1;
+      try {
+        v = list[i].IsScalar() ? list[i].as<int>() : -1;
+      } catch (const YAML::Exception&) {
+        v = -1;
+      }
+      if (v < 0 || v > 1'000'000) throw ConfigError(r.source().locate(list[i], path), path, "expected a layer count >= 0");
+      p.stage_layers.push_back(v);
+    }
+  }
+  p.first_stage_layers = static_cast<int>(r.integer("first_stage_layers", 1, 1'000'000, 0));
+  p.last_stage_layers = static_cast<int>(r.integer("last_stage_layers", 1, 1'000'000, 0));
+  p.account_for_embedding = r.boolean("account_for_embedding", false);
+  p.account_for_loss = r.boolean("account_for_loss", false);
+  const bool ends = p.first_stage_layers > 0 || p.last_stage_layers > 0;
+  const bool accounted = p.account_for_embedding || p.account_for_loss;
+  if (!p.stage_layers.empty() && (ends || accounted)) {
+    r.fail("stage_layers", "lists every stage's layers; drop first/last_stage_layers and account_for_embedding/loss");
+  }
+  if (ends && accounted) {
+    r.fail(p.first_stage_layers > 0 ? "first_stage_layers" : "last_stage_layers",
+           "give the end stages' layers or account for the embedding and loss, not both");
+  }
+  if ((!p.stage_layers.empty() || ends || accounted) && p.pipeline < 2) {
+    const char* key = !p.stage_layers.empty() ? "stage_layers" : p.first_stage_layers > 0 ? "first_stage_layers"
+                      : p.last_stage_layers > 0 ? "last_stage_layers" : p.account_for_embedding ? "account_for_embedding"
+                                                                                                  : "account_for_loss";
+    r.fail(key, "splits the layers over pipeline stages; needs pipeline >= 2");
+  }
+}
+
+// plan.gradient_compression (models/gradient_compression.hpp).
+void read_compression(MapReader& r, PlanConfig& p) {
+  if (!r.has("gradient_compression")) return;
+  MapReader c(r.node("gradient_compression"), r.path_of("gradient_compression"), r.source(), true);
+  models::GradientCompression& g = p.compression;
+  const std::string method = c.choice("method", {"none", "fp16", "bf16", "int8", "one-bit", "top-k", "powersgd"}, "none");
+  for (auto m : {models::CompressionMethod::none, models::CompressionMethod::fp16, models::CompressionMethod::bf16,
+                 models::CompressionMethod::int8, models::CompressionMethod::one_bit, models::CompressionMethod::top_k,
+                 models::CompressionMethod::powersgd}) {
+    if (models::to_string(m) == method) g.method = m;
+  }
+  if (g.method != models::CompressionMethod::top_k && c.has("ratio")) c.fail("ratio", "is the fraction of elements top-k sends; needs method: top-k");
+  if (g.method != models::CompressionMethod::powersgd && c.has("rank")) c.fail("rank", "is PowerSGD's rank; needs method: powersgd");
+  g.ratio = c.number("ratio", 1e-9, 1, 0.01);
+  if (c.has("ratio") && !(g.ratio > 0 && g.ratio <= 1)) c.fail("ratio", "expected a fraction in (0, 1]");
+  g.rank = static_cast<int>(c.integer("rank", 1, 4096, 4));
+  if (g.method != models::CompressionMethod::none && p.zero_stage != 0) {
+    c.fail("method", "compresses the all-reduce of plain data parallelism; needs zero_stage: 0");
+  }
+  c.finish();
+}
+
+// plan.parameter_server (models/parameter_server.hpp).
+void read_parameter_server(MapReader& r, PlanConfig& p) {
+  if (!r.has("parameter_server")) return;
+  MapReader c(r.node("parameter_server"), r.path_of("parameter_server"), r.source(), true);
+  models::ParameterServerConfig& ps = p.parameter_server;
+  ps.enabled = true;
+  ps.servers = static_cast<int>(c.integer("servers", 1, 100'000, 1));
+  ps.placement = c.choice("placement", {"dedicated", "colocated"}, "dedicated") == "colocated" ? models::ServerPlacement::colocated
+                                                                                                : models::ServerPlacement::dedicated;
+  ps.synchronous = c.boolean("synchronous", true);
+  if (ps.synchronous && c.has("staleness")) c.fail("staleness", "bounds asynchronous training; needs synchronous: false");
+  ps.staleness = static_cast<int>(c.integer("staleness", 0, 1'000'000, 0));
+  if (ps.placement == models::ServerPlacement::colocated && c.has("server_nic")) {
+    c.fail("server_nic", "co-located servers use the worker nodes' NICs; needs placement: dedicated");
+  }
+  ps.server_nic = c.quantity("server_nic", Dimension::bandwidth, 1, 1e15, 0);
+  ps.server_memory_bandwidth = c.quantity("server_memory_bandwidth", Dimension::bandwidth, 1, 1e15, 0);
+  if (ps.placement == models::ServerPlacement::colocated && c.has("server_price")) {
+    c.fail("server_price", "co-located servers run on the worker nodes (billed with them); needs placement: dedicated");
+  }
+  p.server_price_per_hour = c.quantity("server_price", Dimension::price_rate, 0, 1e5, 0);
+  if (p.tensor != 1 || p.pipeline != 1 || p.expert != 1 || p.zero_stage != 0) {
+    r.fail("parameter_server", "serves plain data parallelism; needs tensor, pipeline and expert 1 and zero_stage 0");
+  }
+  if (p.compression.method != models::CompressionMethod::none) {
+    r.fail("gradient_compression", "compresses all-reduce; parameter servers (plan.parameter_server) take uncompressed pushes here");
+  }
+  c.finish();
+}
+
 }  // namespace
 
 PlanConfig read_plan(MapReader& r) {
@@ -87,6 +183,9 @@ PlanConfig read_plan(MapReader& r) {
   p.scatter_gather = r.boolean("scatter_gather", true);
   read_zero(r, p);
   read_checkpointing(r, p);
+  read_stage_split(r, p);
+  read_compression(r, p);
+  read_parameter_server(r, p);
   const YAML::Node order = r.node("order");
   if (order.IsDefined() && !order.IsNull()) {
     if (!order.IsSequence() || order.size() != 3) {
@@ -112,17 +211,57 @@ PlanConfig read_plan(MapReader& r) {
   return p;
 }
 
+namespace {
+std::string describe_fraction(double f) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "-%g", f);
+  return buf;
+}
+}  // namespace
+
 std::string describe_plan(const models::ParallelPlan& p) {
-  std::string s = "d" + std::to_string(p.data);
-  if (p.tensor > 1) s += " t" + std::to_string(p.tensor) + (p.sequence_parallel ? "+sp" : "");
-  if (p.pipeline > 1) s += " p" + std::to_string(p.pipeline);
-  if (p.expert > 1) s += " e" + std::to_string(p.expert);
-  if (p.virtual_stages > 1) s += " v" + std::to_string(p.virtual_stages);
-  s += " m" + std::to_string(p.micro_batches) + "x" + std::to_string(p.micro_batch_size);
-  if (p.pipeline > 1) s += " " + models::to_string(p.schedule);
-  if (p.zero_stage > 0) s += " zero" + std::to_string(p.zero_stage);
+  // Appends only: GCC 12 warns falsely (-Wrestrict) on `"x" + std::to_string(n)` chains here.
+  std::string s = "d";
+  const auto add = [&s](const char* prefix, long long n) {
+    s += prefix;
+    s += std::to_string(n);
+  };
+  add("", p.data);
+  if (p.tensor > 1) {
+    add(" t", p.tensor);
+    if (p.sequence_parallel) s += "+sp";
+  }
+  if (p.pipeline > 1) add(" p", p.pipeline);
+  if (p.expert > 1) add(" e", p.expert);
+  if (p.virtual_stages > 1) add(" v", p.virtual_stages);
+  add(" m", p.micro_batches);
+  add("x", p.micro_batch_size);
+  if (p.pipeline > 1) {
+    s += " ";
+    s += models::to_string(p.schedule);
+  }
+  if (p.zero_stage > 0) add(" zero", p.zero_stage);
   if (p.zero_stage == 3 && p.zero.implementation == models::ZeroImplementation::fsdp) s += "-fsdp";
-  if (p.recompute != models::Recompute::none) s += " rc-" + models::to_string(p.recompute);
+  if (p.recompute != models::Recompute::none) {
+    s += " rc-";
+    s += models::to_string(p.recompute);
+  }
+  if (p.compression.method != models::CompressionMethod::none) {
+    s += " ";
+    s += models::to_string(p.compression.method);
+    if (p.compression.method == models::CompressionMethod::top_k) s += describe_fraction(p.compression.ratio);
+    if (p.compression.method == models::CompressionMethod::powersgd) add("-r", p.compression.rank);
+  }
+  const models::ParameterServerConfig& ps = p.parameter_server;
+  if (ps.enabled) {
+    add(" ps", ps.servers);
+    s += ps.placement == models::ServerPlacement::colocated ? "-colo" : "-ded";
+    if (ps.synchronous) {
+      s += "-sync";
+    } else {
+      add("-async", ps.staleness);
+    }
+  }
   return s;
 }
 
@@ -146,6 +285,23 @@ models::ParallelPlan Scenario::plan_for(int nodes, int plan_index) const {
   p.scatter_gather = c.scatter_gather;
   p.zero = c.zero;
   p.checkpointing = c.checkpointing;
+  p.stage_layers = c.stage_layers;
+  p.first_stage_layers = c.first_stage_layers;
+  p.last_stage_layers = c.last_stage_layers;
+  p.account_for_embedding = c.account_for_embedding;
+  p.account_for_loss = c.account_for_loss;
+  p.compression = c.compression;
+  p.parameter_server = c.parameter_server;
+  if (p.parameter_server.enabled) {
+    // Figures left to the instance type: its NIC (dedicated servers alike), its latency, and the
+    // host CPU's memory bandwidth (kDefaultServerMemoryBandwidth).
+    models::ParameterServerConfig& ps = p.parameter_server;
+    ps.worker_nic = cluster.instance.network_bandwidth;
+    if (ps.server_nic <= 0) ps.server_nic = cluster.instance.network_bandwidth;
+    if (ps.server_memory_bandwidth <= 0) ps.server_memory_bandwidth = kDefaultServerMemoryBandwidth;
+    ps.latency_s = cluster.instance.network_latency_s;
+    ps.replicas_per_node = cluster.instance.accelerators_per_node;
+  }
   p.precision = workload.precision;
   p.gradient_precision = workload.gradient_precision;
   p.optimizer = workload.optimizer;
@@ -178,9 +334,13 @@ models::ParallelPlan Scenario::plan_for(int nodes, int plan_index) const {
     p.micro_batches = c.micro_batches;
     p.micro_batch_size = static_cast<int>(replica_batch / c.micro_batches);
   } else {
-    // Without a size: one micro-batch (no accumulation) unless there is a pipeline to fill, then
-    // micro-batches of one sample.
-    p.micro_batch_size = c.micro_batch_size > 0 ? c.micro_batch_size : (c.pipeline > 1 ? 1 : static_cast<int>(replica_batch));
+    // Without a size: micro-batches of one sample when there is a pipeline to fill; otherwise the
+    // largest micro-batch that fits in memory (the whole replica batch, no accumulation, when it
+    // fits), as a practitioner sets gradient accumulation.
+    p.micro_batch_size = c.micro_batch_size > 0 ? c.micro_batch_size
+                         : c.pipeline > 1       ? 1
+                                                : largest_fitting_micro_batch(workload.model, p, static_cast<int>(replica_batch),
+                                                                              cluster.device.memory_bytes);
     if (replica_batch % p.micro_batch_size != 0) {
       throw std::invalid_argument("plan.micro_batch_size: micro-batches of " + std::to_string(p.micro_batch_size) +
                                   " do not split the " + std::to_string(replica_batch) + " samples per replica evenly");

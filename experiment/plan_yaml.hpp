@@ -5,7 +5,10 @@
 //                 max_reuse_distance, param_persistence_threshold, reduce_bucket_size,
 //                 overlap_comm, backward_prefetch},
 //          activation_checkpointing: {partition_activations, cpu_checkpointing,
-//                                     contiguous_memory_optimization}}
+//                                     contiguous_memory_optimization},
+//          gradient_compression: {method: none|fp16|bf16|int8|one-bit|top-k|powersgd, ratio, rank},
+//          parameter_server: {servers, placement: dedicated|colocated, synchronous, staleness,
+//                             server_nic, server_memory_bandwidth, server_price}}
 // Every key is optional; an absent plan is plain data parallelism over every accelerator.
 #pragma once
 
@@ -13,6 +16,11 @@
 #include "experiment/yaml_reader.hpp"
 
 namespace dlsim::experiment {
+
+// A parameter server's memory bandwidth when the scenario gives none: the peak DRAM bandwidth of
+// the two-socket Xeon E5-2686 v4 of AWS p3 hosts (Intel ARK: 4 channels of DDR4-2400 per socket,
+// 76.8 GB/s; two sockets). The optimizer step streams every shard element through it.
+inline constexpr double kDefaultServerMemoryBandwidth = 153.6e9;
 
 // Reads the plan mapping (allow_empty reader) and calls finish(). Throws ConfigError.
 PlanConfig read_plan(MapReader& plan);

@@ -3,6 +3,7 @@
 // result file says exactly what produced it even after the catalog changes.
 #include <yaml-cpp/yaml.h>
 
+#include "experiment/plan_yaml.hpp"
 #include "experiment/results.hpp"
 #include "network/link_tech.hpp"
 #include "network/routing.hpp"
@@ -75,6 +76,7 @@ void emit_network(YAML::Emitter& out, const NetworkConfig& n) {
   out << YAML::Key << "nic_tech" << YAML::Value << network::to_string(n.node.nic_tech);
   out << YAML::Key << "nvls_bandwidth_bytes_per_s" << YAML::Value << n.node.nvls_bandwidth;
   out << YAML::Key << "nccl_compute_capability" << YAML::Value << n.node.nccl_compute_capability;
+  out << YAML::Key << "ici" << YAML::Value << network::to_string(n.ici);
   out << YAML::EndMap;
   out << YAML::Key << "transport" << YAML::Value << network::to_string(n.node.transport);
   if (n.node.transport == network::Transport::tcp) {
@@ -91,6 +93,14 @@ void emit_network(YAML::Emitter& out, const NetworkConfig& n) {
   out << YAML::Key << "spines" << YAML::Value << f.spines;
   out << YAML::Key << "k" << YAML::Value << f.fat_tree_k;
   if (n.torus_dims_given) out << YAML::Key << "dims" << YAML::Value << YAML::Flow << f.dims;
+  if (f.kind == network::FabricKind::torus) {
+    if (!f.wrap.empty()) out << YAML::Key << "wrap" << YAML::Value << YAML::Flow << f.wrap;
+    if (f.pods > 0) {
+      out << YAML::Key << "pods" << YAML::Value << f.pods;
+    } else {
+      out << YAML::Key << "pods" << YAML::Value << "auto";  // per node count: ici_pods_for
+    }
+  }
   out << YAML::Key << "regions" << YAML::Value << f.regions;
   out << YAML::Key << "wan_bandwidth_bytes_per_s" << YAML::Value << f.wan_bandwidth;
   out << YAML::Key << "wan_latency_s" << YAML::Value << f.wan_latency_s;
@@ -168,6 +178,17 @@ void emit_plan(YAML::Emitter& out, const PlanConfig& p) {
   for (models::Axis a : p.order) out << models::to_string(a);
   out << YAML::EndSeq;
   out << YAML::Key << "scatter_gather" << YAML::Value << p.scatter_gather;
+  if (!p.stage_layers.empty()) {
+    out << YAML::Key << "stage_layers" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (int c : p.stage_layers) out << c;
+    out << YAML::EndSeq;
+  }
+  if (p.first_stage_layers > 0) out << YAML::Key << "first_stage_layers" << YAML::Value << p.first_stage_layers;
+  if (p.last_stage_layers > 0) out << YAML::Key << "last_stage_layers" << YAML::Value << p.last_stage_layers;
+  if (p.pipeline > 1) {
+    out << YAML::Key << "account_for_embedding" << YAML::Value << p.account_for_embedding;
+    out << YAML::Key << "account_for_loss" << YAML::Value << p.account_for_loss;
+  }
   if (p.zero_stage == 3) {
     const models::ZeroConfig& z = p.zero;
     out << YAML::Key << "zero" << YAML::Value << YAML::BeginMap;
@@ -191,6 +212,28 @@ void emit_plan(YAML::Emitter& out, const PlanConfig& p) {
   out << YAML::Key << "cpu_checkpointing" << YAML::Value << a.cpu_checkpointing;
   out << YAML::Key << "contiguous_memory_optimization" << YAML::Value << a.contiguous_memory_optimization;
   out << YAML::EndMap;
+  if (p.compression.method != models::CompressionMethod::none) {
+    out << YAML::Key << "gradient_compression" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "method" << YAML::Value << models::to_string(p.compression.method);
+    if (p.compression.method == models::CompressionMethod::top_k) out << YAML::Key << "ratio" << YAML::Value << p.compression.ratio;
+    if (p.compression.method == models::CompressionMethod::powersgd) out << YAML::Key << "rank" << YAML::Value << p.compression.rank;
+    out << YAML::EndMap;
+  }
+  const models::ParameterServerConfig& ps = p.parameter_server;
+  if (ps.enabled) {
+    out << YAML::Key << "parameter_server" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "servers" << YAML::Value << ps.servers;
+    out << YAML::Key << "placement" << YAML::Value << models::to_string(ps.placement);
+    out << YAML::Key << "synchronous" << YAML::Value << ps.synchronous;
+    if (!ps.synchronous) out << YAML::Key << "staleness" << YAML::Value << ps.staleness;
+    if (ps.placement == models::ServerPlacement::dedicated) {
+      out << YAML::Key << "server_nic" << YAML::Value;
+      if (ps.server_nic > 0) out << ps.server_nic; else out << "instance";
+    }
+    if (ps.placement == models::ServerPlacement::dedicated) out << YAML::Key << "server_price" << YAML::Value << p.server_price_per_hour;
+    out << YAML::Key << "server_memory_bandwidth" << YAML::Value << (ps.server_memory_bandwidth > 0 ? ps.server_memory_bandwidth : kDefaultServerMemoryBandwidth);
+    out << YAML::EndMap;
+  }
   out << YAML::EndMap;
 }
 
@@ -198,11 +241,12 @@ void emit_workload(YAML::Emitter& out, const WorkloadConfig& w) {
   out << YAML::Key << "workload" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "model" << YAML::Value << w.model_name;
   if (w.sequence_length > 0) out << YAML::Key << "sequence_length" << YAML::Value << w.sequence_length;
+  if (w.decoder) out << YAML::Key << "attention" << YAML::Value << (w.decoder->flash_attention ? "flash" : "unfused");
   out << YAML::Key << "parameters" << YAML::Value << w.model.parameters();
   out << YAML::Key << "forward_flops_per_sample" << YAML::Value << w.model.forward_flops_per_sample();
   out << YAML::Key << "precision" << YAML::Value << std::string(models::to_string(w.precision));
   out << YAML::Key << "optimizer" << YAML::Value
-      << (w.optimizer == models::Optimizer::adam ? "adam" : "sgd-momentum");
+      << models::to_string(w.optimizer);
   out << YAML::Key << (w.batch_mode == BatchMode::global ? "global_batch" : "per_device_batch") << YAML::Value
       << w.batch;
   if (w.dataset_samples > 0) out << YAML::Key << "dataset_samples" << YAML::Value << w.dataset_samples;

@@ -38,12 +38,19 @@ struct ResultRow {
   double tokens_per_s = 0;         // samples/s x tokens per sample
   double tflops_per_accelerator = 0;  // model FLOP/s (no recomputation) per accelerator / 1e12
   double mfu = 0;                  // model FLOPs utilization
+  double hardware_tflops_per_accelerator = 0;  // with recomputation's FLOPs / 1e12
+  double hfu = 0;                  // hardware FLOPs utilization (recomputation counted)
   long long profile_out_of_range = 0;  // kernel lookups outside the calibrated profile's sizes
   double recompute_s = 0;
   double tensor_comm_s = 0;        // blocking tensor-parallel collectives
   double expert_comm_s = 0;        // blocking expert all-to-alls
   double pipeline_bubble_s = 0;
   double framework_overhead_s = 0;   // ZeRO-3 host work the device waits for, blocking activation copies
+  std::string gradient_compression = "none";  // plan.gradient_compression.method
+  double gradient_wire_bytes = 0;  // bytes one data-parallel rank (parameter servers: worker node) sends per iteration
+  double compression_s = 0;        // gradient compression kernels per iteration
+  double compression_blocking_s = 0;  // of which delayed backward's compute stream
+  double staleness = 0;            // asynchronous parameter servers: iterations behind (0 otherwise)
   double memory_bytes = 0;         // peak memory of one accelerator (the fullest pipeline rank)
   // Compute time by kernel family and the iteration time's error band (models/training_replay.hpp).
   double gemm_s = 0, memory_kernels_s = 0, conv_s = 0, attention_s = 0;

@@ -48,12 +48,19 @@ ResultRow evaluate(const Scenario& s, int nodes, int plan_index, models::Iterati
   row.exposed_comm_s = step.exposed_dp_comm_s + step.gather_wait_s + step.reduce_wait_s;
   row.framework_overhead_s = step.zero_host_s + step.activation_offload_s;
   row.allreduce_s = step.dp_comm_busy_s;
+  row.gradient_compression = models::to_string(plan.compression.method);
+  row.gradient_wire_bytes = step.gradient_wire_bytes;
+  row.compression_s = step.compression_s;
+  row.compression_blocking_s = step.compression_blocking_s;
+  row.staleness = step.staleness;
   row.tensor_comm_s = step.tensor_comm_s;
   row.expert_comm_s = step.expert_comm_s;
   row.pipeline_bubble_s = step.pipeline_bubble_s;
   row.tokens_per_s = step.tokens_per_s;
   row.tflops_per_accelerator = step.tflops_per_device;
   row.mfu = step.mfu;
+  row.hfu = step.hfu;
+  row.hardware_tflops_per_accelerator = step.hardware_flops_per_iteration / step.iteration_s / row.accelerators / 1e12;
   row.profile_out_of_range = step.profile_out_of_range;
   using Family = models::KernelFamilyKind;
   const auto family = [&](Family f) { return step.compute_by_family_s[static_cast<std::size_t>(f)]; };
@@ -64,7 +71,12 @@ ResultRow evaluate(const Scenario& s, int nodes, int plan_index, models::Iterati
   row.iteration_p10_s = step.iteration_p10_s;
   row.iteration_p90_s = step.iteration_p90_s;
   row.memory_bytes = models::peak_memory(wl.model, plan).total();
-  row.cost_per_hour = s.cluster.instance.price_per_hour * nodes;
+  // Dedicated parameter servers are billed beside the nodes (at plan.parameter_server.server_price).
+  const PlanConfig& written = s.plans().at(static_cast<std::size_t>(plan_index));
+  const double servers_per_hour = plan.parameter_server.enabled && plan.parameter_server.placement == models::ServerPlacement::dedicated
+                                      ? plan.parameter_server.servers * written.server_price_per_hour
+                                      : 0.0;
+  row.cost_per_hour = s.cluster.instance.price_per_hour * nodes + servers_per_hour;
 
   const bool has_dataset = wl.dataset_samples > 0;
   row.time_per_epoch_s = has_dataset ? wl.dataset_samples / row.samples_per_s : kNaN;
@@ -73,7 +85,7 @@ ResultRow evaluate(const Scenario& s, int nodes, int plan_index, models::Iterati
   const std::int64_t per_epoch = has_dataset ? static_cast<std::int64_t>(std::ceil(wl.dataset_samples / row.global_batch)) : 0;
   row.iterations = wl.iterations > 0 ? wl.iterations
                                      : static_cast<std::int64_t>(std::ceil(wl.epochs * wl.dataset_samples / row.global_batch));
-  scheduler::FixedClusterJob job{nodes, s.cluster.instance.price_per_hour, step.iteration_s, row.iterations, per_epoch, {}};
+  scheduler::FixedClusterJob job{nodes, row.cost_per_hour / nodes, step.iteration_s, row.iterations, per_epoch, {}};
   sim::Engine engine;
   sim::Recorder recorder;
   try {

@@ -42,6 +42,7 @@ struct NetworkConfig {
   std::vector<network::CustomVertex> custom_vertices;
   std::vector<network::CustomLink> custom_links;
   bool torus_dims_given = false;
+  network::IciGeneration ici = network::IciGeneration::none;  // the instance's TPU ICI, or none
   network::Algorithm all_reduce = network::Algorithm::automatic;
 };
 
@@ -64,6 +65,17 @@ struct PlanConfig {
   bool scatter_gather = true;
   models::ZeroConfig zero;        // plan.zero (zero_stage 3 only)
   models::ActivationCheckpointing checkpointing;  // plan.activation_checkpointing
+  // How the layers split over pipeline stages (models::ParallelPlan, stage_blocks()).
+  std::vector<int> stage_layers;
+  int first_stage_layers = 0;
+  int last_stage_layers = 0;
+  bool account_for_embedding = false;
+  bool account_for_loss = false;
+  models::GradientCompression compression;        // plan.gradient_compression
+  // plan.parameter_server as written: enabled, servers, placement, synchronous, staleness; the
+  // bandwidths below are 0 where the scenario leaves them to the instance type (plan_for).
+  models::ParameterServerConfig parameter_server;
+  double server_price_per_hour = 0;  // plan.parameter_server.server_price: per dedicated server node (USD/h)
 };
 
 struct WorkloadConfig {

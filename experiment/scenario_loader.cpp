@@ -15,6 +15,7 @@
 #include "experiment/nearest_name.hpp"
 #include "experiment/model_yaml.hpp"
 #include "experiment/network_yaml.hpp"
+#include "experiment/plan_fit.hpp"
 #include "experiment/plan_yaml.hpp"
 #include "experiment/profile_yaml.hpp"
 #include "experiment/sweep_spec.hpp"
@@ -115,14 +116,45 @@ void read_work(MapReader& w, WorkloadConfig& wl) {
   }
 }
 
+// What to change in a plan that does not fit: the smallest changes that make it fit, or the
+// general advice when none of them does.
+std::string fit_advice(const models::ModelGraph& model, const models::ParallelPlan& plan, double memory_bytes) {
+  const std::string fits = describe_fits(changes_that_fit(model, plan, memory_bytes));
+  return fits.empty() ? "; no change of recomputation, micro-batch, sequence parallelism or ZeRO stage (or two of them) makes "
+                        "it fit: use more tensor or pipeline parallelism, or more accelerators"
+                      : fits;
+}
+
+// The attention core of a decoder transformer: "flash" where FlashAttention runs the device and
+// precision (and an error where it was asked for and does not), else "unfused"; "auto" (the
+// default) is what current frameworks do: PyTorch's SDPA and Megatron-Core with Transformer
+// Engine pick a FlashAttention kernel when one runs, and fall back on the unfused product.
+void resolve_attention(const MapReader& w, WorkloadConfig& wl, const models::DeviceSpec& device, const std::string& choice,
+                       const std::string& key, const YAML::Node& at) {
+  const std::string unavailable = models::flash_attention_unavailable(wl.precision, device);
+  if (choice == "flash" && !unavailable.empty()) {
+    throw ConfigError(w.source().locate(at, key), key, unavailable + "; use attention: unfused (or auto)");
+  }
+  const bool flash = choice == "flash" || (choice == "auto" && unavailable.empty());
+  if (flash == wl.decoder->flash_attention) return;
+  wl.decoder->flash_attention = flash;
+  const std::string name = wl.model.name;
+  wl.model = models::decoder_transformer(*wl.decoder, wl.sequence_length > 0 ? wl.sequence_length : wl.decoder->max_positions);
+  wl.model.name = name;
+}
+
 WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
   WorkloadConfig wl;
+  std::string attention = "auto";  // a decoder transformer's attention core (resolve_attention)
+  std::string attention_key = w.path_of("model") + ".transformer.attention";
   const YAML::Node model = w.node("model");
+  YAML::Node attention_at = model;
   if (model.IsMap()) {
     // A model defined in the scenario (model_yaml.hpp); its sequence length is part of it.
     MapReader definition(model, w.path_of("model"), w.source());
     models::DecoderConfig decoder;
-    wl.model = read_model_definition(definition, &decoder);
+    wl.model = read_model_definition(definition, &decoder, &attention);
+    if (model["transformer"].IsMap() && model["transformer"]["attention"].IsDefined()) attention_at = model["transformer"]["attention"];
     if (decoder.layers > 0) wl.decoder = decoder;
     wl.model_name = wl.model.name;
     wl.user_model = true;
@@ -143,6 +175,10 @@ WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
     wl.sequence_length = sequence_model ? static_cast<int>(wl.model.tokens_per_sample) : 0;
     const auto decoders = models::decoder_model_names();
     if (std::find(decoders.begin(), decoders.end(), wl.model_name) != decoders.end()) wl.decoder = models::decoder_config(wl.model_name);
+    if (w.has("attention") && !wl.decoder) w.fail("attention", "chooses a decoder transformer's attention core; model '" + wl.model_name + "' is not one");
+    attention = w.choice("attention", {"auto", "unfused", "flash"}, "auto");
+    attention_key = w.path_of("attention");
+    if (w.node("attention").IsDefined()) attention_at = w.node("attention");
   }
 
   const std::string precision = w.choice("precision", kPrecisions, "fp32");
@@ -154,8 +190,8 @@ WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
     }
     w.fail("precision", "accelerator " + cluster.device.name + " has no " + precision + " support; it supports: " + supported);
   }
-  wl.optimizer = w.choice("optimizer", {"sgd-momentum", "adam"}, "sgd-momentum") == "adam" ? models::Optimizer::adam
-                                                                                           : models::Optimizer::sgd_momentum;
+  if (wl.decoder) resolve_attention(w, wl, cluster.device, attention, attention_key, attention_at);
+  wl.optimizer = *models::optimizer_from_string(w.choice("optimizer", models::optimizer_names(), "sgd-momentum"));
   read_batch(w, wl);
   read_work(w, wl);
 
@@ -288,8 +324,7 @@ void check_feasible(const Scenario& s, const YAML::Node& root, const Source& sou
         throw ConfigError(source.locate(at, path), path,
                           "model " + wl.model_name + " with plan " + describe_plan(plan) + where + " does not fit in " +
                               s.cluster.device.name + " memory: " + models::describe(mem) + ", has " +
-                              format_size(s.cluster.device.memory_bytes) +
-                              "; use more tensor or pipeline parallelism, ZeRO, recomputation or a smaller micro-batch");
+                              format_size(s.cluster.device.memory_bytes) + fit_advice(wl.model, plan, s.cluster.device.memory_bytes));
       }
     }
   }
@@ -418,9 +453,7 @@ network::Topology Scenario::topology_for(int nodes) const {
 network::FabricSpec Scenario::fabric_for(int nodes) const {
   network::FabricSpec f = network.fabric;
   f.nodes = nodes;
-  if (f.kind == network::FabricKind::torus && !network.torus_dims_given) {
-    f.dims = default_torus_dims(nodes * cluster.instance.accelerators_per_node);
-  }
+  if (f.kind == network::FabricKind::torus) shape_torus(f, network, nodes, cluster.instance.accelerators_per_node);
   return f;
 }
 

@@ -75,7 +75,7 @@ void print_table(std::ostream& out, const Results& results) {
     return;
   }
   const std::vector<std::string> header{"nodes", "accel", "plan", "samples/s", "p10-p90", "per accel", "TFLOP/s/accel", "MFU",
-                                        "memory/accel", "epoch time", "USD/hour", "USD/epoch", "efficiency", "exposed comm"};
+                                        "HFU", "memory/accel", "epoch time", "USD/hour", "USD/epoch", "efficiency", "exposed comm"};
   std::vector<std::vector<std::string>> cells;
   for (const ResultRow& r : results.rows) {
     // The kernel model's error band (iteration_time_p10/p90) as throughputs: slow end first.
@@ -84,7 +84,7 @@ void print_table(std::ostream& out, const Results& results) {
                                                    : "-";
     cells.push_back({std::to_string(r.nodes), std::to_string(r.accelerators), r.plan, number(r.samples_per_s, "%.0f"), band,
                      number(r.samples_per_s_per_accelerator, "%.1f"), number(r.tflops_per_accelerator, "%.1f"),
-                     number(100.0 * r.mfu, "%.1f%%"), format_size(r.memory_bytes),
+                     number(100.0 * r.mfu, "%.1f%%"), number(100.0 * r.hfu, "%.1f%%"), format_size(r.memory_bytes),
                      std::isnan(r.time_per_epoch_s) ? "-" : format_duration(r.time_per_epoch_s),
                      number(r.cost_per_hour, "%.2f"), number(r.cost_per_epoch, "%.2f"),
                      number(100.0 * r.scaling_efficiency, "%.1f%%"),
@@ -111,8 +111,12 @@ void print_table(std::ostream& out, const Results& results) {
         << number(100.0 * (last.compute_s - last.recompute_s) / it, "%.1f%%") << part("recompute", last.recompute_s)
         << part("tensor-parallel comm", last.tensor_comm_s) << part("expert all-to-all", last.expert_comm_s)
         << part("pipeline bubble", last.pipeline_bubble_s) << part("exposed data-parallel comm", last.exposed_comm_s)
-        << part("framework overhead", last.framework_overhead_s) << part("optimizer", last.optimizer_s);
-    if (last.tokens_per_s > last.samples_per_s) out << "; " << number(last.tokens_per_s, "%.0f") << " tokens/s";
+        << part("framework overhead", last.framework_overhead_s) << part("gradient compression", last.compression_blocking_s)
+        << part("optimizer", last.optimizer_s);
+    if (last.tokens_per_s > last.samples_per_s) {
+      out << "; " << number(last.tokens_per_s, "%.0f") << " tokens/s (" << number(last.tokens_per_s / last.accelerators, "%.0f")
+          << " per accelerator)";
+    }
     out << "\n";
     const double kernels = last.gemm_s + last.memory_kernels_s + last.conv_s + last.attention_s;
     if (kernels > 0) {

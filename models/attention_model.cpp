@@ -261,12 +261,31 @@ double occupancy(const AttentionShape& s, double tile_length, const DeviceSpec& 
   return std::min(1.0, tiles / device.compute_units);
 }
 
+void check_runs(Precision precision, const DeviceSpec& device);
+
 void check(const AttentionShape& s, Precision precision, const DeviceSpec& device) {
   const double sizes[] = {s.batch, s.heads, s.kv_heads, s.query_length, s.key_length, s.head_dim};
   for (double x : sizes) {
     if (!(x >= 1) || !std::isfinite(x)) throw std::invalid_argument("attention: every size must be finite and >= 1");
   }
   if (s.kv_heads > s.heads) throw std::invalid_argument("attention: kv_heads must not exceed heads");
+  check_runs(precision, device);
+}
+
+}  // namespace
+
+std::string flash_attention_unavailable(Precision precision, const DeviceSpec& device) {
+  try {
+    check_runs(precision, device);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+namespace {
+
+void check_runs(Precision precision, const DeviceSpec& device) {
   if (!device.supports(precision)) {
     throw std::invalid_argument("attention: device " + device.name + " has no " + std::string(to_string(precision)) +
                                 " peak");

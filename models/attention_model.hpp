@@ -12,6 +12,7 @@
 // FLOPs counted as the FlashAttention papers count them: forward 4 s_q s_k d heads per sequence,
 // halved when causal; backward 2.5 x the forward.
 #pragma once
+#include <string>
 #include "models/device_spec.hpp"
 #include "models/precision.hpp"
 
@@ -39,5 +40,10 @@ struct AttentionTime {
 // needs sm80+; TPUs; an unknown generation or SM count), and precisions it does not run (fp32, tf32,
 // fp64; fp8 except on Hopper, where FA3's FP8 forward is used and its backward runs in bf16).
 AttentionTime flash_attention_time(const AttentionShape& shape, Precision precision, const DeviceSpec& device);
+
+// Why FlashAttention cannot run `precision` on `device` (the reasons above, sizes aside), or ""
+// when it can: what frameworks' automatic choice (PyTorch SDPA, Megatron-Core with Transformer
+// Engine) falls back on.
+std::string flash_attention_unavailable(Precision precision, const DeviceSpec& device);
 
 }  // namespace dlsim::models

@@ -10,6 +10,7 @@
 
 #include "models/catalog.hpp"
 #include "models/catalog_builtin.hpp"
+#include "network/ici.hpp"
 
 namespace dlsim::models {
 namespace {
@@ -55,7 +56,7 @@ DeviceSpec spec(std::string name, std::string description, Peaks t, double memor
 // SMs, 6 MB L2; AWS names 80 SMs for the A10G), L4 (AD104, Ada whitepaper: 58 SMs, 48 MB L2),
 // A100 (GA100 whitepaper: 108 SMs, 40 MB L2), H100 SXM5 and H200 (GH100 whitepaper: 132 SMs,
 // 50 MB L2). TPUs: matrix units (128x128 MXUs) per chip from Google's system-architecture pages:
-// v2 2 (one per core), v3 4, v4 8, v5e 4, v5p 8.
+// v2 2 (one per core), v3 4, v4 8, v5e 4, v5p 8; v6e 2 (256x256).
 DeviceSpec with_arch(DeviceSpec d, Generation g, int units, double l2_bytes) {
   d.generation = g;
   d.compute_units = units;
@@ -202,43 +203,57 @@ void add_hopper_gpus(Catalog& c) {
 }
 
 // TPUs: per chip, BF16 matrix rate only. The reference gives no FP32/FP16/FP8 rates for the
-// matrix units, so those stay 0 (unsupported as far as dlsim knows). The reference gives
-// interconnect figures in different forms per generation; each is converted below to a
-// bidirectional per-chip figure, which spec() halves. No TPU efficiency has been measured:
-// profiles are the GPU mean (no published measurement; mean of A100/H100/H200 ratios).
+// matrix units, so those stay 0 (unsupported as far as dlsim knows). The link figure is the
+// chip's ICI in both directions, links x per-link rate x 2 (network/ici.cpp gives each
+// generation's links and rate with their sources), which spec() halves: intra_node_link_bandwidth
+// is then one direction of all the chip's ICI links, and a node's per-link figure is that over
+// the generation's link count (experiment/network_yaml.cpp). No TPU efficiency has been
+// measured: profiles are the GPU mean (no published measurement; mean of A100/H100/H200 ratios).
+double ici_both_ways(network::IciGeneration g) { return 2 * network::ici_spec(g).chip_bandwidth(); }
+
 void add_tpus(Catalog& c) {
+  using network::IciGeneration;
   // hw-tpuv2-*: Google I/O 2017 / Cloud TPU v2 via third-party summaries (secondary). The
   // record values are used (45 TF, 16 GB, 600 GB/s); its notes cite ~46 TF / 700 GB/s (Jouppi et
-  // al., "verify") and 8 GiB per core x 2 cores, i.e. 16 GiB.
-  // NOT IN THE REFERENCE: a v2 ICI figure. ASSUMED link equal to the v3-derived figure below
-  // (likely optimistic for v2); kept because a node needs a positive chip-to-chip link.
+  // al., "verify") and 8 GiB per core x 2 cores, i.e. 16 GiB. ICI: 4 links x 62 GB/s (CACM 2020,
+  // direction uncertain; ici.cpp).
   c.add_device(with_arch(spec("TPU-v2", "Google Cloud TPU v2 (one chip)", {.bf16 = 45}, 16 * kGB, 600 * kGB,
-                    2 * 340e12 / 1024,
-                    "hw-tpuv2-*: Google I/O 2017 / Cloud TPU v2 (secondary); link assumed"), Generation::tpu, 2, 0),
+                    ici_both_ways(IciGeneration::v2),
+                    "hw-tpuv2-*: Google I/O 2017 / Cloud TPU v2 (secondary); ICI: CACM 2020"), Generation::tpu, 2, 0),
                unmeasured());
-  // hw-tpuv3-*: cloud.google.com/tpu/docs/v3. DERIVED link: all-reduce bandwidth per pod
-  // 340 TB/s over 1024 chips = 332 GB/s per chip, taken as per direction.
+  // hw-tpuv3-*: cloud.google.com/tpu/docs/v3. ICI: 4 links x 82 GB/s (CACM 2020), which the
+  // page's all-reduce bandwidth per pod (340 TB/s over 1,024 chips = 332 GB/s) confirms.
   c.add_device(
       with_arch(spec("TPU-v3", "Google Cloud TPU v3 (one chip)", {.bf16 = 123}, 32 * kGiB, 900 * kGB,
-           2 * 340e12 / 1024,
-           "hw-tpuv3-*: cloud.google.com/tpu/docs/v3; link derived from pod all-reduce BW"), Generation::tpu, 4, 0),
+           ici_both_ways(IciGeneration::v3),
+           "hw-tpuv3-*: cloud.google.com/tpu/docs/v3; ICI: CACM 2020"), Generation::tpu, 4, 0),
       unmeasured());
   // hw-tpuv4-*: cloud.google.com/tpu/docs/v4. BF16 275 TF (int8 also 275, not a dlsim precision),
-  // 32 GiB, 1200 GB/s. DERIVED link: all-reduce bandwidth 1.1 PB/s per pod over 4096 chips.
+  // 32 GiB, 1200 GB/s. ICI: 6 links x 50 GB/s per direction (ISCA 2023; the page's pod figures
+  // imply 45 to 47 GB/s per link, ici.cpp).
   c.add_device(
       with_arch(spec("TPU-v4", "Google Cloud TPU v4 (one chip)", {.bf16 = 275}, 32 * kGiB, 1200 * kGB,
-           2 * 1.1e15 / 4096,
-           "hw-tpuv4-*: cloud.google.com/tpu/docs/v4; link derived from pod all-reduce BW"), Generation::tpu, 8, 0),
+           ici_both_ways(IciGeneration::v4),
+           "hw-tpuv4-*: cloud.google.com/tpu/docs/v4; ICI: ISCA 2023 (uncertain)"), Generation::tpu, 8, 0),
       unmeasured());
   // hw-tpuv5e-*: cloud.google.com/tpu/docs/v5e. BF16 197 TF (int8 393 TOPS, not a dlsim
-  // precision), 16 GB, 819 GB/s; ICI 1600 Gbps per chip = 400 GB/s bidirectional.
+  // precision), 16 GB, 819 GB/s; ICI 1600 Gbps per chip = 400 GB/s bidirectional, 4 ports.
   c.add_device(with_arch(spec("TPU-v5e", "Google Cloud TPU v5e (one chip)", {.bf16 = 197}, 16 * kGB,
-                    819 * kGB, 400 * kGB, "hw-tpuv5e-*: cloud.google.com/tpu/docs/v5e"), Generation::tpu, 4, 0),
+                    819 * kGB, ici_both_ways(IciGeneration::v5e), "hw-tpuv5e-*: cloud.google.com/tpu/docs/v5e"),
+                         Generation::tpu, 4, 0),
                unmeasured());
-  // hw-tpuv5p-*: cloud.google.com/tpu/docs/v5p. ICI 4800 Gbps per chip, read like v5e's
-  // (1600 Gbps = 400 GB/s bidirectional): 600 GB/s per direction, 1200 bidirectional.
+  // hw-tpuv5p-*: cloud.google.com/tpu/docs/v5p. ICI 4800 Gbps per chip = 1,200 GB/s
+  // bidirectional (the page states both), 6 links of a 3-D torus.
   c.add_device(with_arch(spec("TPU-v5p", "Google Cloud TPU v5p (one chip)", {.bf16 = 459}, 95 * kGB,
-                    2765 * kGB, 2 * 4800e9 / 8, "hw-tpuv5p-*: cloud.google.com/tpu/docs/v5p"), Generation::tpu, 8, 0),
+                    2765 * kGB, ici_both_ways(IciGeneration::v5p), "hw-tpuv5p-*: cloud.google.com/tpu/docs/v5p"),
+                         Generation::tpu, 8, 0),
+               unmeasured());
+  // NOT IN THE REFERENCE: TPU v6e (Trillium), cloud.google.com/tpu/docs/v6e: BF16 918 TF (int8
+  // 1836 TOPS), 32 GB HBM at 1638 GB/s, ICI 800 GB/s bidirectional over 4 ports, one TensorCore
+  // with two 256x256 MXUs, 8 chips per host, 256-chip pods (2-D torus).
+  c.add_device(with_arch(spec("TPU-v6e", "Google Cloud TPU v6e Trillium (one chip)", {.bf16 = 918}, 32 * kGB,
+                    1638 * kGB, ici_both_ways(IciGeneration::v6e),
+                    "cloud.google.com/tpu/docs/v6e (not in hardware-and-cloud.yaml)"), Generation::tpu, 2, 0),
                unmeasured());
 }
 

@@ -23,7 +23,10 @@ constexpr double gbps(double gigabits_per_s) { return gigabits_per_s * 1e9 / 8; 
 // Latencies are not in the reference. They are STATED ASSUMPTIONS, not measurements:
 constexpr double kEthernetLatency = 25e-6;  // TCP over ENA / VPC-class Ethernet, one way
 constexpr double kRdmaLatency = 5e-6;       // EFA / InfiniBand-class fabric, one way
-constexpr double kNvlinkLatency = 2e-6;     // NVLink / NVSwitch hop (also used for TPU ICI)
+constexpr double kNvlinkLatency = 2e-6;     // NVLink / NVSwitch hop
+// TPU ICI hop: "Each hop over an ICI link has some intrinsic overhead ... typically around 1us"
+// (Austin et al., "How to Scale Your Model", jax-ml/scaling-book sharding.md): a stated figure.
+constexpr double kIciLatency = 1e-6;
 constexpr double kPcieLatency = 5e-6;       // GPU to GPU through PCIe
 
 struct Row {
@@ -39,13 +42,11 @@ struct Row {
 };
 
 // How the accelerators of a node connect, from its device and links: TPU hosts are chips on ICI
-// (four on v2/v3/v4/v5p, eight on v5e); PCIe instances have no NVLink; 8-GPU P100/V100 nodes use
-// the DGX-1 hybrid cube-mesh (dgx1v-topology), 4-GPU V100 nodes (p3.8xlarge) a fully connected
-// NVLink quad, and A100/H100 nodes NVSwitch (all-to-all).
+// (four on v2/v3/v4/v5p, eight on v5e/v6e); PCIe instances have no NVLink; 8-GPU P100/V100 nodes
+// use the DGX-1 hybrid cube-mesh (dgx1v-topology), 4-GPU V100 nodes (p3.8xlarge) a fully
+// connected NVLink quad, and A100/H100 nodes NVSwitch (all-to-all).
 network::NodeKind node_kind_of(const Row& r) {
   const std::string device = r.device;
-  // Note: network's tpu_board builder accepts 4 chips only (topology_builders_detail.hpp), so the
-  // 8-chip gcp/tpu-v5e-8 host (hw-tpuv5e-*) needs that check widened to build a topology.
   if (device.rfind("TPU", 0) == 0) return network::NodeKind::tpu_board;
   if (r.intra_latency_s == kPcieLatency) return network::NodeKind::pcie;
   const bool volta_or_pascal = device.rfind("V100", 0) == 0 || device.rfind("P100", 0) == 0;
@@ -58,8 +59,10 @@ network::NodeKind node_kind_of(const Row& r) {
 // plugin; ENA Ethernet elsewhere, NCCL's TCP socket transport. Azure ND: InfiniBand EDR (ND40rs
 // v2, 100 Gb/s), HDR (ND96 A100 v4, 200 Gb/s per HCA), NDR (ND H100 v5, 400 Gb/s), RDMA. GCP:
 // Ethernet; the A3's GPUDirect-TCPX moves data between NIC and GPU memory without host copies
-// or CPU-bound streams, so it is taken as RDMA over Ethernet framing. TPU hosts: Ethernet (their
-// chips do not run NCCL).
+// or CPU-bound streams, so it is taken as RDMA over Ethernet framing. TPU hosts: Ethernet
+// framing; their chips do not run NCCL, so NCCL's socket transport and its one-CPU-stream cap do
+// not apply (the TPU runtime moves DCN traffic; no per-stream limit is published): rdma here
+// means "no per-flow cap".
 struct Nic {
   network::LinkTech tech;
   network::Transport transport;
@@ -71,9 +74,12 @@ Nic nic_of(const std::string& name) {
     return {LinkTech::efa, Transport::rdma};
   }
   if (name == "azure/Standard_ND40rs_v2") return {LinkTech::ib_edr, Transport::rdma};
+  if (name == "nvidia/dgx-1" || name == "nvidia/dgx-1v" || name == "nvidia/dgx-2") return {LinkTech::ib_edr, Transport::rdma};
+  if (name.rfind("nvidia/dgx-a100", 0) == 0) return {LinkTech::ib_hdr, Transport::rdma};
+  if (name == "nvidia/dgx-h100" || name == "nvidia/dgx-h200") return {LinkTech::ib_ndr, Transport::rdma};
   if (name.rfind("azure/Standard_ND96a", 0) == 0) return {LinkTech::ib_hdr, Transport::rdma};
   if (name == "azure/Standard_ND96isr_H100_v5") return {LinkTech::ib_ndr, Transport::rdma};
-  if (name == "gcp/a3-highgpu-8g") return {LinkTech::ethernet, Transport::rdma};
+  if (name == "gcp/a3-highgpu-8g" || name.rfind("gcp/tpu-", 0) == 0) return {LinkTech::ethernet, Transport::rdma};
   return {LinkTech::ethernet, Transport::tcp};
 }
 
@@ -84,7 +90,21 @@ int nics_of(const std::string& name) {
   if (name == "gcp/a3-highgpu-8g") return 4;                                 // 4x200 GPUDirect-TCPX
   if (name == "gcp/tpu-v5e-8") return 2;                                     // 2x100 per host
   if (name.rfind("azure/Standard_ND96", 0) == 0) return 8;                   // 8 InfiniBand HCAs
+  if (name == "nvidia/dgx-1" || name == "nvidia/dgx-1v") return 4;           // 4x EDR (DGX-1 datasheet)
+  if (name.rfind("nvidia/dgx-", 0) == 0) return 8;                           // 8 compute HCAs (DGX-2, A100, H100, H200)
   return 1;
+}
+
+// The ICI generation of the built-in TPU devices (catalog_devices.cpp), none for the rest.
+network::IciGeneration ici_of(const std::string& device) {
+  using network::IciGeneration;
+  if (device == "TPU-v2") return IciGeneration::v2;
+  if (device == "TPU-v3") return IciGeneration::v3;
+  if (device == "TPU-v4") return IciGeneration::v4;
+  if (device == "TPU-v5e") return IciGeneration::v5e;
+  if (device == "TPU-v5p") return IciGeneration::v5p;
+  if (device == "TPU-v6e") return IciGeneration::v6e;
+  return IciGeneration::none;
 }
 
 void add(Catalog& c, const Row& r) {
@@ -103,6 +123,7 @@ void add(Catalog& c, const Row& r) {
   t.intra_node_bandwidth = device->intra_node_link_bandwidth;
   t.intra_node_latency_s = r.intra_latency_s;
   t.node_kind = node_kind_of(r);
+  t.ici = ici_of(t.device);
   t.nics = std::min(nics_of(t.name), r.accelerators);
   t.nic_tech = nic_of(t.name).tech;
   t.transport = nic_of(t.name).transport;
@@ -199,43 +220,48 @@ void add_gcp_gpu(Catalog& c) {
 }
 
 // Cloud TPU slices of one host each; a larger slice is several such nodes (e.g. v5e-256 = 32
-// nodes of gcp/tpu-v5e-8, v4-32 = 4 nodes of gcp/tpu-v4-8), joined by ICI (fabric: torus).
+// nodes of gcp/tpu-v5e-8, v4-32 = 4 nodes of gcp/tpu-v4-8) joined by ICI: a scenario with several
+// TPU nodes gets the torus fabric of their generation by default (network/ici.hpp), and the host
+// NICs (the data-centre network, DCN) carry only traffic between pods (fabric.pods).
 // Names: v2, v3, v4 and v5p names count TensorCores, 2 per chip (hw-tpuv4-bf16 notes "v4-8 = 4
 // chips", hw-tpuv5p-bf16 notes "v5p-12288 = 6144 chips"); v5e names count chips, 8 per host
-// (hw-tpuv5e-*: "8 chips/host", "names count chips").
+// (hw-tpuv5e-*: "8 chips/host", "names count chips"). No v6e instance: the reference has no v6e
+// price; the TPU-v6e device can be used in an inline instance (ici: v6e).
 // Prices: tpu-price-ondemand (cloud.google.com/tpu/pricing, from memory - uncertain, verify),
 // "circa 2023-2024", us-central: v2-8 4.50 and v3-8 8.00 USD per 4-chip device-hour; v4 3.22,
 // v5e 1.2, v5p 4.2 USD per chip-hour, times the chips of the slice.
-// Host network: only hw-tpuv5e gives one, 2x100 Gbps NICs per 8-chip host (and DCN 6.4 Tbps per
-// 256-chip pod: the same 25 Gbps per chip). NOT IN THE REFERENCE for v2, v3, v4, v5p: ASSUMED
-// 100 Gbps per 4-chip host, the v5e per-chip share (25 Gbps) times 4 chips; one NIC.
-// Chips of a host talk over ICI (device link figure, derived or assumed, see catalog_devices.cpp)
-// at an assumed NVLink-like latency.
-constexpr double kTpuChipGbps = 2 * 100.0 / 8;  // hw-tpuv5e-*: 2x100 Gbps NIC per 8-chip host
-
+// Chips of a host talk over ICI (the device's per-chip ICI figure over its links, ici.hpp) at
+// kIciLatency per hop. Host network (DCN) per host:
+// - v5e: 2 x 100 Gbps NICs per 8-chip host (hw-tpuv5e-*, primary);
+// - v5p: 50 Gbps per chip (cloud.google.com/tpu/docs/v5p, "Data center network (DCN) bandwidth
+//   per chip"), 200 Gbps per 4-chip host;
+// - v4: 200 Gbps per host: "DCN bandwidth is typically around 2.5e10 bytes / second per host"
+//   (Austin et al., "How to Scale Your Model", tpus.md), the v5p figure too; not in the reference;
+// - v2, v3: NOT IN THE REFERENCE: ASSUMED 100 Gbps per 4-chip host (the v5e per-chip share).
+// One NIC per host except v5e's two.
 void add_gcp_tpu(Catalog& c) {
   const char* date = "circa 2023-2024";
-  add(c, {"gcp/tpu-v2-8", "TPU-v2", 4, 4 * kTpuChipGbps, kEthernetLatency, kNvlinkLatency, 4.50,
+  add(c, {"gcp/tpu-v2-8", "TPU-v2", 4, 100, kEthernetLatency, kIciLatency, 4.50,
           date, "tpu-price-ondemand: cloud.google.com/tpu/pricing (uncertain); network assumed"});
-  add(c, {"gcp/tpu-v3-8", "TPU-v3", 4, 4 * kTpuChipGbps, kEthernetLatency, kNvlinkLatency, 8.00,
+  add(c, {"gcp/tpu-v3-8", "TPU-v3", 4, 100, kEthernetLatency, kIciLatency, 8.00,
           date, "tpu-price-ondemand: cloud.google.com/tpu/pricing (uncertain); network assumed"});
   // hw-tpuv4-bf16 notes: v4-8 = 4 chips. tpu-price-ondemand: 3.22 USD per chip-hour x 4.
-  add(c, {"gcp/tpu-v4-8", "TPU-v4", 4, 4 * kTpuChipGbps, kEthernetLatency, kNvlinkLatency,
+  add(c, {"gcp/tpu-v4-8", "TPU-v4", 4, 200, kEthernetLatency, kIciLatency,
           4 * 3.22, date,
           "tpu-price-ondemand: cloud.google.com/tpu/pricing (uncertain), 3.22 USD/chip-h x 4; "
-          "network assumed"});
+          "DCN: scaling book (2.5e10 B/s per host)"});
   // hw-tpuv5e-*: 8 chips per host, 2x100 Gbps NICs per host (primary, cloud.google.com/tpu/docs/
   // v5e). tpu-price-ondemand: 1.2 USD per chip-hour x 8.
-  add(c, {"gcp/tpu-v5e-8", "TPU-v5e", 8, 8 * kTpuChipGbps, kEthernetLatency, kNvlinkLatency,
+  add(c, {"gcp/tpu-v5e-8", "TPU-v5e", 8, 200, kEthernetLatency, kIciLatency,
           8 * 1.2, date,
           "hw-tpuv5e-*: cloud.google.com/tpu/docs/v5e (host, NICs); tpu-price-ondemand "
           "(uncertain), 1.2 USD/chip-h x 8"});
   // hw-tpuv5p-bf16 notes: names count TensorCores, so v5p-8 = 4 chips. tpu-price-ondemand: 4.2
   // USD per chip-hour x 4.
-  add(c, {"gcp/tpu-v5p-8", "TPU-v5p", 4, 4 * kTpuChipGbps, kEthernetLatency, kNvlinkLatency,
+  add(c, {"gcp/tpu-v5p-8", "TPU-v5p", 4, 4 * 50, kEthernetLatency, kIciLatency,
           4 * 4.2, date,
           "tpu-price-ondemand: cloud.google.com/tpu/pricing (uncertain), 4.2 USD/chip-h x 4; "
-          "network assumed"});
+          "DCN: cloud.google.com/tpu/docs/v5p (50 Gbps per chip)"});
 }
 
 // Azure ND: InfiniBand between nodes (the Ethernet front-end NIC is not counted).
@@ -262,6 +288,25 @@ void add_azure(Catalog& c) {
           "Azure pricing (uncertain - verify)"});
 }
 
+// NVIDIA's DGX systems, as the papers that ran on them name them. Bought, not rented: no hourly
+// price (give cluster.price to cost them). Compute fabric from NVIDIA's datasheets: DGX-1 (P100,
+// V100) 4x 100 Gb/s EDR InfiniBand, hybrid cube-mesh NVLink; DGX-2 16 V100-32GB on NVSwitch,
+// 8x 100 Gb/s EDR; DGX A100 8x 200 Gb/s HDR (ConnectX-6), 320 GB (A100-40GB) and 640 GB
+// (A100-80GB) editions; DGX H100 and H200 8x 400 Gb/s NDR (ConnectX-7). SuperPOD-style fabrics
+// are `network.fabric: {kind: rail-optimized}` over these nodes.
+void add_nvidia_dgx(Catalog& c) {
+  const char* purchase = "purchase only (no hourly price)";
+  add(c, {"nvidia/dgx-1", "P100", 8, 400, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX-1 datasheet (P100)"});
+  add(c, {"nvidia/dgx-1v", "V100-16GB", 8, 400, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX-1 with V100 datasheet"});
+  add(c, {"nvidia/dgx-2", "V100-32GB", 16, 800, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX-2 datasheet"});
+  add(c, {"nvidia/dgx-a100-320gb", "A100-40GB", 8, 1600, kRdmaLatency, kNvlinkLatency, 0, purchase,
+          "NVIDIA DGX A100 datasheet (320 GB edition)"});
+  add(c, {"nvidia/dgx-a100", "A100-80GB", 8, 1600, kRdmaLatency, kNvlinkLatency, 0, purchase,
+          "NVIDIA DGX A100 datasheet (640 GB edition)"});
+  add(c, {"nvidia/dgx-h100", "H100-SXM", 8, 3200, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX H100 datasheet"});
+  add(c, {"nvidia/dgx-h200", "H200", 8, 3200, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX H200 datasheet"});
+}
+
 }  // namespace
 
 void add_builtin_instances(Catalog& catalog) {
@@ -272,6 +317,7 @@ void add_builtin_instances(Catalog& catalog) {
   add_gcp_gpu(catalog);
   add_gcp_tpu(catalog);
   add_azure(catalog);
+  add_nvidia_dgx(catalog);
 }
 
 }  // namespace dlsim::models

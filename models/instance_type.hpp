@@ -3,6 +3,7 @@
 #pragma once
 #include <string>
 
+#include "network/ici.hpp"
 #include "network/topology_builders.hpp"
 
 namespace dlsim::models {
@@ -17,6 +18,7 @@ struct InstanceType {
   double intra_node_bandwidth = 0;  // bytes/s per direction between accelerators of a node
   double intra_node_latency_s = 0;  // seconds
   network::NodeKind node_kind = network::NodeKind::nvswitch;  // how accelerators connect inside
+  network::IciGeneration ici = network::IciGeneration::none;  // TPU hosts: the chips' ICI (network/ici.hpp)
   int nics = 1;                     // NICs sharing network_bandwidth equally
   network::LinkTech nic_tech = network::LinkTech::generic;  // what the NICs are (network/link_tech.hpp)
   network::Transport transport = network::Transport::rdma;  // how collectives use them: RDMA or TCP sockets

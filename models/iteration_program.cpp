@@ -8,12 +8,6 @@
 
 namespace dlsim::models {
 
-double optimizer_bytes_per_parameter(Optimizer optimizer, Precision precision) {
-  const double master = optimizer == Optimizer::adam ? 28.0 : 20.0;
-  const bool mixed = precision == Precision::fp16 || precision == Precision::bf16 || precision == Precision::fp8;
-  return master + (mixed ? bytes_per_element(precision) : 0.0);
-}
-
 namespace {
 
 // The kernel dims of one rank's share (layer_kernels.hpp): Megatron's column-parallel linears
@@ -243,6 +237,9 @@ struct Builder {
       const double gradients = share.parameters * gradient_element;
       s.gradient_bytes += gradients;
       if (layer.experts > 0) s.expert_gradient_bytes += gradients;
+      if (plan.compression.method == CompressionMethod::powersgd) {
+        for (const WeightMatrix& m : weight_matrices(share, model.tokens_per_sample)) s.gradient_matrices.push_back(m);
+      }
       // End the segment where a gradient bucket fills, so that the replay can start reducing
       // it there (DDP launches a bucket's all-reduce as soon as its last gradient is ready).
       pending_gradients += gradients;

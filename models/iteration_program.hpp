@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "models/device.hpp"
+#include "models/gradient_compression.hpp"
 #include "models/model_graph.hpp"
 #include "models/parallel_plan.hpp"
 #include "models/zero3_schedule.hpp"
@@ -42,6 +43,7 @@ struct Segment {
   bool offload = false;                // compute: a blocking host-device copy of kept activations
   double gradient_bytes = 0;           // compute (backward): gradients its layers finish
   double expert_gradient_bytes = 0;    // of which expert parameters
+  std::vector<WeightMatrix> gradient_matrices;  // compute (backward, PowerSGD only): its layers' weight matrices
   bool recompute = false;              // compute: re-running forward inside backward
   network::CollectiveKind collective = network::CollectiveKind::all_reduce;  // tensor, expert
   double bytes = 0;                    // tensor, expert: per-rank buffer (nccl-tests sizes)
@@ -89,9 +91,6 @@ IterationProgram build_iteration_program(const ModelGraph& model, const Parallel
 // The layer as one rank sees it: work, parameters and activations divided by the plan's splits.
 Layer rank_share(const Layer& layer, const ParallelPlan& plan);
 
-// Bytes the optimizer reads and writes per parameter it updates (FP32 master weights and
-// states): SGD with momentum reads w, g, m and writes w, m (5 x 4 B); Adam reads w, g, m, v and
-// writes w, m, v (7 x 4 B); plus writing the low-precision copy under mixed precision.
-double optimizer_bytes_per_parameter(Optimizer optimizer, Precision precision);
+// optimizer_bytes_per_parameter: models/optimizer.hpp.
 
 }  // namespace dlsim::models

@@ -45,6 +45,8 @@ JobKey JobKey::of(const TrainingConfig& c, const std::string& fabric) {
   k.bucket_bytes = p.bucket_bytes;
   k.zero = p.zero;
   k.checkpointing = p.checkpointing;
+  k.compression = p.compression;
+  k.parameter_server = p.parameter_server;
   return k;
 }
 

@@ -34,6 +34,8 @@ struct JobKey {
   double bucket_bytes = 0;
   ZeroConfig zero;
   ActivationCheckpointing checkpointing;
+  GradientCompression compression;
+  ParameterServerConfig parameter_server;
 
   static JobKey of(const TrainingConfig& config, const std::string& fabric);
   bool operator==(const JobKey&) const = default;

@@ -60,6 +60,21 @@ StageActivations stage_activations(const ModelGraph& model, const ParallelPlan& 
   return a;
 }
 
+// Gradient compression's error-feedback buffers (and PowerSGD's P and Q) of pipeline rank r.
+double compression_state(const ModelGraph& model, const ParallelPlan& plan, const std::vector<LayerRange>& ranges, int r, double params) {
+  if (plan.compression.method == CompressionMethod::none || plan.data <= 1) return 0;
+  std::vector<WeightMatrix> matrices;
+  if (plan.compression.method == CompressionMethod::powersgd) {
+    for (int k = 0; k < plan.virtual_stages; ++k) {
+      const LayerRange range = ranges[static_cast<std::size_t>(k * plan.pipeline + r)];
+      for (int i = range.first; i < range.last; ++i) {
+        for (const WeightMatrix& m : weight_matrices(rank_share(model.layers[static_cast<std::size_t>(i)], plan), model.tokens_per_sample)) matrices.push_back(m);
+      }
+    }
+  }
+  return compression_memory_bytes(plan.compression, params, matrices, plan.data, plan.gradient_precision);
+}
+
 }  // namespace
 
 std::vector<MemoryBreakdown> memory_per_rank(const ModelGraph& model, const ParallelPlan& plan) {
@@ -86,8 +101,9 @@ std::vector<MemoryBreakdown> memory_per_rank(const ModelGraph& model, const Para
     // ZeRO-3 keeps 1/d of the parameters, except the persistent ones (zero3_schedule.hpp).
     m.weights = plan.zero_stage == 3 ? ((params - zero.persistent_elements) / d + zero.persistent_elements) * element : params * element;
     m.gradients = params * bytes_per_element(plan.gradient_precision) / (plan.zero_stage >= 2 ? d : 1.0);
-    const double state_per_param = (mixed(plan.precision) ? 4.0 : 0.0) + (plan.optimizer == Optimizer::adam ? 8.0 : 4.0);
-    m.optimizer_state = params * state_per_param / (plan.zero_stage >= 1 ? d : 1.0);
+    const double state_per_param = (mixed(plan.precision) ? 4.0 : 0.0) + optimizer_state_bytes(plan.optimizer);
+    // Parameter servers hold the optimizer state in their host memory.
+    m.optimizer_state = plan.parameter_server.enabled ? 0.0 : params * state_per_param / (plan.zero_stage >= 1 ? d : 1.0);
     m.activations = (kept * in_flight + largest_block) * mb * element;
     const double pipeline_buffers = plan.pipeline > 1 ? 2.0 * boundary * mb * element : 0.0;
     const double gradient_element = bytes_per_element(plan.gradient_precision);
@@ -95,7 +111,7 @@ std::vector<MemoryBreakdown> memory_per_rank(const ModelGraph& model, const Para
                                   ? zero.peak_buffer_bytes
                               : d > 1 ? 2.0 * std::min(plan.bucket_bytes, params * gradient_element)
                                       : 0.0;
-    m.communication = pipeline_buffers + dp_buffers;
+    m.communication = pipeline_buffers + dp_buffers + compression_state(model, plan, ranges, r, params);
     m.workspace = kFrameworkWorkspaceBytes;
     out.push_back(m);
   }

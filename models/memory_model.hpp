@@ -7,7 +7,7 @@
 // - gradients: the same parameters in the gradient precision; 1/d under ZeRO-2 and -3.
 // - optimizer state: FP32 master weights under mixed precision (fp16/bf16/fp8), plus one
 //   momentum (SGD) or two moments (Adam) in FP32; 1/d under ZeRO-1, -2 and -3
-//   (Rajbhandari et al. 2020, sec. 5).
+//   (Rajbhandari et al. 2020, sec. 5); none with parameter servers (they hold it).
 // - activations: the elements each layer keeps for backward (model_graph.hpp), for the rank's
 //   share of the layer, times the micro-batch size, times the micro-batches in flight at the
 //   schedule's peak on that rank (pipeline_schedule.hpp: p on the first rank under 1F1B, m under
@@ -19,7 +19,8 @@
 //   it, the most parameters its schedule holds gathered at once (in use and prefetched: the
 //   prefetch window), its gradient buckets and the largest module's unreduced gradients
 //   (zero3_schedule.hpp); the pipeline's send and receive buffers (one micro-batch's boundary
-//   activation each way).
+//   activation each way); gradient compression's error-feedback buffers (and PowerSGD's P and Q,
+//   gradient_compression.hpp).
 // - workspace: the framework's fixed overhead (CUDA context, library workspaces, allocator slack).
 #pragma once
 #include <string>

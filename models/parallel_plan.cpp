@@ -24,8 +24,6 @@ std::string to_string(Recompute r) {
   return "?";
 }
 
-std::string to_string(Optimizer o) { return o == Optimizer::adam ? "adam" : "sgd-momentum"; }
-
 std::string to_string(Axis a) {
   switch (a) {
     case Axis::tensor: return "tensor";
@@ -91,6 +89,19 @@ void validate_plan(const ParallelPlan& p, const ModelGraph& model, int devices) 
     reject("activation_checkpointing.contiguous_memory_optimization",
            "needs partition_activations (DeepSpeed: contiguous checkpointing is only available with partitioned activations)");
   }
+  validate_compression(p.compression);
+  if (p.compression.method != CompressionMethod::none && p.zero_stage != 0) {
+    reject("gradient_compression", "compresses the all-reduce of plain data parallelism; needs zero_stage: 0");
+  }
+  const ParameterServerConfig& ps = p.parameter_server;
+  if (ps.enabled) {
+    if (p.tensor != 1 || p.pipeline != 1 || p.expert != 1 || p.zero_stage != 0) {
+      reject("parameter_server", "serves plain data parallelism; needs tensor, pipeline and expert 1 and zero_stage 0");
+    }
+    if (p.compression.method != CompressionMethod::none) reject("gradient_compression", "applies to all-reduce, not to parameter servers");
+    if (p.data % ps.replicas_per_node != 0) reject("parameter_server", "the replicas do not fill whole worker nodes");
+    validate_parameter_server(ps, p.data / ps.replicas_per_node);
+  }
   std::array<bool, 3> seen{};
   for (Axis a : p.order) {
     if (seen[static_cast<int>(a)]) reject("order", "names " + to_string(a) + " twice; list tensor, pipeline and data once each");
@@ -122,15 +133,95 @@ void validate_plan(const ParallelPlan& p, const ModelGraph& model, int devices) 
   const int stages = p.virtual_pipeline();
   const int blocks = model.blocks();
   if (blocks > 0) {
-    if (blocks % stages != 0) {
-      reject("pipeline", "model " + model.name + " has " + str(blocks) + " blocks (layers), which do not divide into " +
-                             str(stages) + " equal pipeline stages" +
-                             (p.virtual_stages > 1 ? " (pipeline x virtual_stages)" : ""));
+    stage_blocks(p, model);  // throws with the field when the blocks cannot be split so
+    const auto ranges = stage_partition(p, model);
+    for (std::size_t v = 0; v < ranges.size(); ++v) {
+      if (ranges[v].last == ranges[v].first) {
+        reject(!p.stage_layers.empty() ? "stage_layers" : "pipeline",
+               "virtual stage " + str(static_cast<long long>(v)) + " would hold no layer of model " + model.name);
+      }
     }
-  } else if (static_cast<int>(model.layers.size()) < stages) {
-    reject("pipeline", "model " + model.name + " has " + str(model.layers.size()) + " layers, fewer than " +
-                           str(stages) + " pipeline stages");
+  } else {
+    if (static_cast<int>(model.layers.size()) < stages) {
+      reject("pipeline", "model " + model.name + " has " + str(model.layers.size()) + " layers, fewer than " +
+                             str(stages) + " pipeline stages");
+    }
+    const bool split_given = !p.stage_layers.empty() || p.first_stage_layers > 0 || p.last_stage_layers > 0 ||
+                             p.account_for_embedding || p.account_for_loss;
+    if (split_given) {
+      reject(!p.stage_layers.empty() ? "stage_layers" : p.first_stage_layers > 0 ? "first_stage_layers"
+             : p.last_stage_layers > 0 ? "last_stage_layers" : p.account_for_embedding ? "account_for_embedding" : "account_for_loss",
+             "model " + model.name + " has no blocks (transformer layers) to split; its layers are cut by FLOPs");
+    }
   }
+}
+
+std::vector<int> stage_blocks(const ParallelPlan& p, const ModelGraph& model) {
+  const int stages = p.virtual_pipeline();
+  const int blocks = model.blocks();
+  const std::string what = "model " + model.name + " has " + str(blocks) + " blocks (layers)";
+  const std::string over = str(stages) + " pipeline stages" + (p.virtual_stages > 1 ? " (pipeline x virtual_stages)" : "");
+  const int ends = (p.first_stage_layers > 0 ? 1 : 0) + (p.last_stage_layers > 0 ? 1 : 0);
+  const int ways = (!p.stage_layers.empty() ? 1 : 0) + (ends > 0 ? 1 : 0) + (p.account_for_embedding || p.account_for_loss ? 1 : 0);
+  if (ways > 1) {
+    reject(!p.stage_layers.empty() ? "stage_layers" : "first_stage_layers",
+           "give one way of splitting the layers: stage_layers, first/last_stage_layers, or account_for_embedding/loss");
+  }
+  std::vector<int> counts(static_cast<std::size_t>(stages), 0);
+  if (!p.stage_layers.empty()) {
+    if (static_cast<int>(p.stage_layers.size()) != stages) {
+      reject("stage_layers", "lists " + str(p.stage_layers.size()) + " stages, the plan has " + over);
+    }
+    long long sum = 0;
+    for (int s = 0; s < stages; ++s) {
+      const int c = p.stage_layers[static_cast<std::size_t>(s)];
+      const bool end = s == 0 || s == stages - 1;
+      if (c < (end ? 0 : 1)) {
+        reject("stage_layers", "stage " + str(s) + " has " + str(c) + " layers; every stage but the first and last needs at least 1");
+      }
+      sum += c;
+    }
+    if (sum != blocks) reject("stage_layers", "adds up to " + str(sum) + " layers; " + what);
+    return p.stage_layers;
+  }
+  if (ends > 0) {
+    if (stages < 2) reject(p.first_stage_layers > 0 ? "first_stage_layers" : "last_stage_layers", "needs pipeline >= 2");
+    const int rest = blocks - p.first_stage_layers - p.last_stage_layers;
+    const int others = stages - ends;
+    if (rest < others || (others == 0 && rest != 0) || (others > 0 && rest % others != 0)) {
+      reject(p.first_stage_layers > 0 ? "first_stage_layers" : "last_stage_layers",
+             what + "; the " + str(rest) + " left after the end stages given do not divide evenly over the other " +
+                 str(others) + " stages");
+    }
+    for (int& c : counts) c = others > 0 ? rest / others : 0;
+    if (p.first_stage_layers > 0) counts.front() = p.first_stage_layers;
+    if (p.last_stage_layers > 0) counts.back() = p.last_stage_layers;
+    return counts;
+  }
+  if (p.account_for_embedding || p.account_for_loss) {
+    const int e = p.account_for_embedding ? 1 : 0, l = p.account_for_loss ? 1 : 0;
+    const int units = blocks + e + l;
+    if (units % stages != 0) {
+      reject(p.account_for_embedding ? "account_for_embedding" : "account_for_loss",
+             what + "; with the embedding and loss counted as layers, " + str(units) + " do not divide into " + over);
+    }
+    for (int& c : counts) c = units / stages;
+    counts.front() -= e;
+    counts.back() -= l;
+    if (counts.front() < 0 || counts.back() < 0) {
+      reject(p.account_for_embedding ? "account_for_embedding" : "account_for_loss", what + ": too few to split so over " + over);
+    }
+    return counts;
+  }
+  if (blocks < stages) reject("pipeline", what + ", fewer than " + over);
+  for (int& c : counts) c = blocks / stages;
+  // The remainder: middle stages first (the ends also run the embedding and the output layer).
+  std::vector<int> order;
+  for (int s = 1; s + 1 < stages; ++s) order.push_back(s);
+  if (stages > 1) order.push_back(stages - 1);
+  order.push_back(0);
+  for (int k = 0; k < blocks % stages; ++k) ++counts[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])];
+  return counts;
 }
 
 std::vector<LayerRange> stage_partition(const ParallelPlan& plan, const ModelGraph& model) {
@@ -139,13 +230,19 @@ std::vector<LayerRange> stage_partition(const ParallelPlan& plan, const ModelGra
   std::vector<LayerRange> out(static_cast<std::size_t>(stages));
   const int blocks = model.blocks();
   if (blocks > 0) {
-    const int per_stage = blocks / stages;
-    // Stage of each layer: its block's stage; layers outside blocks stay with the block before
-    // them (those before the first block go to the first stage, after the last to the last).
+    // The stage of each block from the cumulative counts.
+    const std::vector<int> counts = stage_blocks(plan, model);
+    std::vector<int> stage_of_block;
+    for (int s = 0; s < stages; ++s) stage_of_block.insert(stage_of_block.end(), static_cast<std::size_t>(counts[static_cast<std::size_t>(s)]), s);
+    // Layers outside blocks stay with the block before them; those before the first block go
+    // to the first stage, those after the last block to the last stage.
+    int last_block_layer = -1;
+    for (int i = 0; i < n; ++i) if (model.layers[static_cast<std::size_t>(i)].block >= 0) last_block_layer = i;
     int stage = 0;
     for (int i = 0; i < n; ++i) {
       const int b = model.layers[static_cast<std::size_t>(i)].block;
-      if (b >= 0) stage = std::min(stages - 1, b / per_stage);
+      if (b >= 0) stage = stage_of_block[static_cast<std::size_t>(b)];
+      if (i > last_block_layer) stage = stages - 1;
       auto& r = out[static_cast<std::size_t>(stage)];
       if (r.last == r.first) r.first = i;
       r.last = i + 1;

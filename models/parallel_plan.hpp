@@ -13,12 +13,14 @@
 #include <string>
 #include <vector>
 
+#include "models/gradient_compression.hpp"
 #include "models/model_graph.hpp"
+#include "models/optimizer.hpp"
+#include "models/parameter_server.hpp"
 #include "models/precision.hpp"
 
 namespace dlsim::models {
 
-enum class Optimizer { sgd_momentum, adam };
 enum class PipelineSchedule { gpipe, one_f_one_b, interleaved };
 enum class Recompute { none, selective, full };
 enum class Axis { tensor, pipeline, data };
@@ -87,6 +89,18 @@ struct ParallelPlan {
   std::array<Axis, 3> order{Axis::tensor, Axis::pipeline, Axis::data};  // innermost first
   ZeroConfig zero;                // how ZeRO-3 runs (zero_stage 3 only)
   ActivationCheckpointing checkpointing;
+  // How the model's blocks (transformer layers) are split over the virtual pipeline stages
+  // (stage_blocks() has the rules). At most one of: stage_layers (blocks per virtual stage,
+  // pipeline x virtual_stages entries); first/last_stage_layers (Megatron-Core's
+  // --decoder-first/last-pipeline-num-layers, 0: not given); account_for_embedding/loss
+  // (Megatron-LM's --account-for-embedding/loss-in-pipeline-split).
+  std::vector<int> stage_layers;
+  int first_stage_layers = 0;
+  int last_stage_layers = 0;
+  bool account_for_embedding = false;
+  bool account_for_loss = false;
+  GradientCompression compression;          // of the data-parallel gradient reduction
+  ParameterServerConfig parameter_server;   // enabled: parameter servers instead of all-reduce
 
   int devices() const { return data * tensor * pipeline; }
   int virtual_pipeline() const { return pipeline * virtual_stages; }
@@ -95,7 +109,6 @@ struct ParallelPlan {
 
 std::string to_string(PipelineSchedule s);   // "gpipe", "1f1b", "interleaved-1f1b"
 std::string to_string(Recompute r);          // "none", "selective", "full"
-std::string to_string(Optimizer o);          // "sgd-momentum", "adam"
 std::string to_string(Axis a);               // "tensor", "pipeline", "data"
 std::string to_string(ZeroImplementation z); // "deepspeed", "fsdp"
 std::string to_string(DeepSpeedFetch f);     // "per-parameter", "coalesced"
@@ -107,11 +120,25 @@ std::string to_string(BackwardPrefetch b);   // "none", "pre", "post"
 // parallelism without experts, an interleaved schedule without chunks, ...
 void validate_plan(const ParallelPlan& plan, const ModelGraph& model, int devices);
 
+// Blocks of each virtual stage, for a model with blocks (pipeline x virtual_stages entries):
+// - stage_layers as given (the first and last stage may hold none: only the embedding, or only
+//   the output layer and loss; every other stage at least one);
+// - first/last_stage_layers given: those, and the other blocks evenly over the other stages
+//   (which they must divide, as in Megatron-Core);
+// - account_for_embedding/loss: the embedding and the loss each count as one layer of the
+//   first/last stage in an even split (blocks + 1 or 2 must divide, as in Megatron-LM);
+// - otherwise an even split; when the blocks do not divide, the remainder goes one block each
+//   to the middle stages from the second on (the first stage also runs the embedding, the last
+//   the output layer and loss), then to the last and the first.
+// Throws std::invalid_argument ("plan.<field>: why") when the settings cannot split the blocks.
+std::vector<int> stage_blocks(const ParallelPlan& plan, const ModelGraph& model);
+
 // The layers of each virtual pipeline stage, as [first, last) index ranges into model.layers,
 // in virtual-stage order: chunk c of pipeline rank r is virtual stage c * pipeline + r.
-// Models with blocks are cut at block boundaries into equal block counts (layers outside blocks
-// stay with the block before them; those before the first block join the first stage); models without blocks
-// are cut between layers so that forward FLOPs are as even as a greedy cut allows.
+// Models with blocks are cut at block boundaries by stage_blocks() (layers outside blocks stay
+// with the block before them; those before the first block join the first stage, those after
+// the last block the last stage); models without blocks are cut between layers so that forward
+// FLOPs are as even as a greedy cut allows.
 struct LayerRange {
   int first = 0;
   int last = 0;

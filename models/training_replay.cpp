@@ -11,7 +11,9 @@
 #include <tuple>
 #include <vector>
 
+#include "models/gradient_compression.hpp"
 #include "models/iteration_program.hpp"
+#include "models/parameter_server.hpp"
 #include "models/pipeline_schedule.hpp"
 #include "models/zero3_stream.hpp"
 #include "network/flow_network.hpp"
@@ -36,6 +38,7 @@ std::string size_label(double bytes) {
 struct Bucket {
   double bytes = 0;
   bool expert = false;
+  std::vector<WeightMatrix> matrices;  // PowerSGD
 };
 
 class Replay {
@@ -104,6 +107,12 @@ class Replay {
     double parameters = 0;
     // data-parallel stream
     double open_bytes = 0, open_expert_bytes = 0;
+    std::vector<WeightMatrix> open_matrices, open_expert_matrices;
+    double compression = 0, wire = 0;  // compression kernels (s), bytes sent, per iteration
+    // Compression kernels issued while backward runs go onto its stream (PyTorch's DDP runs a
+    // comm hook's kernels on the stream of the backward pass that filled the bucket): the next
+    // compute segment starts after them.
+    double compression_queued = 0, compression_blocking = 0;
     std::deque<Bucket> ready;
     bool reducing = false;
     bool passes_done = false, optimizer_started = false, finished = false;
@@ -282,9 +291,13 @@ class Replay {
       const Segment& s = segments[rank.segment];
       rank.segment_start = engine_.now();
       switch (s.kind) {
-        case SegmentKind::compute:
-          after(std::max(s.seconds, s.host_floor_s), [this, r] { compute_done(r); });
+        case SegmentKind::compute: {
+          const double queued = rank.compression_queued;
+          rank.compression_queued = 0;
+          rank.compression_blocking += queued;
+          after(queued + std::max(s.seconds, s.host_floor_s), [this, r] { compute_done(r); });
           return;
+        }
         case SegmentKind::tensor:
           run_groups(s.collective, s.bytes, tensor_groups(r), network::Algorithm::automatic, [this, r] { blocking_done(r, true); });
           return;
@@ -325,7 +338,9 @@ class Replay {
     else rank.backward += s.seconds;
     // Gradients are final on the last micro-batch, or reduced every micro-batch when sharded.
     const bool reduce_now = plan_.zero_stage >= 2 || rank.pass.micro_batch == M_ - 1;
-    if (!rank.pass.forward && reduce_now && s.gradient_bytes > 0) add_gradients(r, s.gradient_bytes - s.expert_gradient_bytes, s.expert_gradient_bytes);
+    if (!rank.pass.forward && reduce_now && s.gradient_bytes > 0) {
+      add_gradients(r, s.gradient_bytes - s.expert_gradient_bytes, s.expert_gradient_bytes, s.gradient_matrices);
+    }
     ++rank.segment;
     advance(r);
   }
@@ -423,16 +438,19 @@ class Replay {
   }
 
   // ---- gradients, optimizer ----------------------------------------------------------------
-  void add_gradients(int r, double dense, double expert) {
+  // Matrices of a segment go to the dense bucket (PowerSGD; it runs without experts' own buckets).
+  void add_gradients(int r, double dense, double expert, const std::vector<WeightMatrix>& matrices) {
     Rank& rank = ranks_[static_cast<std::size_t>(r)];
     rank.open_bytes += dense;
     rank.open_expert_bytes += expert;
+    rank.open_matrices.insert(rank.open_matrices.end(), matrices.begin(), matrices.end());
     if (rank.open_bytes >= plan_.bucket_bytes) {
-      rank.ready.push_back({rank.open_bytes, false});
+      rank.ready.push_back({rank.open_bytes, false, std::move(rank.open_matrices)});
       rank.open_bytes = 0;
+      rank.open_matrices.clear();
     }
     if (rank.open_expert_bytes >= plan_.bucket_bytes) {
-      rank.ready.push_back({rank.open_expert_bytes, true});
+      rank.ready.push_back({rank.open_expert_bytes, true, {}});
       rank.open_expert_bytes = 0;
     }
     try_reduce(r);
@@ -440,31 +458,96 @@ class Replay {
 
   void close_bucket(int r) {
     Rank& rank = ranks_[static_cast<std::size_t>(r)];
-    if (rank.open_bytes > 0) rank.ready.push_back({rank.open_bytes, false});
-    if (rank.open_expert_bytes > 0) rank.ready.push_back({rank.open_expert_bytes, true});
+    if (rank.open_bytes > 0) rank.ready.push_back({rank.open_bytes, false, std::move(rank.open_matrices)});
+    if (rank.open_expert_bytes > 0) rank.ready.push_back({rank.open_expert_bytes, true, {}});
     rank.open_bytes = rank.open_expert_bytes = 0;
+    rank.open_matrices.clear();
+  }
+
+  // The phases of a bucket's reduction when it is not one plain collective: compression, or
+  // parameter servers (gradient_compression.hpp, parameter_server.hpp).
+  bool phased() const { return plan_.compression.method != CompressionMethod::none || plan_.parameter_server.enabled; }
+
+  std::vector<ReductionPhase> bucket_phases(const Bucket& bucket) const {
+    const Precision g = plan_.gradient_precision;
+    const double elements = bucket.bytes / bytes_per_element(g);
+    if (plan_.parameter_server.enabled) {
+      const ParameterServerConfig& ps = plan_.parameter_server;
+      return ps_reduction(ps, bucket.bytes, elements, plan_.data / ps.replicas_per_node,
+                          optimizer_bytes_per_parameter(plan_.optimizer, plan_.precision));
+    }
+    const int replicas = bucket.expert ? plan_.data / plan_.expert : plan_.data;
+    return compressed_reduction({elements, bucket.matrices}, replicas, plan_.compression, g, c_.device, c_.profile);
+  }
+
+  // The replicas of each node (parameter servers: tensor = pipeline = 1).
+  Groups node_groups() const {
+    const int per = plan_.parameter_server.replicas_per_node;
+    Groups out;
+    for (int d = 0; d < plan_.data; d += per) {
+      std::vector<VertexId> g;
+      for (int k = 0; k < per; ++k) g.push_back(accelerator(d + k, 0, 0));
+      out.push_back(std::move(g));
+    }
+    return out;
+  }
+
+  // Runs phases[i..] of pipeline rank r's bucket one after another, then `done`.
+  void run_phases(int r, std::shared_ptr<const std::vector<ReductionPhase>> phases, std::size_t i, bool expert, std::function<void()> done) {
+    if (i >= phases->size()) {
+      done();
+      return;
+    }
+    const ReductionPhase& ph = (*phases)[i];
+    auto next = [this, r, phases, i, expert, done = std::move(done)]() mutable { run_phases(r, phases, i + 1, expert, std::move(done)); };
+    if (ph.kind == ReductionPhase::Kind::collective) {
+      const network::Algorithm algorithm = ph.collective == CollectiveKind::all_reduce ? c_.all_reduce : network::Algorithm::automatic;
+      run_groups(ph.collective, ph.bytes, ph.node_local ? node_groups() : data_groups(r, expert), algorithm, std::move(next));
+      return;
+    }
+    if (ph.kind == ReductionPhase::Kind::device) {
+      Rank& rank = ranks_[static_cast<std::size_t>(r)];
+      rank.compression += ph.seconds;
+      if (!rank.passes_done) rank.compression_queued += ph.seconds;
+    }
+    after(ph.seconds, std::move(next));
   }
 
   void try_reduce(int r) {
     Rank& rank = ranks_[static_cast<std::size_t>(r)];
     if (rank.reducing || rank.ready.empty()) return;
-    if (!plan_.overlap_grad_reduce && !rank.passes_done) return;
+    if ((!plan_.overlap_grad_reduce || reduces_in_step(plan_.compression)) && !rank.passes_done) return;
     const Bucket bucket = rank.ready.front();
     rank.ready.pop_front();
     rank.reducing = true;
     ++rank.buckets;
     const sim::Time start = engine_.now();
     const CollectiveKind kind = plan_.zero_stage == 0 ? CollectiveKind::all_reduce : CollectiveKind::reduce_scatter;
+    const std::string label = plan_.parameter_server.enabled ? "push/pull"
+                              : phased() ? to_string(plan_.compression.method) + " " + network::to_string(kind)
+                                         : network::to_string(kind);
+    auto done = [this, r, start, bucket, label] {
+      Rank& rk = ranks_[static_cast<std::size_t>(r)];
+      rk.dp_busy += (engine_.now() - start).seconds();
+      span(rk.lane_dp, label + (bucket.expert ? " experts " : " ") + size_label(bucket.bytes), "communication", start);
+      rk.reducing = false;
+      try_reduce(r);
+      maybe_optimizer(r);
+    };
+    const int replicas = bucket.expert ? plan_.data / plan_.expert : plan_.data;
+    if (phased()) {
+      auto phases = std::make_shared<const std::vector<ReductionPhase>>(bucket_phases(bucket));
+      rank.wire += wire_bytes(*phases, replicas);
+      run_phases(r, phases, 0, bucket.expert, done);
+      return;
+    }
+    ReductionPhase plain;
+    plain.kind = ReductionPhase::Kind::collective;
+    plain.collective = kind;
+    plain.bytes = bucket.bytes;
+    rank.wire += wire_bytes({plain}, replicas);
     run_groups(kind, bucket.bytes, data_groups(r, bucket.expert), kind == CollectiveKind::all_reduce ? c_.all_reduce : network::Algorithm::automatic,
-               [this, r, start, bucket, kind] {
-                 Rank& rk = ranks_[static_cast<std::size_t>(r)];
-                 rk.dp_busy += (engine_.now() - start).seconds();
-                 span(rk.lane_dp, network::to_string(kind) + (bucket.expert ? " experts " : " ") + size_label(bucket.bytes),
-                      "communication", start);
-                 rk.reducing = false;
-                 try_reduce(r);
-                 maybe_optimizer(r);
-               });
+               done);
   }
 
   void maybe_optimizer(int r) {
@@ -473,10 +556,12 @@ class Replay {
     rank.optimizer_started = true;
     rank.optimizer_start = engine_.now();
     const double shard = plan_.zero_stage >= 1 ? plan_.data : 1;
-    const double bytes = rank.parameters / shard * optimizer_bytes_per_parameter(plan_.optimizer, plan_.precision);
+    // Parameter servers step the optimizer on their CPUs (their time is in the pull's wait).
+    const double bytes = plan_.parameter_server.enabled ? 0.0 : rank.parameters / shard * optimizer_bytes_per_parameter(plan_.optimizer, plan_.precision);
     // A fused multi-tensor optimizer (apex FusedAdam, torch's fused/foreach Adam) streams every
     // parameter's state in a few long kernels: the optimizer class of the kernel model.
-    rank.optimizer = c_.profile.kernels.present()
+    rank.optimizer = bytes <= 0 ? 0.0
+                     : c_.profile.kernels.present()
                          ? memory_kernel_time(MemoryKernel::optimizer, bytes, c_.profile.kernels.memory, c_.device.memory_bandwidth,
                                               c_.profile.memory_efficiency) +
                                c_.profile.kernels.host.forward_kernel_s
@@ -601,12 +686,16 @@ class Replay {
     b.activation_offload_s = k.offload;
     b.optimizer_s = k.optimizer;
     b.exposed_dp_comm_s = std::max(0.0, (k.finish - k.passes_end).seconds() - k.optimizer - k.after_step_host);
+    b.compression_blocking_s = k.compression_blocking;
     b.pipeline_bubble_s = std::max(0.0, k.passes_end.seconds() - k.compute - k.tensor - k.expert - k.gather_wait - k.reduce_wait -
-                                            k.zero_host - k.offload);
+                                            k.zero_host - k.offload - k.compression_blocking);
     b.dp_comm_busy_s = k.dp_busy;
     b.pipeline_comm_busy_s = k.pipe_busy;
     b.gradient_buckets = k.buckets;
     b.simulated_ranks = P_;
+    b.compression_s = k.compression;
+    b.gradient_wire_bytes = k.wire;
+    if (plan_.parameter_server.enabled && !plan_.parameter_server.synchronous) async_steady_state(b, k);
     const double samples = plan_.global_batch();
     b.samples_per_s = samples / b.iteration_s;
     b.tokens_per_s = b.samples_per_s * c_.model->tokens_per_sample;
@@ -625,6 +714,21 @@ class Replay {
     b.profile_out_of_range = program_.profile_out_of_range + optimizer_out_of_range_;
     set_compute_families(b, critical);
     return b;
+  }
+
+  // Asynchronous parameter servers: the worker's steady-state cycle (parameter_server.hpp).
+  void async_steady_state(IterationBreakdown& b, const Rank& k) const {
+    const ParameterServerConfig& ps = plan_.parameter_server;
+    const int workers = plan_.data / ps.replicas_per_node;
+    const double g = bytes_per_element(plan_.gradient_precision);
+    const double bytes = k.parameters * g;
+    const double compute = b.iteration_s - b.exposed_dp_comm_s;
+    const double nic = ps_nic_bound_time(ps, bytes, workers);
+    const double update = ps_update_time(ps, k.parameters, g, optimizer_bytes_per_parameter(plan_.optimizer, plan_.precision), workers, false);
+    const AsyncSteadyState a = ps_async_steady_state(ps, b.iteration_s, compute, k.dp_busy, nic, update);
+    b.iteration_s = a.cycle_s;
+    b.exposed_dp_comm_s = a.cycle_s - compute;
+    b.staleness = a.staleness;
   }
 
   // The compute time of the reported rank by kernel family (shares of its stage programs), and

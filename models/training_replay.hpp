@@ -10,7 +10,9 @@
 // Streams per simulated rank: compute (passes in the schedule's order; blocking tensor- and
 // expert-parallel collectives inside passes), pipeline (sends of activations and gradients to the
 // neighbour stages, asynchronous), data-parallel (gradient buckets reduced in the order they
-// fill, overlapped with the rest of backward when the plan says so), ZeRO-3 (its schedule's
+// fill, overlapped with the rest of backward when the plan says so; a bucket's reduction is one
+// collective, or under gradient compression or parameter servers the phases
+// gradient_compression.hpp and parameter_server.hpp give, one after another), ZeRO-3 (its schedule's
 // all-gathers and reduce-scatters one at a time in issue order, zero3_stream.hpp; each distinct
 // one timed alone on the fabric once, as nothing else of a pipeline-less job crosses the nodes).
 // A pass starts when the compute stream is free and its input has arrived.
@@ -44,8 +46,8 @@ struct TrainingConfig {
 
 // Where the time of one iteration goes, on the pipeline rank that finishes its passes last.
 // iteration_s = compute_s + tensor_comm_s + expert_comm_s + gather_wait_s + reduce_wait_s
-//               + zero_host_s + activation_offload_s + pipeline_bubble_s + exposed_dp_comm_s
-//               + optimizer_s  (each >= 0).
+//               + zero_host_s + activation_offload_s + compression_blocking_s + pipeline_bubble_s
+//               + exposed_dp_comm_s + optimizer_s  (each >= 0).
 struct IterationBreakdown {
   double iteration_s = 0;
   double compute_s = 0;           // forward + backward + recompute on the compute stream
@@ -65,6 +67,14 @@ struct IterationBreakdown {
   double optimizer_s = 0;
   double dp_comm_busy_s = 0;      // time the data-parallel stream was busy (overlapped or not)
   double pipeline_comm_busy_s = 0;
+  double compression_s = 0;       // gradient compression kernels (part of dp_comm_busy_s: they delay the reduction)
+  double compression_blocking_s = 0;  // of which issued during backward: they delay its next compute segment
+                                      //   (the hook's kernels share backward's stream)
+  double gradient_wire_bytes = 0; // bytes one data-parallel rank sends for its gradients per iteration
+                                  //   (collectives by nccl-tests' bus factors; parameter servers: a worker
+                                  //   node's pushes)
+  double staleness = 0;           // asynchronous parameter servers: iterations of the worker's own updates
+                                  //   missing from the parameters it computes on (<= the bound)
   int gradient_buckets = 0;
   int simulated_ranks = 0;        // timelines simulated (pipeline ranks)
   int critical_rank = 0;          // the pipeline rank reported

@@ -222,6 +222,7 @@ std::string to_string(Algorithm algorithm) {
     case Algorithm::parameter_server: return "parameter-server";
     case Algorithm::nvls: return "nvls";
     case Algorithm::collnet: return "collnet";
+    case Algorithm::torus: return "torus";
   }
   return "unknown";
 }

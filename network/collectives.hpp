@@ -25,7 +25,9 @@ enum class CollectiveKind { all_reduce, reduce_scatter, all_gather, broadcast, r
 // nvls: NVLink SHARP, the NVSwitch reduces (NCCL's NVLS; NVLS tree across nodes); collnet:
 // InfiniBand SHARP, the fabric's switches reduce (NCCL's CollNet). Both need the capability in
 // the topology (VertexInfo::reduction_bandwidth).
-enum class Algorithm { automatic, ring, double_binary_tree, hierarchical, halving_doubling, direct, parameter_server, nvls, collnet };
+// torus: a TPU slice's multi-axis rings on its ICI, and across pods hierarchical over the
+// data-centre network (collectives_torus.cpp); needs a torus fabric (Topology::torus()).
+enum class Algorithm { automatic, ring, double_binary_tree, hierarchical, halving_doubling, direct, parameter_server, nvls, collnet, torus };
 // NCCL's protocols (nccl_tuning.hpp): Simple (large chunks, full bandwidth, a memory fence per
 // chunk), LL (8-byte lines of 4 data and 4 flag bytes: lowest latency, a quarter of the
 // bandwidth), LL128 (128-byte lines with 8 flag bytes: 120/128 of it, on NVLink).

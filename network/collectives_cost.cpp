@@ -186,6 +186,9 @@ double closed_form_time(CollectiveKind kind, Algorithm algorithm, double bytes, 
   if (!detail::applies(kind, algorithm)) {
     throw std::invalid_argument("closed_form_time: " + to_string(algorithm) + " does not implement " + to_string(kind));
   }
+  if (algorithm == Algorithm::torus) {
+    throw std::invalid_argument("closed_form_time: torus has no closed form here (it depends on the torus's axes)");
+  }
   if (algorithm == Algorithm::halving_doubling && kind != CollectiveKind::all_reduce && !detail::is_power_of_two(ranks)) {
     throw std::invalid_argument("closed_form_time: halving_doubling " + to_string(kind) +
                                 " needs a power-of-two number of ranks (only all-reduce folds the rest)");

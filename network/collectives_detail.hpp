@@ -16,6 +16,7 @@
 #pragma once
 #include <cstddef>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "network/collectives.hpp"
@@ -36,6 +37,21 @@ struct Layout {
   int per_node() const { return groups.empty() ? 0 : static_cast<int>(groups.front().size()); }
 };
 Layout layout_of(const Topology& topology, const std::vector<VertexId>& ranks);
+
+// A group on a torus fabric (Algorithm::torus, collectives_torus.cpp): its axes with more than
+// one coordinate in the group, and the pods it spans.
+struct TorusPlan {
+  std::vector<int> sizes;   // per active axis: the group's coordinates along it (k >= 2)
+  std::vector<bool> ring;   // per active axis: the group closes a ring on it (else a mesh line)
+  std::vector<std::vector<std::vector<VertexId>>> lines;  // per active axis: its lines, in order
+  std::vector<std::vector<VertexId>> pod_rings;  // per cell of the group: its chip in each pod
+  int pods = 1;       // pods the group spans
+  int pod_group = 1;  // members per pod
+};
+
+// The group as a box of torus coordinates (strided boxes too), the same in every pod it spans;
+// nullptr when the topology is no torus or the group is not such a box.
+std::shared_ptr<const TorusPlan> torus_plan_of(const Topology& topology, const std::vector<VertexId>& ranks);
 
 // One collective, resolved (algorithm != automatic) and validated.
 struct Plan {
@@ -61,6 +77,8 @@ struct Plan {
   // NIC attaches to. reduction_bw: the smallest per-port reduction bandwidth among them.
   std::vector<VertexId> reducers;
   double reduction_bw = 0;
+  // Algorithm::torus: the group's axes, lines and pods.
+  std::shared_ptr<const TorusPlan> torus;
   int ranks_count() const { return static_cast<int>(ranks.size()); }
 };
 
@@ -124,6 +142,9 @@ std::vector<std::vector<VertexId>> ring_channels(const Plan& plan);
 // rails across nodes) and CollNet (a ring inside each node, each rank's shard reduced by the
 // fabric's switches).
 void nccl_tree_all_reduce(const Plan& plan, PhaseBuilder& b);
+// The torus collectives (collectives_torus.cpp): their phase count and phases.
+int torus_phase_count(const Plan& plan);
+void torus_phase(const Plan& plan, int phase, PhaseBuilder& b);
 void nvls_all_reduce(const Plan& plan, PhaseBuilder& b);
 void collnet_all_reduce(const Plan& plan, PhaseBuilder& b);
 

@@ -227,6 +227,13 @@ void resolve(Plan& plan, const CollectiveSpec& spec, const Topology& topology, R
       throw std::invalid_argument("protocol " + to_string(spec.protocol) + " applies to NCCL's " + to_string(plan.kind) +
                                   " algorithms only (ring, double-binary-tree, nvls, collnet), on GPUs that run NCCL");
     }
+    // A box of a torus fabric's chips (TPU slices and pods) runs the torus collectives.
+    const bool torus_kind = plan.kind == CollectiveKind::all_reduce || plan.kind == CollectiveKind::reduce_scatter ||
+                            plan.kind == CollectiveKind::all_gather;
+    if (torus_kind && (plan.algorithm == Algorithm::automatic || plan.algorithm == Algorithm::torus)) {
+      plan.torus = torus_plan_of(topology, plan.ranks);
+      if (plan.torus && plan.algorithm == Algorithm::automatic) plan.algorithm = Algorithm::torus;
+    }
     if (plan.algorithm == Algorithm::automatic) {
       plan.algorithm = choose_algorithm(plan.kind, plan.bytes, plan.ranks_count(), plan.layout.nodes());
       // choose_algorithm sees only counts; uneven nodes cannot be split hierarchically.

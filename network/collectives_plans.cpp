@@ -417,6 +417,7 @@ void build_all_reduce(const Plan& plan, int phase, PhaseBuilder& b) {
 }  // namespace
 
 void build_phase(const Plan& plan, int phase, PhaseBuilder& b) {
+  if (plan.algorithm == Algorithm::torus) return torus_phase(plan, phase, b);
   const int p = plan.ranks_count();
   const bool ring = plan.algorithm == Algorithm::ring;
   switch (plan.kind) {
@@ -454,6 +455,8 @@ int phase_count(const Plan& plan) {
       return plan.kind == CollectiveKind::all_reduce ? 3 : 2;
     case Algorithm::parameter_server:
       return 2;
+    case Algorithm::torus:
+      return torus_phase_count(plan);
     default:
       return 1;
   }
@@ -464,10 +467,10 @@ bool applies(CollectiveKind kind, Algorithm algorithm) {
   switch (kind) {
     case CollectiveKind::all_reduce:
       return algorithm == A::ring || algorithm == A::double_binary_tree || algorithm == A::hierarchical ||
-             algorithm == A::halving_doubling || algorithm == A::nvls || algorithm == A::collnet;
+             algorithm == A::halving_doubling || algorithm == A::nvls || algorithm == A::collnet || algorithm == A::torus;
     case CollectiveKind::reduce_scatter:
     case CollectiveKind::all_gather:
-      return algorithm == A::ring || algorithm == A::halving_doubling;
+      return algorithm == A::ring || algorithm == A::halving_doubling || algorithm == A::torus;
     case CollectiveKind::broadcast:
     case CollectiveKind::reduce:
       return algorithm == A::ring || algorithm == A::double_binary_tree;
@@ -490,6 +493,10 @@ void validate(const Plan& plan) {
   // All-reduce folds a non-power-of-two group (MPICH); reduce-scatter and all-gather do not.
   if (plan.algorithm == Algorithm::halving_doubling && plan.kind != CollectiveKind::all_reduce && !is_power_of_two(p)) {
     throw std::invalid_argument(what + "needs a power-of-two number of ranks, got " + std::to_string(p));
+  }
+  if (plan.algorithm == Algorithm::torus && !plan.torus) {
+    throw std::invalid_argument(what + "needs a torus fabric (a TPU slice) and a group that is a box of its chips, the "
+                                       "same in every pod");
   }
   if (plan.algorithm == Algorithm::hierarchical && !plan.layout.uniform) {
     throw std::invalid_argument(what + "needs the same number of ranks on every node");

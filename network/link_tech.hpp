@@ -1,4 +1,5 @@
-// Link technologies and the fraction of their line rate that traffic really gets.
+// Link technologies and the fraction of their line rate that traffic really gets (TPU ICI
+// line rates per generation are in ici.hpp).
 //
 // A datasheet gives a link's line rate; what a collective library moves over it is less:
 // NVLink is driven by SM copies in 128-byte payloads, PCIe and networks carry headers, and a
@@ -15,7 +16,7 @@
 
 namespace dlsim::network {
 
-// achievable / line rate, in (0, 1]; 1 for generic, ici and wan links (not characterised).
+// achievable / line rate, in (0, 1]; 1 for generic and wan links (not characterised).
 double achievable_fraction(LinkTech tech);
 
 // How a node's NICs move collective traffic: RDMA (InfiniBand verbs, RoCE, EFA; GPUDirect:

@@ -59,6 +59,36 @@ void Topology::set_reduction_bandwidth(VertexId v, double bandwidth) {
   vertices_[v].reduction_bandwidth = bandwidth;
 }
 
+int TorusLayout::pod_size() const {
+  int n = 1;
+  for (int d : dims) n *= d;
+  return n;
+}
+
+int TorusLayout::coordinate(int cell, std::size_t d) const {
+  for (std::size_t i = 0; i < d; ++i) cell /= dims[i];
+  return cell % dims[d];
+}
+
+void Topology::set_torus(TorusLayout layout) {
+  const bool shaped = layout.wrap.size() == layout.dims.size() && layout.pods >= 1 &&
+                      std::all_of(layout.dims.begin(), layout.dims.end(), [](int d) { return d >= 1; });
+  if (!shaped || layout.cells.size() != accelerators_.size() ||
+      static_cast<std::size_t>(layout.pod_size()) * static_cast<std::size_t>(layout.pods) != accelerators_.size()) {
+    throw std::invalid_argument("Topology: a torus layout needs one cell per accelerator, pods x dims of them");
+  }
+  for (int c : layout.cells) {
+    if (c < 0 || c >= layout.pod_size()) throw std::invalid_argument("Topology: a torus cell is outside its pod");
+  }
+  torus_ = std::move(layout);
+}
+
+int Topology::rank_of(VertexId v) const {
+  // Accelerators are added in increasing vertex order, so their ids are sorted.
+  const auto it = std::lower_bound(accelerators_.begin(), accelerators_.end(), v);
+  return it != accelerators_.end() && *it == v ? static_cast<int>(it - accelerators_.begin()) : -1;
+}
+
 std::vector<VertexId> Topology::vertices_of_kind(VertexKind kind) const {
   std::vector<VertexId> out;
   for (VertexId v = 0; v < vertices_.size(); ++v) {

@@ -81,6 +81,22 @@ struct LinkSpec {
   double flow_cap = std::numeric_limits<double>::infinity();
 };
 
+// A torus fabric's layout (TPU ICI slices; topology_builders.hpp): `pods` equal tori of `dims`
+// chips (x fastest), joined by nothing but the hosts' data-centre network. Accelerator rank r
+// sits in pod r / pod_size() at cell cells[r] = x + X * (y + Y * z) of its torus; wrap[d] says
+// whether axis d closes into a ring (else its end chips are not linked: a mesh line). Empty
+// dims: the topology is no torus.
+struct TorusLayout {
+  std::vector<int> dims;
+  std::vector<bool> wrap;
+  int pods = 1;
+  std::vector<int> cells;  // per accelerator rank
+  bool empty() const { return dims.empty(); }
+  int pod_size() const;
+  // The coordinate of a cell along axis d.
+  int coordinate(int cell, std::size_t d) const;
+};
+
 class Topology {
  public:
   VertexId add_vertex(VertexInfo info);
@@ -106,6 +122,12 @@ class Topology {
   // How switches choose among equal-cost paths (ecmp unless the builder says otherwise).
   RoutingScheme routing() const { return routing_; }
   void set_routing(RoutingScheme scheme) { routing_ = scheme; }
+  // The torus layout of a torus fabric (empty otherwise); the builder sets it. Throws
+  // std::invalid_argument when the cells do not match the accelerators or the dims.
+  const TorusLayout& torus() const { return torus_; }
+  void set_torus(TorusLayout layout);
+  // The rank (index in accelerators()) of an accelerator vertex, or -1.
+  int rank_of(VertexId v) const;
 
   // The Boost.Graph view (vertex i = VertexId i; edge property = LinkId), for graph algorithms.
   using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
@@ -119,6 +141,7 @@ class Topology {
   std::vector<VertexId> accelerators_;
   int nodes_ = 0;
   RoutingScheme routing_ = RoutingScheme::ecmp;
+  TorusLayout torus_;
   Graph graph_;
 };
 

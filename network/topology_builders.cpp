@@ -137,12 +137,62 @@ void wire_pcie(Topology& t, const NodeSpec& node, int n, const NodePorts& p) {
   }
 }
 
-void wire_tpu_board(Topology& t, const NodeSpec& node, const NodePorts& p) {
-  const int chips = node.accelerators;
-  for (int i = 0; i < chips; ++i) {
-    t.add_duplex_link(p.accelerators[i], p.accelerators[(i + 1) % chips], node.link_bandwidth,
-                      node.link_latency_s, "ici");
+// ---- TPU ICI: blocks and tori ----------------------------------------------------------------
+
+// A cell's coordinates in a box of `dims` (x fastest), and back.
+std::vector<int> coordinates_of(int cell, const std::vector<int>& dims) {
+  std::vector<int> c(dims.size());
+  for (std::size_t d = 0; d < dims.size(); ++d) {
+    c[d] = cell % dims[d];
+    cell /= dims[d];
   }
+  return c;
+}
+int cell_of(const std::vector<int>& c, const std::vector<int>& dims) {
+  int cell = 0;
+  for (std::size_t d = dims.size(); d-- > 0;) cell = cell * dims[d] + c[d];
+  return cell;
+}
+
+// Local chip l of a host block: a snake through the block (x runs alternate direction from row
+// to row, rows alternate from layer to layer), so that chips l and l+1 are neighbours and, on
+// an even block, the last and the first too: the board's ring is 0, 1, ..., n-1.
+std::vector<int> snake(int l, const std::vector<int>& block) {
+  std::vector<int> c = coordinates_of(l, block);
+  const int row = block.empty() ? 0 : l / block[0];  // rows counted across layers
+  if (block.size() >= 3 && c[2] % 2 == 1) c[1] = block[1] - 1 - c[1];
+  if (!block.empty() && row % 2 == 1) c[0] = block[0] - 1 - c[0];
+  return c;
+}
+
+// Links every chip of a box to its +1 neighbour on each axis; an axis of size 2 has one link
+// per line (its two neighbours coincide), one of size 1 none, and an axis that does not wrap no
+// link from its last chip back to its first. chip[cell] is the vertex at that cell.
+void link_box(Topology& t, const std::vector<VertexId>& chip, const std::vector<int>& dims, const std::vector<bool>& wrap,
+              const LinkSpec& spec) {
+  for (std::size_t cell = 0; cell < chip.size(); ++cell) {
+    std::vector<int> c = coordinates_of(static_cast<int>(cell), dims);
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      const int size = dims[d];
+      const bool last = c[d] == size - 1;
+      if (size < 2 || (size == 2 && c[d] == 1) || (last && !wrap[d])) continue;
+      std::vector<int> next = c;
+      next[d] = (c[d] + 1) % size;
+      t.add_duplex_link(chip[cell], chip[static_cast<std::size_t>(cell_of(next, dims))], spec);
+    }
+  }
+}
+
+// 4 chips: a 2x2 block; 8 chips: 4x2 (ici.hpp host shapes).
+std::vector<int> board_block(int chips) { return chips == 8 ? std::vector<int>{4, 2} : std::vector<int>{2, 2}; }
+
+// A host's chips as a mesh of their block, on their ICI links.
+void wire_tpu_board(Topology& t, const NodeSpec& node, const NodePorts& p) {
+  const std::vector<int> block = board_block(node.accelerators);
+  std::vector<VertexId> chip(p.accelerators.size());
+  for (int l = 0; l < node.accelerators; ++l) chip[static_cast<std::size_t>(cell_of(snake(l, block), block))] = p.accelerators[l];
+  link_box(t, chip, block, std::vector<bool>(block.size(), false),
+           spec_of(node.link_bandwidth, node.link_latency_s, "ici", node.link_tech));
   link_accelerators_to_nics(t, node, p);
 }
 
@@ -245,24 +295,50 @@ void fabric_fat_tree(Topology& t, const NodeSpec& node, const FabricSpec& fabric
   }
 }
 
-// Rank r sits at coordinates (x, y, z) with x fastest: r = x + X * (y + Y * z), so the chips of
-// one board are neighbours along x. Each chip links to its +1 neighbour in every dimension,
-// wrapping around; a dimension of size 2 has one link per line (its two neighbours coincide),
-// one of size 1 none.
-void fabric_torus(Topology& t, const FabricSpec& fabric) {
+// The cell of rank q of a pod. Without a host shape q itself (x fastest: r = x + X * (y + Y *
+// z), so a node's chips are consecutive along x); with one, node q / per_node's block, placed x
+// fastest over the grid of blocks, and its chip q % per_node along the block's snake.
+int torus_cell(int q, const FabricSpec& fabric, int per_node) {
+  if (fabric.host_shape.empty()) return q;
+  std::vector<int> grid(fabric.dims.size());
+  for (std::size_t d = 0; d < grid.size(); ++d) grid[d] = fabric.dims[d] / fabric.host_shape[d];
+  const std::vector<int> host = coordinates_of(q / per_node, grid);
+  const std::vector<int> local = snake(q % per_node, fabric.host_shape);
+  std::vector<int> c(grid.size());
+  for (std::size_t d = 0; d < c.size(); ++d) c[d] = host[d] * fabric.host_shape[d] + local[d];
+  return cell_of(c, fabric.dims);
+}
+
+// Every pod's chips linked to their +1 neighbour on each axis by ICI links; the layout is
+// recorded for the torus collectives.
+void fabric_torus(Topology& t, const NodeSpec& node, const FabricSpec& fabric) {
   const auto& acc = t.accelerators();
-  const auto& dims = fabric.dims;
-  for (std::size_t r = 0; r < acc.size(); ++r) {
-    std::size_t stride = 1;
-    for (int size : dims) {
-      const auto s = static_cast<std::size_t>(size);
-      const std::size_t coordinate = (r / stride) % s;
-      if (s > 2 || (s == 2 && coordinate == 0)) {
-        const std::size_t next = r - coordinate * stride + ((coordinate + 1) % s) * stride;
-        t.add_duplex_link(acc[r], acc[next], fabric.link_bandwidth, fabric.link_latency_s, "ici");
-      }
-      stride *= s;
+  TorusLayout layout;
+  layout.dims = fabric.dims;
+  layout.wrap = fabric.wrap.empty() ? std::vector<bool>(fabric.dims.size(), true) : fabric.wrap;
+  layout.pods = fabric.pods;
+  const int pod_size = layout.pod_size();
+  layout.cells.resize(acc.size());
+  std::vector<VertexId> chip(static_cast<std::size_t>(pod_size));
+  const LinkSpec ici = spec_of(fabric.link_bandwidth, fabric.link_latency_s, "ici", LinkTech::ici);
+  for (int pod = 0; pod < fabric.pods; ++pod) {
+    for (int q = 0; q < pod_size; ++q) {
+      const int cell = torus_cell(q, fabric, node.accelerators);
+      const auto r = static_cast<std::size_t>(pod) * static_cast<std::size_t>(pod_size) + static_cast<std::size_t>(q);
+      layout.cells[r] = cell;
+      chip[static_cast<std::size_t>(cell)] = acc[r];
     }
+    link_box(t, chip, layout.dims, layout.wrap, ici);
+  }
+  t.set_torus(std::move(layout));
+}
+
+// Pods of a torus talk over the hosts' NICs: every NIC on one non-blocking switch.
+void fabric_dcn(Topology& t, const NodeSpec& node, const std::vector<NodePorts>& nodes) {
+  const VertexId sw = add_switch(t, "dcn", 1);
+  for (const auto& p : nodes) {
+    link_accelerators_to_nics(t, node, p);
+    for (VertexId nic : p.nics) attach(t, node, nic, sw);
   }
 }
 
@@ -282,14 +358,20 @@ void fabric_wan(Topology& t, const NodeSpec& node, const FabricSpec& fabric, con
 }
 
 // Straight cuts across an even dimension of size d cut 2 * P / d links (one per line where d == 2,
-// whose line has a single link); the worst is the smallest. Without an even size the total is odd
-// and no equal halves exist.
+// whose line has a single link, or where the axis does not wrap); the worst is the smallest.
+// Without an even size the total is odd and no equal halves exist.
 double torus_bisection(const FabricSpec& fabric) {
+  if (fabric.pods > 1) {
+    throw std::invalid_argument("bisection_bandwidth: a torus of several pods has no closed form (the pods meet on the "
+                                "hosts' NICs)");
+  }
   std::int64_t total = 1;
   for (int d : fabric.dims) total *= d;
   double links = std::numeric_limits<double>::infinity();
-  for (int d : fabric.dims) {
-    if (d % 2 == 0) links = std::min(links, (d > 2 ? 2.0 : 1.0) * static_cast<double>(total / d));
+  for (std::size_t i = 0; i < fabric.dims.size(); ++i) {
+    const int d = fabric.dims[i];
+    const bool wraps = fabric.wrap.empty() || fabric.wrap[i];
+    if (d % 2 == 0) links = std::min(links, (d > 2 && wraps ? 2.0 : 1.0) * static_cast<double>(total / d));
   }
   if (!std::isfinite(links)) {
     detail::reject("bisection_bandwidth", "fabric.dims", "to include an even size (equal halves)",
@@ -309,19 +391,22 @@ Topology build_cluster(const NodeSpec& node, const FabricSpec& fabric) {
   detail::validate(node, fabric, "build_cluster");
   Topology t;
   t.set_routing(fabric.routing.value_or(default_routing(fabric.kind)));
-  // A torus is the chips' own ICI: it replaces the node's internal wiring, and no NICs are used.
+  // A torus is the chips' own ICI: it replaces the node's internal wiring; NICs only join pods.
   const bool torus = fabric.kind == FabricKind::torus;
   std::vector<NodePorts> nodes;
   nodes.reserve(static_cast<std::size_t>(fabric.nodes));
   for (int n = 0; n < fabric.nodes; ++n) {
-    nodes.push_back(torus ? add_endpoints(t, node, n, false) : add_node(t, node, n));
+    nodes.push_back(torus ? add_endpoints(t, node, n, fabric.pods > 1) : add_node(t, node, n));
   }
   switch (fabric.kind) {
     case FabricKind::single_switch: fabric_single_switch(t, node, nodes); break;
     case FabricKind::leaf_spine: fabric_leaf_spine(t, node, fabric, nodes); break;
     case FabricKind::fat_tree: fabric_fat_tree(t, node, fabric, nodes); break;
     case FabricKind::rail_optimized: fabric_rail_optimized(t, node, fabric, nodes); break;
-    case FabricKind::torus: fabric_torus(t, fabric); break;
+    case FabricKind::torus:
+      fabric_torus(t, node, fabric);
+      if (fabric.pods > 1) fabric_dcn(t, node, nodes);
+      break;
     case FabricKind::wan: fabric_wan(t, node, fabric, nodes); break;
   }
   if (fabric.sharp_bandwidth > 0 && !torus) {

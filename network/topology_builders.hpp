@@ -13,7 +13,10 @@
 // - nvlink_pairs: the pcie design (x16 links of `pcie_bandwidth`) plus an NVLink bridge of
 //   `link_bandwidth` between accelerators 2i and 2i+1 (A100 PCIe and H100 NVL boards: Azure
 //   NC A100 v4, 4 GPUs in two bridged pairs).
-// - tpu_board: 4 TPU chips (a v2-8/v3-8/v4-8 host) or 8 (a v5e-8 host) joined by ICI links in a ring.
+// - tpu_board: one TPU host's chips on their ICI links (`link_bandwidth` per link and
+//   direction, ici.hpp): 4 chips (v2-8 ... v5p-8) as a 2x2 block, 8 (v5e-8, v6e-8) as a 4x2
+//   block, both meshes (no wraparound); local chips are numbered along a snake through the block,
+//   so chips i and i+1 (and the last and the first) are always linked.
 // Every design has `nics` NICs of `nic_bandwidth`; accelerator i reaches NIC i * nics / per_node
 // over a PCIe link of `pcie_bandwidth`.
 //
@@ -31,8 +34,15 @@
 //   and k/2 aggregation switches, (k/2)^2 cores; k^3/4 NIC ports; nodes fill edge ports in order.
 // - rail_optimized: NIC j of every node goes to rail switch j of its group of `nodes_per_leaf`
 //   nodes; rail switches connect to spines (with `oversubscription`), as in NVIDIA DGX SuperPOD.
-// - torus: accelerators linked directly to their neighbours in a 2-D or 3-D torus of `dims`
-//   (wrap-around), ICI links of `link_bandwidth` (TPU pods); no NICs are used.
+// - torus: a TPU slice, accelerators linked directly to their neighbours in a 2-D or 3-D torus
+//   of `dims` by ICI links of `link_bandwidth` (technology ici). Axis d wraps around unless
+//   wrap[d] is false (a mesh line; Google's small slices). With `host_shape` each node is a block
+//   of that many chips (v4: 2x2x1) numbered like a tpu_board's; without it ranks fill the torus x
+//   fastest. The torus replaces the nodes' internal wiring. pods > 1: `pods` such tori of `dims`
+//   each (rank-major, pod after pod), joined only by the data-centre network: every host's NICs
+//   on one non-blocking switch ("dcn"), chips reaching their host's NIC over PCIe (PaLM: two v4
+//   pods over DCN). With one pod no NICs are used. The topology records the layout
+//   (Topology::torus()) for the torus collectives.
 // - wan: `regions` regions, each a leaf_spine-like single switch of its nodes; region switches
 //   joined in a full mesh by WAN links of `wan_bandwidth` / `wan_latency`.
 //
@@ -80,7 +90,10 @@ struct FabricSpec {
   int nodes_per_leaf = 16;         // leaf_spine, rail_optimized
   int spines = 0;                  // leaf_spine, rail_optimized; 0 = as many as needed
   int fat_tree_k = 0;              // fat_tree; 0 = smallest even k that fits the NICs
-  std::vector<int> dims;           // torus: 2 or 3 sizes whose product = total accelerators
+  std::vector<int> dims;           // torus: 2 or 3 sizes (>= 1) per pod; product x pods = accelerators
+  std::vector<bool> wrap;          // torus: per axis, whether it wraps around; empty = every axis
+  std::vector<int> host_shape;     // torus: a node's block of chips per axis; empty = runs along x
+  int pods = 1;                    // torus: tori joined by the data-centre network (NICs)
   int regions = 1;                 // wan
   double wan_bandwidth = 1.25e9;   // wan
   double wan_latency_s = 30e-3;    // wan, one way
@@ -118,7 +131,7 @@ Topology build_custom(const std::vector<CustomVertex>& vertices, const std::vect
 
 // Bandwidth across the worst split of the accelerators into two equal halves, for the fabrics
 // where it is defined in closed form (single_switch, leaf_spine, fat_tree, rail_optimized,
-// torus): bytes/s in one direction.
+// torus of one pod): bytes/s in one direction.
 double bisection_bandwidth(const NodeSpec& node, const FabricSpec& fabric);
 
 }  // namespace dlsim::network

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "network/topology_builders.hpp"
 
@@ -175,20 +176,64 @@ inline void validate_node(const NodeSpec& node, const std::string& where) {
   }
 }
 
+inline std::string show(const std::vector<int>& v) {
+  std::string out;
+  for (int x : v) {
+    if (!out.empty()) out += 'x';
+    out += std::to_string(x);
+  }
+  return out;
+}
+
+// A node's block of chips (host_shape) must tile each pod's torus.
+inline void validate_host_shape(const NodeSpec& node, const FabricSpec& fabric, const std::string& where) {
+  if (fabric.host_shape.empty()) return;
+  if (fabric.host_shape.size() != fabric.dims.size()) {
+    reject(where, "fabric.host_shape", "one size per torus axis (" + std::to_string(fabric.dims.size()) + ")",
+           std::to_string(fabric.host_shape.size()) + " sizes");
+  }
+  std::int64_t chips = 1;
+  for (std::size_t d = 0; d < fabric.dims.size(); ++d) {
+    const int h = fabric.host_shape[d];
+    check_range(where, "fabric.host_shape[" + std::to_string(d) + "]", h, 1, kMaxAccelerators);
+    if (fabric.dims[d] % h != 0) {
+      reject(where, "fabric.dims", "multiples of the host block " + show(fabric.host_shape) + " on every axis",
+             show(fabric.dims));
+    }
+    chips *= h;
+  }
+  if (chips != node.accelerators) {
+    reject(where, "fabric.host_shape", "a block of node.accelerators = " + std::to_string(node.accelerators) + " chips",
+           show(fabric.host_shape) + " = " + std::to_string(chips) + " chips");
+  }
+}
+
 inline void validate_torus(const NodeSpec& node, const FabricSpec& fabric, const std::string& where) {
   if (fabric.dims.size() != 2 && fabric.dims.size() != 3) {
     reject(where, "fabric.dims", "2 or 3 sizes for a torus", std::to_string(fabric.dims.size()) + " sizes");
   }
+  check_range(where, "fabric.pods", fabric.pods, 1, kMaxNodes);
   std::int64_t product = 1;
   for (int d : fabric.dims) {
     check_range(where, "fabric.dims[i]", d, 1, std::int64_t{kMaxNodes} * kMaxAccelerators);
     product *= d;
   }
   const std::int64_t total = std::int64_t{fabric.nodes} * node.accelerators;
-  if (product != total) {
-    reject(where, "fabric.dims", "sizes whose product equals nodes * accelerators = " + std::to_string(total),
+  if (product * fabric.pods != total) {
+    reject(where, "fabric.dims",
+           "sizes whose product x pods (" + std::to_string(fabric.pods) + ") equals nodes * accelerators = " +
+               std::to_string(total),
            "product " + std::to_string(product));
   }
+  if (fabric.pods > 1 && product % node.accelerators != 0) {
+    reject(where, "fabric.pods", "a count that gives every pod whole nodes of " + std::to_string(node.accelerators) +
+                                     " accelerators", std::to_string(fabric.pods) + " pods of " + std::to_string(product));
+  }
+  if (!fabric.wrap.empty() && fabric.wrap.size() != fabric.dims.size()) {
+    reject(where, "fabric.wrap", "empty or one flag per torus axis (" + std::to_string(fabric.dims.size()) + ")",
+           std::to_string(fabric.wrap.size()) + " flags");
+  }
+  validate_host_shape(node, fabric, where);
 }
 
 inline void validate_fabric(const NodeSpec& node, const FabricSpec& fabric, const std::string& where) {

@@ -66,5 +66,18 @@ TEST(TrainingScenarios, LlamaSweepRuns) {
   EXPECT_NE(r.out.find("d16 t8+sp p4 v2 m64x1 interleaved-1f1b rc-selective"), std::string::npos) << r.out;
 }
 
+// TPU v4 slices and pods: the scenario validates; a pod count that does not divide the slice
+// exits 2 with the key and why, and nothing is written.
+TEST(TrainingScenarios, TpuPodScenarioChecksAndRejectsBadPods) {
+  const auto dir = fresh_folder("tpu-v4-pod");
+  const CommandResult ok = run_dlsim(dir, "check '" + scenario_path("tpu-v4-pod.yaml") + "'");
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  const CommandResult bad = run_dlsim(dir, "run '" + scenario_path("tpu-v4-pod.yaml") + "' --set network.fabric.pods=3");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("network.fabric"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("whole hosts of 4 chips"), std::string::npos) << bad.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "results"));
+}
+
 }  // namespace
 }  // namespace dlsim::cli_test

@@ -32,4 +32,23 @@ inline ConfigError error_loading(const std::string& text, const std::string& fil
   return ConfigError({}, "<none>", "<none>");
 }
 
+// A scenario edit that must be rejected, and where: the error's key path, text on the line it
+// points at, and part of its message (for parameterized tests of a section's keys).
+struct KeyErrorCase {
+  const char* name;
+  std::string edit;
+  std::string key_path;
+  std::string at;
+  std::string message;
+};
+
+inline void expect_error_at(const std::string& text, const KeyErrorCase& c) {
+  const ConfigError e = error_loading(text);
+  EXPECT_EQ(e.key_path(), c.key_path) << e.what();
+  EXPECT_EQ(e.where().line, position_of(text, c.at).first) << e.what();
+  EXPECT_NE(e.message().find(c.message), std::string::npos) << e.what();
+}
+
+inline std::string case_name(const ::testing::TestParamInfo<KeyErrorCase>& info) { return info.param.name; }
+
 }  // namespace dlsim::experiment::test

@@ -53,11 +53,33 @@ TEST(PlanSection, DataParallelSizeAndMicroBatchesAreDerivedPerNodeCount) {
 
 TEST(PlanSection, ErrorsPointAtThePlanKeyThatDecidesThem) {
   {
-    const std::string text = gpt_scenario("  plan: {tensor: 8, pipeline: 5}\n", 5);  // 40 GPUs, 24 layers
+    const std::string text = gpt_scenario("  plan: {pipeline: 32}\n", 4);  // 32 GPUs, 24 layers
     const ConfigError e = error_of(text);
     EXPECT_EQ(e.key_path(), "workload.plan.pipeline");
-    EXPECT_EQ(e.where().line, test::position_of(text, "5}").first);
+    EXPECT_EQ(e.where().line, test::position_of(text, "32}").first);
     EXPECT_NE(e.message().find("24 blocks"), std::string::npos) << e.what();
+  }
+  {
+    const std::string text = gpt_scenario("  plan: {pipeline: 4, stage_layers: [6, 6, 6, 7]}\n", 4);
+    const ConfigError e = error_of(text);
+    EXPECT_EQ(e.key_path(), "workload.plan.stage_layers");
+    EXPECT_NE(e.message().find("adds up to 25 layers"), std::string::npos) << e.what();
+  }
+  {
+    const std::string text = gpt_scenario("  plan: {pipeline: 4, stage_layers: [6, 6, -1, 7]}\n", 4);
+    const ConfigError e = error_of(text);
+    EXPECT_EQ(e.key_path(), "workload.plan.stage_layers[2]");
+    EXPECT_EQ(e.where().column, test::position_of(text, "-1,").second);
+  }
+  {
+    const ConfigError e = error_of(gpt_scenario("  plan: {first_stage_layers: 5}\n"));
+    EXPECT_EQ(e.key_path(), "workload.plan.first_stage_layers");
+    EXPECT_NE(e.message().find("needs pipeline >= 2"), std::string::npos) << e.what();
+  }
+  {
+    const ConfigError e = error_of(gpt_scenario("  plan: {pipeline: 4, stage_layers: [6, 6, 6, 6], account_for_loss: true}\n", 4));
+    EXPECT_EQ(e.key_path(), "workload.plan.stage_layers");
+    EXPECT_NE(e.message().find("drop first/last_stage_layers"), std::string::npos) << e.what();
   }
   {
     const ConfigError e = error_of(gpt_scenario("  plan: {tensor: 3}\n"));
@@ -143,6 +165,18 @@ TEST(PlanSection, ADefinedTransformerRunsLikeTheZooModelOfTheSameShape) {
   EXPECT_EQ(a.rows[0].iteration_s, b.rows[0].iteration_s);
   EXPECT_EQ(a.rows[0].memory_bytes, b.rows[0].memory_bytes);
   EXPECT_EQ(load(defined).workload.model_name, "my-gpt");
+}
+
+TEST(PlanSection, UnevenStagesRunAndAreSpelledOut) {
+  // 24 layers over 5 stages (a count that does not divide), and as listed.
+  const Results even = run(load(gpt_scenario("  plan: {pipeline: 5}\n", 5, "{global: 80}")));
+  EXPECT_NE(even.resolved_yaml.find("account_for_loss: false"), std::string::npos) << even.resolved_yaml;
+  const Results listed = run(load(gpt_scenario("  plan: {pipeline: 5, stage_layers: [2, 8, 6, 4, 4]}\n", 5, "{global: 80}")));
+  EXPECT_NE(listed.resolved_yaml.find("stage_layers: [2, 8, 6, 4, 4]"), std::string::npos) << listed.resolved_yaml;
+  // The slowest stage sets the pace: 8 layers on one stage is slower than 5 (and the head) on each.
+  ASSERT_EQ(even.rows.size(), 1u);
+  ASSERT_EQ(listed.rows.size(), 1u);
+  EXPECT_LT(listed.rows[0].samples_per_s, even.rows[0].samples_per_s);
 }
 
 TEST(PlanSection, ResolvedScenarioSpellsOutThePlan) {

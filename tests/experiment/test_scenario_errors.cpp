@@ -162,7 +162,7 @@ const std::vector<Case>& cases() {
       {"unknown_model", "model: resnet50", "model: resnet-50", "workload.model", 6, 10, "did you mean 'resnet50'"},
       {"unknown_precision", "precision: fp16", "precision: fp61", "workload.precision", 7, 14,
        "allowed: fp32, tf32, fp16, bf16"},
-      {"unknown_optimizer", "  precision: fp16\n", "  precision: fp16\n  optimizer: adamw\n", "workload.optimizer", 8,
+      {"unknown_optimizer", "  precision: fp16\n", "  precision: fp16\n  optimizer: adamm\n", "workload.optimizer", 8,
        14, "did you mean 'adam'"},
       {"gradient_precision_tf32", "gradient_precision: fp32", "gradient_precision: tf32",
        "workload.data_parallel.gradient_precision", 10, 69, "allowed: fp32, fp16, bf16"},
@@ -180,9 +180,11 @@ const std::vector<Case>& cases() {
       // value to change is the global batch.
       {"global_batch_indivisible", "{per_device: 64}", "{global: 1000}", "workload.batch.global", 8, 19,
        "does not split evenly over 16 data-parallel replicas"},
-      // ResNet-50 in fp32 with 4096 images per V100-16GB: the value to change is the batch.
-      {"model_does_not_fit", "  precision: fp16\n  batch: {per_device: 64}",
-       "  precision: fp32\n  batch: {per_device: 4096}", "workload.batch.per_device", 8, 23, "does not fit"},
+      // GPT-3 175B data-parallel on V100-16GB: no micro-batch fits (the default takes the largest
+      // that does); with no plan, the value to change is the batch.
+      {"model_does_not_fit", "  model: resnet50\n  precision: fp16\n  batch: {per_device: 64}",
+       "  model: gpt3-175b\n  precision: fp32\n  batch: {per_device: 4096}", "workload.batch.per_device", 8, 23,
+       "does not fit"},
       {"results_equal_csv", "  results: out.h5\n", "  results: out.h5\n  csv: out.h5\n", "output.csv", 15, 8,
        "must differ"},
       // The same file spelt two ways is still the same file.

@@ -53,24 +53,11 @@ TEST(ZeroPlanKeys, DefaultsAreDeepSpeedsAndKeysReachThePlan) {
   EXPECT_EQ(fsdp.zero.backward_prefetch, models::BackwardPrefetch::post);
 }
 
-struct Case {
-  const char* name;
-  std::string plan;
-  std::string key_path;
-  std::string at;       // text the error points at
-  std::string message;  // part of the message
-};
+using Case = test::KeyErrorCase;
 
 class ZeroPlanKeyErrors : public ::testing::TestWithParam<Case> {};
 
-TEST_P(ZeroPlanKeyErrors, AreLocatedAtTheKey) {
-  const Case& c = GetParam();
-  const std::string text = scenario(c.plan);
-  const ConfigError e = test::error_loading(text);
-  EXPECT_EQ(e.key_path(), c.key_path) << e.what();
-  EXPECT_EQ(e.where().line, test::position_of(text, c.at).first) << e.what();
-  EXPECT_NE(e.message().find(c.message), std::string::npos) << e.what();
-}
+TEST_P(ZeroPlanKeyErrors, AreLocatedAtTheKey) { test::expect_error_at(scenario(GetParam().edit), GetParam()); }
 
 INSTANTIATE_TEST_SUITE_P(
     Plan, ZeroPlanKeyErrors,
@@ -95,7 +82,7 @@ INSTANTIATE_TEST_SUITE_P(
              "workload.plan.activation_checkpointing.contiguous_memory_optimization", "true", "needs partition_activations"},
         Case{"not_a_bool", "    recompute: full\n    activation_checkpointing: {cpu_checkpointing: maybe}\n",
              "workload.plan.activation_checkpointing.cpu_checkpointing", "maybe", ""}),
-    [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
+    test::case_name);
 
 }  // namespace
 }  // namespace dlsim::experiment

@@ -17,7 +17,7 @@ namespace {
 const std::vector<std::string> kDevices = {
     "K80",       "P100",      "P100-PCIe", "V100-16GB", "V100-32GB", "T4",     "A10",    "A10G",    "L4",     "A40",
     "A100-40GB", "A100-80GB", "H100-SXM",  "H200",      "TPU-v2", "TPU-v3", "TPU-v4",  "TPU-v5e",
-    "TPU-v5p"};
+    "TPU-v5p",   "TPU-v6e"};
 
 // Every instance type of /work/shared/reference/hardware-and-cloud.yaml (inst-* records and the
 // tpu-price-ondemand slices), with the reference's figures: device, accelerators per node, how
@@ -65,18 +65,27 @@ const std::vector<ExpectedInstance> kInstances = {
     {"gcp/a3-highgpu-8g", "H100-SXM", 8, NK::nvswitch, 4, 800, 88.49},
     {"gcp/g2-standard-96", "L4", 8, NK::pcie, 1, 100, 8.00333},
     // tpu-price-ondemand; chips per slice from hw-tpuv4/v5p notes (names count TensorCores) and
-    // hw-tpuv5e (8 chips, 2x100 Gbps per host). v2/v3/v4/v5p host network: not in the
+    // hw-tpuv5e (8 chips, 2x100 Gbps per host). Host network (DCN): v4 200 Gbps (scaling book,
+    // 2.5e10 B/s per host), v5p 4 x 50 Gbps (cloud.google.com/tpu/docs/v5p); v2/v3 not in the
     // reference, assumed 100 Gbps (v5e per-chip share x 4).
     {"gcp/tpu-v2-8", "TPU-v2", 4, NK::tpu_board, 1, 100, 4.50},
     {"gcp/tpu-v3-8", "TPU-v3", 4, NK::tpu_board, 1, 100, 8.00},
-    {"gcp/tpu-v4-8", "TPU-v4", 4, NK::tpu_board, 1, 100, 4 * 3.22},
+    {"gcp/tpu-v4-8", "TPU-v4", 4, NK::tpu_board, 1, 200, 4 * 3.22},
     {"gcp/tpu-v5e-8", "TPU-v5e", 8, NK::tpu_board, 2, 200, 8 * 1.2},
-    {"gcp/tpu-v5p-8", "TPU-v5p", 4, NK::tpu_board, 1, 100, 4 * 4.2},
+    {"gcp/tpu-v5p-8", "TPU-v5p", 4, NK::tpu_board, 1, 200, 4 * 4.2},
     // inst-azure-*: InfiniBand HCAs (Ethernet front-end NICs not counted).
     {"azure/Standard_ND40rs_v2", "V100-32GB", 8, NK::hybrid_cube_mesh, 1, 100, 22.03},
     {"azure/Standard_ND96asr_v4", "A100-40GB", 8, NK::nvswitch, 8, 1600, 27.20},
     {"azure/Standard_ND96amsr_A100_v4", "A100-80GB", 8, NK::nvswitch, 8, 1600, 32.77},
     {"azure/Standard_ND96isr_H100_v5", "H100-SXM", 8, NK::nvswitch, 8, 3200, 98.32},
+    // NVIDIA DGX datasheets: compute HCAs; bought, not rented (no hourly price).
+    {"nvidia/dgx-1", "P100", 8, NK::hybrid_cube_mesh, 4, 400, 0},
+    {"nvidia/dgx-1v", "V100-16GB", 8, NK::hybrid_cube_mesh, 4, 400, 0},
+    {"nvidia/dgx-2", "V100-32GB", 16, NK::nvswitch, 8, 800, 0},
+    {"nvidia/dgx-a100-320gb", "A100-40GB", 8, NK::nvswitch, 8, 1600, 0},
+    {"nvidia/dgx-a100", "A100-80GB", 8, NK::nvswitch, 8, 1600, 0},
+    {"nvidia/dgx-h100", "H100-SXM", 8, NK::nvswitch, 8, 3200, 0},
+    {"nvidia/dgx-h200", "H200", 8, NK::nvswitch, 8, 3200, 0},
 };
 
 const Catalog& builtin() {
@@ -216,13 +225,13 @@ TEST(Catalog, EveryInstanceIsCompleteAndNamesAKnownDevice) {
     EXPECT_EQ(t.name, name);
     EXPECT_NE(builtin().find_device(t.device), nullptr) << name << " -> " << t.device;
     EXPECT_EQ(name.substr(0, name.find('/')), t.provider) << name;
-    EXPECT_TRUE(t.provider == "aws" || t.provider == "gcp" || t.provider == "azure") << name;
+    EXPECT_TRUE(t.provider == "aws" || t.provider == "gcp" || t.provider == "azure" || t.provider == "nvidia") << name;
     EXPECT_GT(t.accelerators_per_node, 0) << name;
     EXPECT_GT(t.network_bandwidth, 0) << name;
     EXPECT_GT(t.network_latency_s, 0) << name;
     EXPECT_GT(t.intra_node_bandwidth, 0) << name;
     EXPECT_GT(t.intra_node_latency_s, 0) << name;
-    EXPECT_GT(t.price_per_hour, 0) << name;
+    EXPECT_TRUE(t.provider == "nvidia" ? t.price_per_hour == 0 : t.price_per_hour > 0) << name;  // DGX: bought
     EXPECT_FALSE(t.price_date.empty()) << name;
     EXPECT_FALSE(t.source.empty()) << name;
   }

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
+#include <vector>
 
 #include "models/catalog.hpp"
 #include "models/memory_model.hpp"
@@ -29,12 +31,75 @@ TEST(ParallelPlan, RejectsSizesThatDoNotMultiplyToTheDevices) {
   EXPECT_NE(why.find("cluster has 64"), std::string::npos) << why;
 }
 
-TEST(ParallelPlan, RejectsPipelinesThatDoNotDivideTheBlocks) {
+// Blocks of each stage, read back from the partition (a layer's block index, -1 outside blocks).
+std::vector<int> blocks_per_stage(const ParallelPlan& plan, const ModelGraph& model) {
+  std::vector<int> out;
+  for (const LayerRange& r : stage_partition(plan, model)) {
+    std::set<int> blocks;
+    for (int i = r.first; i < r.last; ++i) {
+      if (model.layers[static_cast<std::size_t>(i)].block >= 0) blocks.insert(model.layers[static_cast<std::size_t>(i)].block);
+    }
+    out.push_back(static_cast<int>(blocks.size()));
+  }
+  return out;
+}
+
+TEST(ParallelPlan, BlocksThatDoNotDivideGoToTheMiddleStagesFirst) {
   ParallelPlan plan;
   plan.pipeline = 5;
-  const std::string why = rejection(plan, decoder_model("gpt3-1.3b"), 5);  // 24 layers
+  const ModelGraph model = decoder_model("gpt3-1.3b");  // 24 layers: 4 each, 4 more
+  EXPECT_EQ(rejection(plan, model, 5), "");
+  EXPECT_EQ(blocks_per_stage(plan, model), (std::vector<int>{4, 5, 5, 5, 5}));
+  plan.pipeline = 16;
+  const ModelGraph llama = decoder_model("llama3-405b");  // 126 layers over 16 stages: the Llama 3 paper's split
+  EXPECT_EQ(stage_blocks(plan, llama), (std::vector<int>{7, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 7}));
+  plan.pipeline = 25;
+  const std::string why = rejection(plan, model, 25);
   EXPECT_NE(why.find("24 blocks"), std::string::npos) << why;
   EXPECT_EQ(why.rfind("plan.pipeline", 0), 0u) << why;
+}
+
+TEST(ParallelPlan, StageSplitsAsMegatronStatesThem) {
+  const ModelGraph model = decoder_model("gpt3-1.3b");  // 24 layers
+  ParallelPlan plan;
+  plan.pipeline = 4;
+  plan.stage_layers = {5, 7, 7, 5};
+  EXPECT_EQ(blocks_per_stage(plan, model), (std::vector<int>{5, 7, 7, 5}));
+  plan.stage_layers = {0, 12, 12, 0};  // the ends hold only the embedding, and the head and loss
+  EXPECT_EQ(rejection(plan, model, 4), "");
+  EXPECT_EQ(blocks_per_stage(plan, model), (std::vector<int>{0, 12, 12, 0}));
+  EXPECT_EQ(stage_partition(plan, model).back().last, static_cast<int>(model.layers.size()));
+  plan.stage_layers = {6, 0, 12, 6};
+  EXPECT_NE(rejection(plan, model, 4).find("plan.stage_layers: stage 1 has 0"), std::string::npos);
+  plan.stage_layers = {6, 6, 6};
+  EXPECT_NE(rejection(plan, model, 4).find("lists 3 stages, the plan has 4"), std::string::npos);
+  plan.stage_layers = {6, 6, 6, 7};
+  EXPECT_NE(rejection(plan, model, 4).find("adds up to 25"), std::string::npos);
+  plan.stage_layers.clear();
+  plan.first_stage_layers = 3;  // Megatron-Core's --decoder-first-pipeline-num-layers: 21 left over 3 stages
+  EXPECT_EQ(blocks_per_stage(plan, model), (std::vector<int>{3, 7, 7, 7}));
+  plan.last_stage_layers = 4;  // 17 left over 2 stages: does not divide
+  EXPECT_NE(rejection(plan, model, 4).find("17 left"), std::string::npos) << rejection(plan, model, 4);
+  plan.first_stage_layers = plan.last_stage_layers = 0;
+  plan.account_for_embedding = plan.account_for_loss = true;  // 26 units over 4 stages: no
+  EXPECT_NE(rejection(plan, model, 4).find("26 do not divide"), std::string::npos) << rejection(plan, model, 4);
+  plan.account_for_loss = false;  // 25 over 5 stages: the first stage one layer short
+  plan.pipeline = 5;
+  EXPECT_EQ(blocks_per_stage(plan, model), (std::vector<int>{4, 5, 5, 5, 5}));
+  plan.first_stage_layers = 4;
+  EXPECT_NE(rejection(plan, model, 5).find("give one way"), std::string::npos);
+}
+
+TEST(ParallelPlan, InterleavedStagesSplitOverVirtualStages) {
+  const ModelGraph model = decoder_model("gpt3-1.3b");
+  ParallelPlan plan;
+  plan.pipeline = 2;
+  plan.virtual_stages = 5;  // 24 over 10 virtual stages
+  plan.schedule = PipelineSchedule::interleaved;
+  plan.micro_batches = 2;
+  EXPECT_EQ(rejection(plan, model, 2), "");
+  const auto counts = blocks_per_stage(plan, model);
+  EXPECT_EQ(counts, (std::vector<int>{2, 3, 3, 3, 3, 2, 2, 2, 2, 2}));
 }
 
 TEST(ParallelPlan, RejectsTensorParallelismWithoutALayoutAndOtherMismatches) {

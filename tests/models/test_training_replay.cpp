@@ -189,8 +189,12 @@ TEST(TrainingReplay, ZeroStagesTradeMemoryForCommunication) {
     if (stage == 0) zero0_comm = b.dp_comm_busy_s;
     // ZeRO-3 gathers the parameters twice per step and reduce-scatters the gradients: 1.5 x
     // the bytes of an all-reduce (Rajbhandari et al. 2020, sec. 7.2.2).
-    if (stage == 3) EXPECT_GT(b.dp_comm_busy_s, 1.3 * zero0_comm);
-    if (stage > 0) EXPECT_LT(b.optimizer_s, 0.1 * b.compute_s);  // the optimizer step is sharded 16 ways
+    if (stage == 3) {
+      EXPECT_GT(b.dp_comm_busy_s, 1.3 * zero0_comm);
+    }
+    if (stage > 0) {
+      EXPECT_LT(b.optimizer_s, 0.1 * b.compute_s);  // the optimizer step is sharded 16 ways
+    }
   }
 }
 

@@ -1,0 +1,27 @@
+// The optimizers a training step can run, and what each costs: the state it keeps per
+// parameter (memory_model.cpp) and the bytes its step reads and writes per parameter
+// (training_replay.cpp times the step as a memory-bound kernel over them).
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/precision.hpp"
+
+namespace dlsim::models {
+
+enum class Optimizer { sgd_momentum, adam, adamw, lamb, adafactor, adam_8bit };
+
+// "sgd-momentum", "adam", "adamw", "lamb", "adafactor", "adam-8bit".
+std::string to_string(Optimizer o);
+std::vector<std::string> optimizer_names();
+std::optional<Optimizer> optimizer_from_string(const std::string& name);
+
+// Optimizer state per parameter, bytes, besides the FP32 master weights of mixed precision.
+double optimizer_state_bytes(Optimizer o);
+
+// Bytes the step reads and writes per parameter it updates (FP32 master weights, FP32
+// gradients, its state), plus writing the low-precision copy under mixed precision.
+double optimizer_bytes_per_parameter(Optimizer o, Precision precision);
+
+}  // namespace dlsim::models

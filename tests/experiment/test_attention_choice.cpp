@@ -1,0 +1,77 @@
+// workload.attention (zoo decoders) and transformer.attention (defined transformers): auto picks
+// FlashAttention where the device and precision run it, as current frameworks do, and the
+// unfused product elsewhere; an explicit choice the device cannot run is an error at its key.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "experiment/config_error.hpp"
+#include "experiment/load.hpp"
+#include "experiment/results.hpp"
+
+#include "scenario_text.hpp"
+
+namespace dlsim::experiment {
+namespace {
+
+std::string decoder_scenario(const std::string& instance, const std::string& precision, const std::string& attention) {
+  return "cluster:\n  instance: " + instance +
+         "\nworkload:\n  model: gpt3-125m\n  sequence_length: 1024\n" + attention + "  precision: " + precision +
+         "\n  optimizer: adam\n  batch: {global: 16}\n  iterations: 10\n  plan: {micro_batch_size: 1}\n";
+}
+
+TEST(AttentionChoice, AutoPicksFlashWhereItRunsAndUnfusedElsewhere) {
+  const Scenario a100 = load_scenario_text(decoder_scenario("aws/p4d.24xlarge", "bf16", ""), "a.yaml");
+  ASSERT_TRUE(a100.workload.decoder);
+  EXPECT_TRUE(a100.workload.decoder->flash_attention);
+  const Results flash = run(a100);
+  ASSERT_EQ(flash.rows.size(), 1u);
+  EXPECT_GT(flash.rows[0].attention_s, 0);  // one FlashAttention kernel per layer and pass
+  EXPECT_NE(flash.resolved_yaml.find("attention: flash"), std::string::npos) << flash.resolved_yaml;
+  // V100 (Volta): FlashAttention-2 needs Ampere or newer.
+  const Scenario v100 = load_scenario_text(decoder_scenario("aws/p3.16xlarge", "fp16", ""), "v.yaml");
+  EXPECT_FALSE(v100.workload.decoder->flash_attention);
+  EXPECT_EQ(run(v100).rows[0].attention_s, 0);
+  // fp32 on an A100: no FlashAttention kernel either.
+  EXPECT_FALSE(load_scenario_text(decoder_scenario("aws/p4d.24xlarge", "fp32", ""), "f.yaml").workload.decoder->flash_attention);
+}
+
+TEST(AttentionChoice, UnfusedKeepsTheScoresAndCostsMemory) {
+  const Scenario flash = load_scenario_text(decoder_scenario("aws/p4d.24xlarge", "bf16", "  attention: flash\n"), "a.yaml");
+  const Scenario unfused = load_scenario_text(decoder_scenario("aws/p4d.24xlarge", "bf16", "  attention: unfused\n"), "u.yaml");
+  EXPECT_TRUE(flash.workload.decoder->flash_attention);
+  EXPECT_FALSE(unfused.workload.decoder->flash_attention);
+  const Results f = run(flash), u = run(unfused);
+  EXPECT_GT(u.rows[0].memory_bytes, f.rows[0].memory_bytes);  // the 1024 x 1024 scores per head
+  EXPECT_EQ(u.rows[0].attention_s, 0);
+}
+
+TEST(AttentionChoice, AFlashChoiceTheDeviceCannotRunIsAnErrorAtItsKey) {
+  const std::string text = decoder_scenario("aws/p3.16xlarge", "fp16", "  attention: flash\n");
+  const ConfigError e = test::error_loading(text);
+  EXPECT_EQ(e.key_path(), "workload.attention");
+  EXPECT_EQ(e.where().line, test::position_of(text, "attention: flash").first);
+  EXPECT_NE(e.message().find("Ampere or newer"), std::string::npos) << e.what();
+  // Only decoder transformers have the choice.
+  const ConfigError r = test::error_loading(
+      "cluster:\n  instance: aws/p3.16xlarge\nworkload:\n  model: resnet50\n  attention: flash\n  batch: {per_device: 32}\n"
+      "  iterations: 10\n");
+  EXPECT_EQ(r.key_path(), "workload.attention");
+  EXPECT_NE(r.message().find("not one"), std::string::npos) << r.what();
+}
+
+TEST(AttentionChoice, ADefinedTransformerResolvesItsOwnKey) {
+  const std::string text =
+      "cluster:\n  instance: aws/p3.16xlarge\nworkload:\n  model:\n    name: tiny\n"
+      "    transformer: {layers: 2, hidden: 256, heads: 4, vocab: 1000, sequence_length: 128, attention: flash}\n"
+      "  precision: fp16\n  batch: {per_device: 4}\n  iterations: 10\n";
+  const ConfigError e = test::error_loading(text);
+  EXPECT_EQ(e.key_path(), "workload.model.transformer.attention");
+  EXPECT_EQ(e.where().column, test::position_of(text, "flash}").second);
+  std::string automatic = text;
+  automatic.replace(automatic.find("attention: flash"), 16, "attention: auto");
+  EXPECT_FALSE(load_scenario_text(automatic, "t.yaml").workload.decoder->flash_attention);  // Volta: unfused
+}
+
+}  // namespace
+}  // namespace dlsim::experiment
