@@ -86,6 +86,9 @@ struct ParallelPlan {
   bool overlap_grad_reduce = true;  // reduce gradient buckets while backward runs
   double bucket_bytes = 25.0 * 1024 * 1024;  // PyTorch DDP's bucket_cap_mb default (25 MB)
   bool scatter_gather = true;     // Megatron: pipeline sends 1/t per tensor rank, all-gather after
+  // Megatron-Core's --tp-comm-overlap (Transformer Engine userbuffers): sequence parallelism's
+  // all-gathers and reduce-scatters pipelined with the GEMMs next to them (iteration_program.hpp).
+  bool tp_comm_overlap = false;
   std::array<Axis, 3> order{Axis::tensor, Axis::pipeline, Axis::data};  // innermost first
   ZeroConfig zero;                // how ZeRO-3 runs (zero_stage 3 only)
   ActivationCheckpointing checkpointing;

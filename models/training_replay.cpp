@@ -299,6 +299,10 @@ class Replay {
           return;
         }
         case SegmentKind::tensor:
+          if (s.overlap_s > 0) {
+            overlapped_tensor(r, s);
+            return;
+          }
           run_groups(s.collective, s.bytes, tensor_groups(r), network::Algorithm::automatic, [this, r] { blocking_done(r, true); });
           return;
         case SegmentKind::expert:
@@ -345,10 +349,37 @@ class Replay {
     advance(r);
   }
 
-  void blocking_done(int r, bool tensor) {
+  // A tensor collective pipelined with its GEMM (plan.tp_comm_overlap): both run at once, in
+  // `tensor` chunks; when both are done, one chunk of the shorter remains (the pipeline's fill).
+  // The GEMM counts as compute, the rest of the segment as tensor-parallel communication.
+  void overlapped_tensor(int r, const Segment& s) {
+    auto left = std::make_shared<int>(2);
+    auto comm_s = std::make_shared<double>(0);
+    const double gemm = s.overlap_s;
+    const bool recompute = s.recompute;
+    const sim::Time start = engine_.now();
+    auto both = [this, r, left, comm_s, gemm, recompute] {
+      if (--*left > 0) return;
+      const double fill = std::min(*comm_s, gemm) / std::max(1, plan_.tensor);
+      after(fill, [this, r, gemm, recompute] {
+        Rank& rank = ranks_[static_cast<std::size_t>(r)];
+        rank.compute += gemm;
+        if (recompute) rank.recompute += gemm;
+        else (rank.pass.forward ? rank.forward : rank.backward) += gemm;
+        blocking_done(r, true, gemm);
+      });
+    };
+    run_groups(s.collective, s.bytes, tensor_groups(r), network::Algorithm::automatic, [this, start, comm_s, both] {
+      *comm_s = (engine_.now() - start).seconds();
+      both();
+    });
+    after(gemm, both);
+  }
+
+  void blocking_done(int r, bool tensor, double overlapped_compute_s = 0) {
     Rank& rank = ranks_[static_cast<std::size_t>(r)];
     const Segment& s = rank.program->segments[rank.segment];
-    const double t = (engine_.now() - rank.segment_start).seconds();
+    const double t = (engine_.now() - rank.segment_start).seconds() - overlapped_compute_s;
     (tensor ? rank.tensor : rank.expert) += t;
     span(rank.lane_blocking, network::to_string(s.collective) + " " + size_label(s.bytes), "communication", rank.segment_start);
     ++rank.segment;
