@@ -84,6 +84,8 @@ struct Builder {
   // split GEMM to run with.
   std::vector<std::size_t> waiting_overlap;
   bool backward_pass = false;   // building a backward pass (its collectives wait for the GEMM after them)
+  double parameters_so_far = 0; // forward: parameter bytes of the layers built so far (Segment::parameters_through)
+  double next_gather_cut = 0;   // forward: where the next gather bucket ends (plan.overlap_param_gather)
   double last_compute_s = 0;    // forward: the time of the tensor-split GEMM just added, 0 otherwise
   double pending_gradients = 0;
   bool bucket_gradients = true;      // false under ZeRO-3: its schedule reduce-scatters them
@@ -252,9 +254,20 @@ struct Builder {
       const KernelTimes k = layer_compute(i, share, false);
       backward_pass = false;
       last_compute_s = 0;
-      if (!overlapped(pass, layer, k, recompute)) {
+      const std::size_t waiting = waiting_overlap.empty() ? 0 : waiting_overlap.front();
+      parameters_so_far += recompute ? 0.0 : share.parameters * element;
+      if (overlapped(pass, layer, k, recompute)) {
+        pass.segments[waiting].parameters_through = parameters_so_far;
+      } else {
         add_compute(pass, k, recompute);
+        pass.segments[last_compute].parameters_through = parameters_so_far;
         if (layer.kind == LayerKind::linear && layer.tensor == TensorSplit::split) last_compute_s = k.seconds;
+      }
+      // plan.overlap_param_gather: end the segment where a gather bucket fills, so that the
+      // layers after it wait only for their own bucket.
+      if (plan.overlap_param_gather && !recompute && parameters_so_far >= next_gather_cut) {
+        cut = true;
+        while (next_gather_cut <= parameters_so_far) next_gather_cut += plan.bucket_bytes;
       }
       if (!only_attention_core) add_collectives(pass, i, layer);
     }
@@ -374,6 +387,8 @@ IterationProgram build_iteration_program(const ModelGraph& model, const Parallel
       zero3_passes(b, stage, model, plan, range, zero_host_costs(profile), program);
     } else {
       b.waiting_overlap.clear();
+      b.parameters_so_far = 0;
+      b.next_gather_cut = plan.bucket_bytes;
       b.forward_layers(stage.forward, range.first, range.last, false, false);
       b.pending_gradients = 0;
       b.cut = false;

@@ -52,6 +52,8 @@ struct Segment {
   network::CollectiveKind collective = network::CollectiveKind::all_reduce;  // tensor, expert
   double bytes = 0;                    // tensor, expert: per-rank buffer (nccl-tests sizes)
   double overlap_s = 0;                // tensor (plan.tp_comm_overlap): the GEMM run with it in chunks
+  double parameters_through = 0;       // forward: parameter bytes of the stage's layers up to this segment's
+                                       //   (plan.overlap_param_gather: what must be gathered before it runs)
   bool drain = false;                  // zero: wait for every ZeRO collective issued
   int wait_through = -1;               // zero: wait for this pass's collectives 0..wait_through
   double host_s = 0;                   // zero: device idle while the host works

@@ -1,5 +1,7 @@
-// plan.tp_comm_overlap: sequence parallelism's all-gathers and reduce-scatters pipelined with the
-// tensor-split GEMMs next to them (Megatron-Core's --tp-comm-overlap).
+// Megatron-Core's overlaps: plan.tp_comm_overlap (sequence parallelism's all-gathers and
+// reduce-scatters pipelined with the tensor-split GEMMs next to them, --tp-comm-overlap) and
+// plan.overlap_param_gather (the distributed optimizer's parameter all-gather hidden behind the
+// next forward, --overlap-param-gather).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -73,6 +75,45 @@ TEST(TpCommOverlap, NeedsSequenceParallelism) {
     ADD_FAILURE() << "accepted";
   } catch (const std::invalid_argument& e) {
     EXPECT_EQ(std::string(e.what()).rfind("plan.tp_comm_overlap: ", 0), 0u) << e.what();
+  }
+}
+
+ParallelPlan distributed_optimizer(bool overlap) {
+  ParallelPlan plan;
+  plan.data = 16;
+  plan.zero_stage = 1;
+  plan.overlap_param_gather = overlap;
+  plan.micro_batch_size = 8;  // a long first forward to hide the gather behind
+  plan.micro_batches = 2;
+  plan.bucket_bytes = 80e6;   // Megatron-Core's buckets: 40M elements
+  plan.precision = Precision::bf16;
+  plan.gradient_precision = Precision::bf16;
+  plan.optimizer = Optimizer::adam;
+  return plan;
+}
+
+TEST(OverlapParamGather, HidesTheParameterGatherBehindForward) {
+  const ModelGraph model = decoder_model("gpt3-1.3b", 2048);
+  const network::Topology topology = dgx_cluster(2, 100);  // 16 GPUs, 100 Gbps NICs: the gather matters
+  const IterationBreakdown off = replay_iteration(config(model, topology, distributed_optimizer(false)));
+  const IterationBreakdown on = replay_iteration(config(model, topology, distributed_optimizer(true)));
+  EXPECT_LT(on.iteration_s, off.iteration_s);
+  EXPECT_LT(on.exposed_dp_comm_s + on.gather_wait_s, off.exposed_dp_comm_s + off.gather_wait_s);
+  EXPECT_NEAR(on.compute_s, off.compute_s, 1e-9 * off.compute_s);
+  EXPECT_NEAR(sum_of_parts(on), on.iteration_s, 1e-6 * on.iteration_s);
+  EXPECT_NEAR(sum_of_parts(off), off.iteration_s, 1e-6 * off.iteration_s);
+  // The same bytes go over the data-parallel stream, only earlier.
+  EXPECT_NEAR(on.dp_comm_busy_s, off.dp_comm_busy_s, 0.25 * off.dp_comm_busy_s);
+}
+
+TEST(OverlapParamGather, NeedsAShardedOptimizer) {
+  ParallelPlan plan = distributed_optimizer(true);
+  plan.zero_stage = 0;
+  try {
+    validate_plan(plan, decoder_model("gpt3-1.3b", 2048), 16);
+    ADD_FAILURE() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("plan.overlap_param_gather: ", 0), 0u) << e.what();
   }
 }
 
