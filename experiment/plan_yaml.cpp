@@ -181,6 +181,8 @@ PlanConfig read_plan(MapReader& r) {
                 : recompute == "selective" ? models::Recompute::selective
                                            : models::Recompute::none;
   p.scatter_gather = r.boolean("scatter_gather", true);
+  p.tp_comm_overlap = r.boolean("tp_comm_overlap", false);
+  p.overlap_param_gather = r.boolean("overlap_param_gather", false);
   read_zero(r, p);
   read_checkpointing(r, p);
   read_stage_split(r, p);
@@ -283,6 +285,8 @@ models::ParallelPlan Scenario::plan_for(int nodes, int plan_index) const {
   p.recompute = c.recompute;
   p.order = c.order;
   p.scatter_gather = c.scatter_gather;
+  p.tp_comm_overlap = c.tp_comm_overlap;
+  p.overlap_param_gather = c.overlap_param_gather;
   p.zero = c.zero;
   p.checkpointing = c.checkpointing;
   p.stage_layers = c.stage_layers;

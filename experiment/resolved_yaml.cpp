@@ -178,6 +178,8 @@ void emit_plan(YAML::Emitter& out, const PlanConfig& p) {
   for (models::Axis a : p.order) out << models::to_string(a);
   out << YAML::EndSeq;
   out << YAML::Key << "scatter_gather" << YAML::Value << p.scatter_gather;
+  out << YAML::Key << "tp_comm_overlap" << YAML::Value << p.tp_comm_overlap;
+  out << YAML::Key << "overlap_param_gather" << YAML::Value << p.overlap_param_gather;
   if (!p.stage_layers.empty()) {
     out << YAML::Key << "stage_layers" << YAML::Value << YAML::Flow << YAML::BeginSeq;
     for (int c : p.stage_layers) out << c;

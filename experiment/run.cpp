@@ -72,9 +72,10 @@ ResultRow evaluate(const Scenario& s, int nodes, int plan_index, models::Iterati
   row.iteration_p90_s = step.iteration_p90_s;
   row.memory_bytes = models::peak_memory(wl.model, plan).total();
   // Dedicated parameter servers are billed beside the nodes (at plan.parameter_server.server_price).
-  const PlanConfig& written = s.plans().at(static_cast<std::size_t>(plan_index));
+  // (Scenario::plans() returns a copy: keep the price, not a reference into it.)
+  const double server_price = s.plans().at(static_cast<std::size_t>(plan_index)).server_price_per_hour;
   const double servers_per_hour = plan.parameter_server.enabled && plan.parameter_server.placement == models::ServerPlacement::dedicated
-                                      ? plan.parameter_server.servers * written.server_price_per_hour
+                                      ? plan.parameter_server.servers * server_price
                                       : 0.0;
   row.cost_per_hour = s.cluster.instance.price_per_hour * nodes + servers_per_hour;
 

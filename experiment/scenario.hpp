@@ -63,6 +63,8 @@ struct PlanConfig {
   models::Recompute recompute = models::Recompute::none;
   std::array<models::Axis, 3> order{models::Axis::tensor, models::Axis::pipeline, models::Axis::data};
   bool scatter_gather = true;
+  bool tp_comm_overlap = false;   // Megatron-Core --tp-comm-overlap (needs sequence_parallel)
+  bool overlap_param_gather = false;  // Megatron-Core --overlap-param-gather (needs zero_stage 1 or 2)
   models::ZeroConfig zero;        // plan.zero (zero_stage 3 only)
   models::ActivationCheckpointing checkpointing;  // plan.activation_checkpointing
   // How the layers split over pipeline stages (models::ParallelPlan, stage_blocks()).

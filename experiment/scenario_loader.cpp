@@ -173,6 +173,14 @@ WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
       w.fail("sequence_length", e.what());
     }
     wl.sequence_length = sequence_model ? static_cast<int>(wl.model.tokens_per_sample) : 0;
+    // BERT's masked-LM head on the masked positions only (zoo.hpp): max_predictions_per_seq.
+    const bool bert = wl.model_name == "bert-base" || wl.model_name == "bert-large";
+    if (w.has("mlm_positions") && !bert) w.fail("mlm_positions", "is BERT's masked-LM head setting; model '" + wl.model_name + "' has none");
+    if (bert && w.has("mlm_positions")) {
+      const int positions = static_cast<int>(w.integer("mlm_positions", 1, wl.sequence_length, 0));
+      wl.model = wl.model_name == "bert-base" ? models::bert_base(wl.sequence_length, positions)
+                                              : models::bert_large(wl.sequence_length, positions);
+    }
     const auto decoders = models::decoder_model_names();
     if (std::find(decoders.begin(), decoders.end(), wl.model_name) != decoders.end()) wl.decoder = models::decoder_config(wl.model_name);
     if (w.has("attention") && !wl.decoder) w.fail("attention", "chooses a decoder transformer's attention core; model '" + wl.model_name + "' is not one");

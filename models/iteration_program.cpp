@@ -80,6 +80,13 @@ struct Builder {
   long long* out_of_range;
 
   bool cut = false;  // the next compute starts a new segment (a gradient bucket just filled)
+  // plan.tp_comm_overlap: tensor segments (indices into the pass) waiting for the next tensor-
+  // split GEMM to run with.
+  std::vector<std::size_t> waiting_overlap;
+  bool backward_pass = false;   // building a backward pass (its collectives wait for the GEMM after them)
+  double parameters_so_far = 0; // forward: parameter bytes of the layers built so far (Segment::parameters_through)
+  double next_gather_cut = 0;   // forward: where the next gather bucket ends (plan.overlap_param_gather)
+  double last_compute_s = 0;    // forward: the time of the tensor-split GEMM just added, 0 otherwise
   double pending_gradients = 0;
   bool bucket_gradients = true;      // false under ZeRO-3: its schedule reduce-scatters them
   std::size_t last_compute = 0;      // index of the compute segment the last layer ran in
@@ -91,6 +98,20 @@ struct Builder {
       cut = false;
     }
     return pass.segments.back();
+  }
+
+  // A tensor-split GEMM (a Megatron linear) that a waiting collective runs with: its time goes
+  // into that segment instead of a compute one (the pass's compute totals still count it).
+  bool overlapped(PassProgram& pass, const Layer& layer, const KernelTimes& k, bool recompute) {
+    if (waiting_overlap.empty() || layer.kind != LayerKind::linear || layer.tensor != TensorSplit::split) return false;
+    pass.segments[waiting_overlap.front()].overlap_s += k.seconds;
+    if (recompute) pass.segments[waiting_overlap.front()].recompute = true;
+    waiting_overlap.erase(waiting_overlap.begin());
+    pass.compute_s += k.seconds;
+    pass.kernels += k.kernels;
+    for (std::size_t f = 0; f < k.by_family.size(); ++f) pass.family_s[f] += k.by_family[f];
+    if (recompute) pass.recompute_s += k.seconds;
+    return true;
   }
 
   void add_compute(PassProgram& pass, const KernelTimes& k, bool recompute) {
@@ -164,10 +185,19 @@ struct Builder {
       s.bytes = bytes;
       if (plan.sequence_parallel) {
         s.collective = network::CollectiveKind::reduce_scatter;
+        // Forward: the reduce-scatter runs with the row-parallel GEMM just computed (layer i).
+        if (plan.tp_comm_overlap && !backward_pass && last_compute_s > 0 && pass.segments.size() == last_compute + 1) {
+          pass.segments[last_compute].seconds -= last_compute_s;
+          s.overlap_s = last_compute_s;
+          last_compute_s = 0;
+        }
         pass.segments.push_back(s);
+        if (plan.tp_comm_overlap && s.overlap_s == 0) waiting_overlap.push_back(pass.segments.size() - 1);
+        s.overlap_s = 0;
         s.collective = network::CollectiveKind::all_gather;
       }
       pass.segments.push_back(s);
+      if (plan.tp_comm_overlap && plan.sequence_parallel) waiting_overlap.push_back(pass.segments.size() - 1);
     }
     if (layer.all_to_all_after && plan.expert > 1) {
       // Dispatch (after the router) moves what the next (expert) layer reads; combine (after an
@@ -221,7 +251,24 @@ struct Builder {
       if (!only_attention_core) checkpoint_transfers(pass, i, recompute);
       if (only_attention_core && !layer.attention_core) continue;
       const Layer share = rank_share(layer, plan);
-      add_compute(pass, layer_compute(i, share, false), recompute);
+      const KernelTimes k = layer_compute(i, share, false);
+      backward_pass = false;
+      last_compute_s = 0;
+      const std::size_t waiting = waiting_overlap.empty() ? 0 : waiting_overlap.front();
+      parameters_so_far += recompute ? 0.0 : share.parameters * element;
+      if (overlapped(pass, layer, k, recompute)) {
+        pass.segments[waiting].parameters_through = parameters_so_far;
+      } else {
+        add_compute(pass, k, recompute);
+        pass.segments[last_compute].parameters_through = parameters_so_far;
+        if (layer.kind == LayerKind::linear && layer.tensor == TensorSplit::split) last_compute_s = k.seconds;
+      }
+      // plan.overlap_param_gather: end the segment where a gather bucket fills, so that the
+      // layers after it wait only for their own bucket.
+      if (plan.overlap_param_gather && !recompute && parameters_so_far >= next_gather_cut) {
+        cut = true;
+        while (next_gather_cut <= parameters_so_far) next_gather_cut += plan.bucket_bytes;
+      }
       if (!only_attention_core) add_collectives(pass, i, layer);
     }
   }
@@ -229,9 +276,11 @@ struct Builder {
   void backward_layers(PassProgram& pass, int first, int last) {
     for (int i = last - 1; i >= first; --i) {
       const Layer& layer = model.layers[static_cast<std::size_t>(i)];
+      backward_pass = true;
       add_collectives(pass, i, layer);
       const Layer share = rank_share(layer, plan);
-      add_compute(pass, layer_compute(i, share, true), false);
+      const KernelTimes k = layer_compute(i, share, true);
+      if (!overlapped(pass, layer, k, false)) add_compute(pass, k, false);
       if (!bucket_gradients) continue;
       Segment& s = open_compute(pass);
       const double gradients = share.parameters * gradient_element;
@@ -337,10 +386,14 @@ IterationProgram build_iteration_program(const ModelGraph& model, const Parallel
     if (plan.zero_stage == 3) {
       zero3_passes(b, stage, model, plan, range, zero_host_costs(profile), program);
     } else {
+      b.waiting_overlap.clear();
+      b.parameters_so_far = 0;
+      b.next_gather_cut = plan.bucket_bytes;
       b.forward_layers(stage.forward, range.first, range.last, false, false);
       b.pending_gradients = 0;
       b.cut = false;
       b.slack = 0;
+      b.waiting_overlap.clear();
       // Backward block by block from the last (recomputation re-runs each block first).
       const auto blocks = blocks_of(model, range);
       for (std::size_t k = blocks.size(); k-- > 0;) {

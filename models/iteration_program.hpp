@@ -9,7 +9,11 @@
 //   sequence parallelism, experts/e experts); carries the gradient bytes its layers produce.
 // - tensor: a tensor-parallel collective inside the layer stack (Megatron's all-reduce after row-
 //   parallel layers in forward and before column-parallel ones in backward; a reduce-scatter and
-//   an all-gather under sequence parallelism). It blocks the stream.
+//   an all-gather under sequence parallelism). It blocks the stream. With plan.tp_comm_overlap
+//   (Megatron-Core's --tp-comm-overlap, Transformer Engine's userbuffers) each reduce-scatter and
+//   all-gather runs in tensor-size chunks pipelined with the tensor-split GEMM next to it: the
+//   GEMM's time moves from its compute segment into the collective's (overlap_s), and the pair
+//   takes max(collective, GEMM) plus one chunk of the shorter (the pipeline's fill).
 // - expert: the all-to-all of a mixture-of-experts layer (dispatch, combine) over the expert-
 //   parallel group. It blocks the stream.
 // - zero: a ZeRO-3/FSDP point (zero3_schedule.hpp): wait (for the device to drain, or for the
@@ -44,9 +48,12 @@ struct Segment {
   double gradient_bytes = 0;           // compute (backward): gradients its layers finish
   double expert_gradient_bytes = 0;    // of which expert parameters
   std::vector<WeightMatrix> gradient_matrices;  // compute (backward, PowerSGD only): its layers' weight matrices
-  bool recompute = false;              // compute: re-running forward inside backward
+  bool recompute = false;              // compute (and an overlapped tensor segment's GEMM): re-running forward inside backward
   network::CollectiveKind collective = network::CollectiveKind::all_reduce;  // tensor, expert
   double bytes = 0;                    // tensor, expert: per-rank buffer (nccl-tests sizes)
+  double overlap_s = 0;                // tensor (plan.tp_comm_overlap): the GEMM run with it in chunks
+  double parameters_through = 0;       // forward: parameter bytes of the stage's layers up to this segment's
+                                       //   (plan.overlap_param_gather: what must be gathered before it runs)
   bool drain = false;                  // zero: wait for every ZeRO collective issued
   int wait_through = -1;               // zero: wait for this pass's collectives 0..wait_through
   double host_s = 0;                   // zero: device idle while the host works

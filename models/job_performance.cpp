@@ -42,6 +42,13 @@ JobKey JobKey::of(const TrainingConfig& c, const std::string& fabric) {
   k.sequence_parallel = p.sequence_parallel;
   k.overlap = p.overlap_grad_reduce;
   k.scatter_gather = p.scatter_gather;
+  k.tp_comm_overlap = p.tp_comm_overlap;
+  k.overlap_param_gather = p.overlap_param_gather;
+  k.stage_layers = p.stage_layers;
+  k.first_stage_layers = p.first_stage_layers;
+  k.last_stage_layers = p.last_stage_layers;
+  k.account_for_embedding = p.account_for_embedding;
+  k.account_for_loss = p.account_for_loss;
   k.bucket_bytes = p.bucket_bytes;
   k.zero = p.zero;
   k.checkpointing = p.checkpointing;

@@ -112,6 +112,15 @@ void validate_plan(const ParallelPlan& p, const ModelGraph& model, int devices) 
                                              "parallelism); use tensor: 1");
   }
   if (p.sequence_parallel && p.tensor == 1) reject("sequence_parallel", "needs tensor > 1");
+  if (p.tp_comm_overlap && !p.sequence_parallel) {
+    reject("tp_comm_overlap", "overlaps sequence parallelism's all-gathers and reduce-scatters with the GEMMs (as Megatron-Core "
+                              "requires); needs sequence_parallel: true");
+  }
+  if (p.tp_comm_overlap && p.zero_stage == 3) reject("tp_comm_overlap", "is not modelled with ZeRO-3; use zero_stage 0, 1 or 2");
+  if (p.overlap_param_gather && (p.zero_stage < 1 || p.zero_stage > 2)) {
+    reject("overlap_param_gather", "overlaps the all-gather of the parameters a sharded optimizer updated (Megatron-Core's "
+                                   "distributed optimizer); needs zero_stage 1 or 2");
+  }
   if (p.expert > 1) {
     const int experts = max_experts(model);
     if (experts == 0) reject("expert", "model " + model.name + " has no mixture-of-experts layers; use expert: 1");

@@ -86,6 +86,14 @@ struct ParallelPlan {
   bool overlap_grad_reduce = true;  // reduce gradient buckets while backward runs
   double bucket_bytes = 25.0 * 1024 * 1024;  // PyTorch DDP's bucket_cap_mb default (25 MB)
   bool scatter_gather = true;     // Megatron: pipeline sends 1/t per tensor rank, all-gather after
+  // Megatron-Core's --tp-comm-overlap (Transformer Engine userbuffers): sequence parallelism's
+  // all-gathers and reduce-scatters pipelined with the GEMMs next to them (iteration_program.hpp).
+  bool tp_comm_overlap = false;
+  // Megatron-Core's --overlap-param-gather with its distributed optimizer (zero_stage 1; 2
+  // alike): the parameters updated by the step are all-gathered in buckets while the next
+  // iteration's forward runs, each layer waiting only for its own bucket, instead of all at once
+  // after the step.
+  bool overlap_param_gather = false;
   std::array<Axis, 3> order{Axis::tensor, Axis::pipeline, Axis::data};  // innermost first
   ZeroConfig zero;                // how ZeRO-3 runs (zero_stage 3 only)
   ActivationCheckpointing checkpointing;

@@ -80,6 +80,9 @@ class Replay {
   }
 
   IterationBreakdown run() {
+    if (overlap_param_gather()) {
+      for (int r = 0; r < P_; ++r) start_param_gathers(r);
+    }
     for (int r = 0; r < P_; ++r) try_start(r);
     engine_.run();
     for (int r = 0; r < P_; ++r) {
@@ -105,6 +108,12 @@ class Replay {
     double compute = 0, forward = 0, backward = 0, recompute = 0, tensor = 0, expert = 0, gather_wait = 0;
     double reduce_wait = 0, zero_host = 0, offload = 0, after_step_host = 0;
     double parameters = 0;
+    // plan.overlap_param_gather: parameter bytes gathered so far this iteration, where each
+    // chunk's start in that order, and a forward segment waiting for its bucket.
+    double gathered = 0;
+    std::vector<double> chunk_offset;
+    bool param_waiting = false;
+    sim::Time param_wait_mark;
     // data-parallel stream
     double open_bytes = 0, open_expert_bytes = 0;
     std::vector<WeightMatrix> open_matrices, open_expert_matrices;
@@ -290,6 +299,11 @@ class Replay {
     while (rank.segment < segments.size()) {
       const Segment& s = segments[rank.segment];
       rank.segment_start = engine_.now();
+      if (waits_for_parameters(rank, s)) {
+        rank.param_waiting = true;
+        rank.param_wait_mark = engine_.now();
+        return;
+      }
       switch (s.kind) {
         case SegmentKind::compute: {
           const double queued = rank.compression_queued;
@@ -299,6 +313,10 @@ class Replay {
           return;
         }
         case SegmentKind::tensor:
+          if (s.overlap_s > 0) {
+            overlapped_tensor(r, s);
+            return;
+          }
           run_groups(s.collective, s.bytes, tensor_groups(r), network::Algorithm::automatic, [this, r] { blocking_done(r, true); });
           return;
         case SegmentKind::expert:
@@ -345,10 +363,82 @@ class Replay {
     advance(r);
   }
 
-  void blocking_done(int r, bool tensor) {
+  // ---- plan.overlap_param_gather ------------------------------------------------------------
+  bool overlap_param_gather() const {
+    return plan_.overlap_param_gather && (plan_.zero_stage == 1 || plan_.zero_stage == 2) && plan_.data > 1;
+  }
+
+  // The steady state of Megatron-Core's overlapped parameter gather: the previous step's update
+  // is all-gathered in buckets, in the order forward uses the parameters (chunk by chunk),
+  // while forward runs; nothing is gathered after the step.
+  void start_param_gathers(int r) {
+    Rank& rank = ranks_[static_cast<std::size_t>(r)];
+    const double element = bytes_per_element(plan_.precision);
+    double total = 0;
+    for (int k = 0; k < plan_.virtual_stages; ++k) {
+      rank.chunk_offset.push_back(total);
+      total += stage(k * P_ + r).parameters * element;
+    }
+    next_param_gather(r, total);
+  }
+
+  void next_param_gather(int r, double total) {
+    Rank& rank = ranks_[static_cast<std::size_t>(r)];
+    if (rank.gathered >= total) return;
+    const double bytes = std::min(plan_.bucket_bytes, total - rank.gathered);
+    const sim::Time start = engine_.now();
+    run_groups(CollectiveKind::all_gather, bytes, data_groups(r, false), network::Algorithm::automatic, [this, r, total, bytes, start] {
+      Rank& rk = ranks_[static_cast<std::size_t>(r)];
+      rk.gathered += bytes;
+      rk.dp_busy += (engine_.now() - start).seconds();
+      span(rk.lane_dp, "all-gather parameters " + size_label(bytes), "communication", start);
+      next_param_gather(r, total);
+      if (rk.param_waiting && !waits_for_parameters(rk, rk.program->segments[rk.segment])) {
+        rk.param_waiting = false;
+        rk.gather_wait += (engine_.now() - rk.param_wait_mark).seconds();
+        advance(r);
+      }
+    });
+  }
+
+  // A forward segment of the first micro-batch needs the parameters of its layers gathered.
+  bool waits_for_parameters(const Rank& rank, const Segment& s) const {
+    if (!overlap_param_gather() || !rank.pass.forward || rank.pass.micro_batch != 0 || s.parameters_through <= 0) return false;
+    const double need = rank.chunk_offset[static_cast<std::size_t>(rank.pass.chunk)] + s.parameters_through;
+    return rank.gathered < need * (1 - 1e-12);
+  }
+
+  // A tensor collective pipelined with its GEMM (plan.tp_comm_overlap): both run at once, in
+  // `tensor` chunks; when both are done, one chunk of the shorter remains (the pipeline's fill).
+  // The GEMM counts as compute, the rest of the segment as tensor-parallel communication.
+  void overlapped_tensor(int r, const Segment& s) {
+    auto left = std::make_shared<int>(2);
+    auto comm_s = std::make_shared<double>(0);
+    const double gemm = s.overlap_s;
+    const bool recompute = s.recompute;
+    const sim::Time start = engine_.now();
+    auto both = [this, r, left, comm_s, gemm, recompute] {
+      if (--*left > 0) return;
+      const double fill = std::min(*comm_s, gemm) / std::max(1, plan_.tensor);
+      after(fill, [this, r, gemm, recompute] {
+        Rank& rank = ranks_[static_cast<std::size_t>(r)];
+        rank.compute += gemm;
+        if (recompute) rank.recompute += gemm;
+        else (rank.pass.forward ? rank.forward : rank.backward) += gemm;
+        blocking_done(r, true, gemm);
+      });
+    };
+    run_groups(s.collective, s.bytes, tensor_groups(r), network::Algorithm::automatic, [this, start, comm_s, both] {
+      *comm_s = (engine_.now() - start).seconds();
+      both();
+    });
+    after(gemm, both);
+  }
+
+  void blocking_done(int r, bool tensor, double overlapped_compute_s = 0) {
     Rank& rank = ranks_[static_cast<std::size_t>(r)];
     const Segment& s = rank.program->segments[rank.segment];
-    const double t = (engine_.now() - rank.segment_start).seconds();
+    const double t = (engine_.now() - rank.segment_start).seconds() - overlapped_compute_s;
     (tensor ? rank.tensor : rank.expert) += t;
     span(rank.lane_blocking, network::to_string(s.collective) + " " + size_label(s.bytes), "communication", rank.segment_start);
     ++rank.segment;
@@ -570,7 +660,7 @@ class Replay {
     after(rank.optimizer, [this, r] {
       Rank& rk = ranks_[static_cast<std::size_t>(r)];
       span(rk.lane_compute, "optimizer step", "optimizer", rk.optimizer_start);
-      if (plan_.zero_stage == 1 || plan_.zero_stage == 2) {
+      if ((plan_.zero_stage == 1 || plan_.zero_stage == 2) && !overlap_param_gather()) {
         // Every replica updated its shard: gather the new parameters.
         const sim::Time start = engine_.now();
         const double bytes = rk.parameters * bytes_per_element(plan_.precision);

@@ -23,8 +23,13 @@ ModelGraph inception_v3();
 ModelGraph vit_b16();
 ModelGraph vit_l16();
 // BERT (Devlin et al. 2019) encoder with MLM head; sequence_length tokens per sample.
-ModelGraph bert_base(int sequence_length = 128);
-ModelGraph bert_large(int sequence_length = 128);
+// mlm_positions: the positions the masked-LM head runs on; 0 means all s (as Hugging Face's
+// BertForPreTraining computes it). Implementations that first gather the masked positions
+// (Google's run_pretraining.py, NVIDIA DeepLearningExamples, Megatron-LM) run it on
+// max_predictions_per_seq of them (20 at s = 128, 80 at s = 512). Throws std::invalid_argument
+// for mlm_positions outside [0, sequence_length].
+ModelGraph bert_base(int sequence_length = 128, int mlm_positions = 0);
+ModelGraph bert_large(int sequence_length = 128, int mlm_positions = 0);
 
 // Decoder-only (GPT-style) transformer, built layer by layer (zoo_decoder.cpp). Defaults are the
 // GPT-2 layout: plain GELU FFN, tied output embedding, learned positions, LayerNorm, biases.

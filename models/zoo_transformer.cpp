@@ -4,9 +4,10 @@
 // BERT: embeddings, L post-LN encoder layers, the pooler and the masked-LM head, as in the
 // reference implementation and Hugging Face BertForMaskedLM/BertForPreTraining (the 2-way
 // next-sentence head, 1,538 parameters, is left out). Per-sample costs are for one whole
-// sequence of s tokens. The MLM head is costed on all s positions (as Hugging Face computes it);
-// implementations that first gather the ~15% masked positions (Google's run_pretraining, NVIDIA
-// DeepLearningExamples) spend less there.
+// sequence of s tokens. The MLM head is costed on all s positions (as Hugging Face computes it),
+// or on the masked positions only where the implementation gathers them first (mlm_positions:
+// Google's run_pretraining, NVIDIA DeepLearningExamples, Megatron-LM; the gather itself moves
+// next to nothing).
 //
 // ViT (torchvision vit_b_16 / vit_l_16 layout): a 16x16 stride-16 patch convolution, a class
 // token and learned positions (197 tokens at 224x224), L pre-LN encoder layers, a final
@@ -147,10 +148,14 @@ void mlm_head(Layers& out, const EncoderConfig& c, double s) {
   gemm(split(push(out, "mlm.decoder", LayerKind::linear, v, s * (2 * h * v + v), s * h, s * v)), s, h, v);
 }
 
-ModelGraph build_bert(const EncoderConfig& c, int sequence_length) {
+ModelGraph build_bert(const EncoderConfig& c, int sequence_length, int mlm_positions) {
   if (sequence_length < 1 || sequence_length > c.max_positions) {
     throw std::invalid_argument(c.name + ": sequence_length " + std::to_string(sequence_length) +
                                 " is outside [1, " + std::to_string(c.max_positions) + "]");
+  }
+  if (mlm_positions < 0 || mlm_positions > sequence_length) {
+    throw std::invalid_argument(c.name + ": mlm_positions " + std::to_string(mlm_positions) + " is outside [1, " +
+                                std::to_string(sequence_length) + "] (the sequence's positions)");
   }
   ModelGraph g;
   g.name = c.name;
@@ -160,7 +165,7 @@ ModelGraph build_bert(const EncoderConfig& c, int sequence_length) {
   bert_embeddings(g.layers, c, s);
   encoder(g.layers, "encoder.layer.", c, s, bert_layer);
   pooler(g.layers, c);
-  mlm_head(g.layers, c, s);
+  mlm_head(g.layers, c, mlm_positions > 0 ? mlm_positions : s);
   return g;
 }
 
@@ -193,12 +198,12 @@ ModelGraph build_vit(const EncoderConfig& c) {
 
 // Table 1 of Devlin et al.: BERT-base L=12, H=768, A=12; BERT-large L=24, H=1024, A=16;
 // the feed-forward size is 4H.
-ModelGraph bert_base(int sequence_length) {
-  return build_bert({"bert-base", 12, 768, 12, 4 * 768}, sequence_length);
+ModelGraph bert_base(int sequence_length, int mlm_positions) {
+  return build_bert({"bert-base", 12, 768, 12, 4 * 768}, sequence_length, mlm_positions);
 }
 
-ModelGraph bert_large(int sequence_length) {
-  return build_bert({"bert-large", 24, 1024, 16, 4 * 1024}, sequence_length);
+ModelGraph bert_large(int sequence_length, int mlm_positions) {
+  return build_bert({"bert-large", 24, 1024, 16, 4 * 1024}, sequence_length, mlm_positions);
 }
 
 // Table 1 of Dosovitskiy et al.: ViT-Base L=12, D=768, MLP 3072, 12 heads; ViT-Large L=24,

@@ -1,5 +1,5 @@
 // workload.optimizer: every optimizer the models know, its step timed by its traffic, and a
-// misspelt name reported with the nearest one.
+// misspelt name reported with the nearest one; workload.mlm_positions, BERT's masked-LM head.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -34,6 +34,19 @@ TEST(OptimizerKey, AMisspeltNameIsAnErrorWithTheNearest) {
   const ConfigError e = test::error_loading(text);
   EXPECT_EQ(e.key_path(), "workload.optimizer");
   EXPECT_NE(e.message().find("lamb"), std::string::npos) << e.what();
+}
+
+TEST(MlmPositionsKey, OnlyBertHasAMaskedLmHead) {
+  const Results all = run(load_scenario_text(bert("adam"), "a.yaml"));
+  std::string text = bert("adam");
+  text.replace(text.find("  optimizer:"), 0, "  mlm_positions: 20\n");
+  const Results masked = run(load_scenario_text(text, "m.yaml"));
+  EXPECT_GT(masked.rows[0].samples_per_s, all.rows[0].samples_per_s);
+  const ConfigError e = test::error_loading(
+      "cluster:\n  instance: aws/p4d.24xlarge\nworkload:\n  model: resnet50\n  mlm_positions: 20\n  batch: {per_device: 32}\n"
+      "  iterations: 10\n");
+  EXPECT_EQ(e.key_path(), "workload.mlm_positions");
+  EXPECT_NE(e.message().find("has none"), std::string::npos) << e.what();
 }
 
 }  // namespace

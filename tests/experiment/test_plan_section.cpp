@@ -72,6 +72,11 @@ TEST(PlanSection, ErrorsPointAtThePlanKeyThatDecidesThem) {
     EXPECT_EQ(e.where().column, test::position_of(text, "-1,").second);
   }
   {
+    const ConfigError e = error_of(gpt_scenario("  plan: {tensor: 8, tp_comm_overlap: true}\n"));
+    EXPECT_EQ(e.key_path(), "workload.plan.tp_comm_overlap");
+    EXPECT_NE(e.message().find("needs sequence_parallel: true"), std::string::npos) << e.what();
+  }
+  {
     const ConfigError e = error_of(gpt_scenario("  plan: {first_stage_layers: 5}\n"));
     EXPECT_EQ(e.key_path(), "workload.plan.first_stage_layers");
     EXPECT_NE(e.message().find("needs pipeline >= 2"), std::string::npos) << e.what();

@@ -218,3 +218,25 @@ TEST(Zoo, NamesAndLookup) {
 
 }  // namespace
 }  // namespace dlsim::models
+
+namespace dlsim::models {
+namespace {
+
+// The masked-LM head on the gathered masked positions only (max_predictions_per_seq): the
+// decoder to the 30,522-word vocabulary and the transform run on 20 positions, not 128.
+TEST(ZooBert, MaskedLmHeadRunsOnTheMaskedPositionsWhenGathered) {
+  const ModelGraph all = bert_large(128);
+  const ModelGraph masked = bert_large(128, 20);
+  EXPECT_EQ(all.parameters(), masked.parameters());
+  const double h = 1024, v = 30522;
+  const double decoder_saved = (128 - 20) * 2 * h * v;  // multiply-adds of the vocabulary GEMM
+  const double saved = all.forward_flops_per_sample() - masked.forward_flops_per_sample();
+  EXPECT_GT(saved, decoder_saved);                        // and the transform's dense, GELU, norm
+  EXPECT_LT(saved, 1.1 * decoder_saved);
+  EXPECT_EQ(bert_large(128, 128).forward_flops_per_sample(), all.forward_flops_per_sample());
+  EXPECT_THROW(bert_large(128, 129), std::invalid_argument);
+  EXPECT_THROW(bert_base(128, -1), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace dlsim::models
