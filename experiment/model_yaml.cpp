@@ -118,6 +118,7 @@ models::ModelGraph read_transformer(MapReader& model, const std::string& name, m
   c.rms_norm = t.choice("norm", {"layernorm", "rmsnorm"}, "layernorm") == "rmsnorm";
   c.linear_bias = t.boolean("bias", true);
   c.dropout = t.boolean("dropout", false);
+  c.parallel_block = t.boolean("parallel_block", false);
   // The attention core: "unfused" (batched GEMMs, softmax and dropout over the s x s scores, as
   // Megatron-LM 2021 and eager PyTorch run it), "flash" (one FlashAttention kernel), or "auto"
   // (the default: flash where the device and precision run it; decided by the workload, which

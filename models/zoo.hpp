@@ -49,6 +49,7 @@ struct DecoderConfig {
   int experts = 0;                // > 0: mixture-of-experts FFN with this many experts per layer
   int top_k = 0;                  // experts each token is routed to (with experts > 0)
   bool flash_attention = false;   // the attention core as one FlashAttention kernel (no s x s matrix)
+  bool parallel_block = false;    // attention and MLP side by side on one norm (GPT-J, PaLM)
 };
 // Features of each of the K and V projections: kv_heads * (hidden / heads).
 double decoder_kv_features(const DecoderConfig& c);

@@ -136,9 +136,11 @@ void residual(Layers& out, const std::string& p, const DecoderConfig& c, double 
 // rotary embedding on Q and K when there is no learned position table, per-head scores QK^T over
 // the lower triangle (2 * head_dim per score, summed over heads: s(s+1)*h FLOPs), softmax,
 // scores*V (the same), output projection and the residual add.
-void attention(Layers& out, const std::string& p, const DecoderConfig& c, double s) {
+// The attention from the Q/K/V projection to the output projection; `reduced`: the output
+// projection's partial sums are all-reduced here (not in a parallel block, where the MLP's
+// down projection reduces both).
+void attention_body(Layers& out, const std::string& p, const DecoderConfig& c, double s, bool reduced) {
   const double h = c.hidden, kv = decoder_kv_features(c);
-  norm(out, p + ".attn.norm", c, s);
   split(linear(out, p + ".attn.qkv", s, h, h + 2 * kv, c.linear_bias));
   if (!c.learned_positions) {
     split(elementwise(out, p + ".attn.rotary", kRotaryFlops, s * (h + kv))).memory_kernel = MemoryKernel::rotary;
@@ -148,8 +150,18 @@ void attention(Layers& out, const std::string& p, const DecoderConfig& c, double
   } else {
     unfused_attention(out, p, c, s);
   }
-  row_parallel(linear(out, p + ".attn.output", s, h, h, c.linear_bias));
-  residual(out, p + ".attn", c, s * h);
+  Layer& output = linear(out, p + ".attn.output", s, h, h, c.linear_bias);
+  if (reduced) {
+    row_parallel(output);
+  } else {
+    split(output);
+  }
+}
+
+void attention(Layers& out, const std::string& p, const DecoderConfig& c, double s) {
+  norm(out, p + ".attn.norm", c, s);
+  attention_body(out, p, c, s, true);
+  residual(out, p + ".attn", c, s * double(c.hidden));
 }
 
 // Feed-forward on `tokens` positions, without norm and residual: plain h -> ffn (GELU) -> h, or
@@ -187,6 +199,20 @@ void moe_mlp(Layers& out, const std::string& p, const DecoderConfig& c, double s
   saves(push(out, p + ".experts.combine", LayerKind::elementwise, 0, 2 * routed * h, routed * h,
              s * h),
         routed * h);
+}
+
+// A parallel block (GPT-J, PaLM: Chowdhery et al. 2022, sec. 2): y = x + attn(norm(x)) +
+// mlp(norm(x)), one norm shared; under tensor parallelism the two row-parallel outputs are
+// summed before one all-reduce (the down projection's), halving the block's collectives.
+void parallel_block(Layers& out, const std::string& p, const DecoderConfig& c, double s) {
+  norm(out, p + ".norm", c, s);
+  attention_body(out, p, c, s, false);
+  if (c.experts > 0) {
+    moe_mlp(out, p + ".ffn", c, s);
+  } else {
+    mlp(out, p + ".ffn", c, s);
+  }
+  residual(out, p, c, s * double(c.hidden));
 }
 
 void feed_forward(Layers& out, const std::string& p, const DecoderConfig& c, double s) {
@@ -327,8 +353,12 @@ ModelGraph decoder_transformer(const DecoderConfig& c, int sequence_length) {
   for (int i = 0; i < c.layers; ++i) {
     const std::string prefix = "decoder.layer." + std::to_string(i);
     const size_t first = g.layers.size();
-    attention(g.layers, prefix, c, s);
-    feed_forward(g.layers, prefix, c, s);
+    if (c.parallel_block) {
+      parallel_block(g.layers, prefix, c, s);
+    } else {
+      attention(g.layers, prefix, c, s);
+      feed_forward(g.layers, prefix, c, s);
+    }
     for (size_t j = first; j < g.layers.size(); ++j) g.layers[j].block = i;
   }
   norm(g.layers, "final_norm", c, s);

@@ -240,3 +240,28 @@ TEST(ZooBert, MaskedLmHeadRunsOnTheMaskedPositionsWhenGathered) {
 
 }  // namespace
 }  // namespace dlsim::models
+
+namespace dlsim::models {
+namespace {
+
+// GPT-J / PaLM parallel blocks: one norm per block instead of two, the same parameters otherwise,
+// and one tensor-parallel all-reduce per block instead of two.
+TEST(ZooDecoder, ParallelBlocksShareTheNormAndTheAllReduce) {
+  DecoderConfig c = decoder_config("gpt3-1.3b");
+  const ModelGraph sequential = decoder_transformer(c, 2048);
+  c.parallel_block = true;
+  const ModelGraph parallel = decoder_transformer(c, 2048);
+  const auto reduces = [](const ModelGraph& g) {
+    return std::count_if(g.layers.begin(), g.layers.end(), [](const Layer& l) { return l.tp_all_reduce && l.block >= 0; });
+  };
+  EXPECT_EQ(reduces(sequential), 2 * c.layers);
+  EXPECT_EQ(reduces(parallel), c.layers);
+  const double norm = 2.0 * c.hidden;  // LayerNorm scale and shift
+  EXPECT_NEAR(sequential.parameters() - parallel.parameters(), c.layers * norm, 1e-6 * sequential.parameters());
+  EXPECT_LT(parallel.forward_flops_per_sample(), sequential.forward_flops_per_sample());
+  EXPECT_GT(parallel.forward_flops_per_sample(), 0.98 * sequential.forward_flops_per_sample());
+  EXPECT_EQ(parallel.blocks(), c.layers);
+}
+
+}  // namespace
+}  // namespace dlsim::models
