@@ -167,6 +167,7 @@ void emit_plan(YAML::Emitter& out, const PlanConfig& p) {
   out << YAML::Key << "tensor" << YAML::Value << p.tensor;
   out << YAML::Key << "pipeline" << YAML::Value << p.pipeline;
   out << YAML::Key << "expert" << YAML::Value << p.expert;
+  out << YAML::Key << "context" << YAML::Value << p.context;
   out << YAML::Key << "sequence_parallel" << YAML::Value << p.sequence_parallel;
   out << YAML::Key << "schedule" << YAML::Value << models::to_string(p.schedule);
   out << YAML::Key << "virtual_stages" << YAML::Value << p.virtual_stages;

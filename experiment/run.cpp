@@ -55,6 +55,7 @@ ResultRow evaluate(const Scenario& s, int nodes, int plan_index, models::Iterati
   row.staleness = step.staleness;
   row.tensor_comm_s = step.tensor_comm_s;
   row.expert_comm_s = step.expert_comm_s;
+  row.context_comm_s = step.context_comm_s;
   row.pipeline_bubble_s = step.pipeline_bubble_s;
   row.tokens_per_s = step.tokens_per_s;
   row.tflops_per_accelerator = step.tflops_per_device;

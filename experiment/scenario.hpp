@@ -50,10 +50,11 @@ enum class BatchMode { per_device, global };
 
 // workload.plan as written; sizes left at 0 are derived per node count (Scenario::plan_for).
 struct PlanConfig {
-  int data = 0;                   // 0: accelerators / (tensor x pipeline)
+  int data = 0;                   // 0: accelerators / (tensor x pipeline x context)
   int tensor = 1;
   int pipeline = 1;
   int expert = 1;
+  int context = 1;                // context-parallel ranks per sequence (ring attention)
   bool sequence_parallel = false;
   models::PipelineSchedule schedule = models::PipelineSchedule::one_f_one_b;
   int virtual_stages = 1;
@@ -61,7 +62,7 @@ struct PlanConfig {
   int micro_batches = 0;          // 0: derived from the batch and micro_batch_size
   int zero_stage = 0;
   models::Recompute recompute = models::Recompute::none;
-  std::array<models::Axis, 3> order{models::Axis::tensor, models::Axis::pipeline, models::Axis::data};
+  std::array<models::Axis, 4> order{models::Axis::tensor, models::Axis::context, models::Axis::pipeline, models::Axis::data};
   bool scatter_gather = true;
   bool tp_comm_overlap = false;   // Megatron-Core --tp-comm-overlap (needs sequence_parallel)
   bool overlap_param_gather = false;  // Megatron-Core --overlap-param-gather (needs zero_stage 1 or 2)

@@ -14,13 +14,20 @@ namespace {
 // split the output features, row-parallel ones the input features, attention splits heads;
 // sequence parallelism splits the positions of replicated layers; expert parallelism leaves
 // experts / e experts on a rank, each fed by the tokens routed to it from the whole group.
+// Context parallelism leaves each rank 1/c of every sequence's tokens (rows), and its attention
+// queries meet the c key/value blocks one ring step at a time.
 void split_kernel_dims(Layer& share, const Layer& layer, const ParallelPlan& plan) {
-  const double t = plan.tensor;
+  const double t = plan.tensor, c = plan.context;
   const bool split = layer.tensor == TensorSplit::split;
   if (layer.kind == LayerKind::attention) {
     if (split) {
       share.attention.heads = std::max(1.0, layer.attention.heads / t);
       share.attention.kv_heads = std::max(1.0, layer.attention.kv_heads / t);
+    }
+    if (plan.context > 1) {
+      share.attention.query_length = layer.attention.query_length / c;
+      share.attention.key_length = layer.attention.key_length / c;
+      share.attention.ring_steps = plan.context;
     }
     return;
   }
@@ -36,6 +43,7 @@ void split_kernel_dims(Layer& share, const Layer& layer, const ParallelPlan& pla
   } else if (plan.sequence_parallel) {
     d.rows /= t;
   }
+  if (!d.batch_in_count) d.rows /= c;
   if (layer.experts > 0) {
     d.count = std::max(1.0, d.count / plan.expert);
     d.rows *= plan.expert;
@@ -50,8 +58,9 @@ Layer rank_share(const Layer& layer, const ParallelPlan& plan) {
   const double t = plan.tensor;
   const bool split = layer.tensor == TensorSplit::split;
   // Work and activations: split layers do 1/t; replicated ones repeat the work on every tensor
-  // rank, unless sequence parallelism splits them along the sequence.
-  const double work = split || plan.sequence_parallel ? 1.0 / t : 1.0;
+  // rank, unless sequence parallelism splits them along the sequence. Context parallelism splits
+  // every layer's tokens (attention's too: the balanced causal split gives each rank 1/c of it).
+  const double work = (split || plan.sequence_parallel ? 1.0 / t : 1.0) / plan.context;
   share.forward_flops *= work;
   share.backward_flops = backward_flops(layer) * work;
   share.input_elements *= work;
@@ -59,7 +68,7 @@ Layer rank_share(const Layer& layer, const ParallelPlan& plan) {
   // A column-parallel linear keeps its whole input (every tensor rank reads the full activation,
   // Korthikanti et al. 2022 sec. 4.2.1); sequence parallelism keeps only its 1/t sequence shard.
   const bool column_parallel = split && layer.kind == LayerKind::linear && !layer.tp_all_reduce;
-  share.saved_elements = saved_elements(layer) * (column_parallel && !plan.sequence_parallel ? 1.0 : work);
+  share.saved_elements = saved_elements(layer) * (column_parallel && !plan.sequence_parallel ? 1.0 / plan.context : work);
   double params = layer.parameters;
   if (split) params /= t;
   if (layer.experts > 0) params /= plan.expert;
@@ -107,10 +116,27 @@ struct Builder {
     pass.segments[waiting_overlap.front()].overlap_s += k.seconds;
     if (recompute) pass.segments[waiting_overlap.front()].recompute = true;
     waiting_overlap.erase(waiting_overlap.begin());
-    pass.compute_s += k.seconds;
-    pass.kernels += k.kernels;
-    for (std::size_t f = 0; f < k.by_family.size(); ++f) pass.family_s[f] += k.by_family[f];
-    if (recompute) pass.recompute_s += k.seconds;
+    account(pass, k, recompute);
+    return true;
+  }
+
+  // Context parallelism: attention runs with its ring exchange (a context segment). The blocks
+  // are the rank's keys and values (kv heads on this tensor rank, s/c tokens), forward; backward
+  // passes the gradients of the keys and values around too (Transformer Engine's
+  // AttnFuncWithCPAndKVP2P sends dK and dV along with K and V).
+  bool ring_attention(PassProgram& pass, const Layer& share, const KernelTimes& k, bool recompute, bool backward) {
+    if (plan.context <= 1 || share.kind != LayerKind::attention) return false;
+    const AttentionDims& a = share.attention;
+    const double block = 2.0 * a.kv_heads * a.head_dim * a.key_length * plan.micro_batch_size * element;
+    Segment s;
+    s.kind = SegmentKind::context;
+    s.collective = network::CollectiveKind::all_gather;
+    s.bytes = block * plan.context * (backward ? 2.0 : 1.0);
+    s.overlap_s = k.seconds;
+    s.recompute = recompute;
+    s.parameters_through = parameters_so_far;
+    pass.segments.push_back(s);
+    account(pass, k, recompute);
     return true;
   }
 
@@ -119,6 +145,11 @@ struct Builder {
     last_compute = pass.segments.size() - 1;
     s.seconds += k.seconds;
     s.recompute = recompute;
+    account(pass, k, recompute);
+  }
+
+  // A pass's totals count every kernel, whichever segment runs it.
+  static void account(PassProgram& pass, const KernelTimes& k, bool recompute) {
     pass.compute_s += k.seconds;
     pass.kernels += k.kernels;
     for (std::size_t f = 0; f < k.by_family.size(); ++f) pass.family_s[f] += k.by_family[f];
@@ -178,8 +209,10 @@ struct Builder {
   // The blocking collectives after layer i in forward (and, mirrored, in backward).
   void add_collectives(PassProgram& pass, int i, const Layer& layer) {
     const double mb = plan.micro_batch_size;
+    // Per sample on this rank: context parallelism leaves it 1/c of the tokens.
+    const double tokens_share = 1.0 / plan.context;
     if (layer.tp_all_reduce && plan.tensor > 1) {
-      const double bytes = layer.activation_elements * mb * element;  // the full (unsplit) output
+      const double bytes = layer.activation_elements * tokens_share * mb * element;  // the full (unsplit) output
       Segment s;
       s.kind = SegmentKind::tensor;
       s.bytes = bytes;
@@ -210,7 +243,7 @@ struct Builder {
       Segment s;
       s.kind = SegmentKind::expert;
       s.collective = network::CollectiveKind::all_to_all;
-      s.bytes = elements * mb * element / (seq_split ? plan.tensor : 1.0);
+      s.bytes = elements * tokens_share * mb * element / (seq_split ? plan.tensor : 1.0);
       pass.segments.push_back(s);
     }
   }
@@ -258,6 +291,8 @@ struct Builder {
       parameters_so_far += recompute ? 0.0 : share.parameters * element;
       if (overlapped(pass, layer, k, recompute)) {
         pass.segments[waiting].parameters_through = parameters_so_far;
+      } else if (ring_attention(pass, share, k, recompute, false)) {
+        cut = true;
       } else {
         add_compute(pass, k, recompute);
         pass.segments[last_compute].parameters_through = parameters_so_far;
@@ -280,7 +315,11 @@ struct Builder {
       add_collectives(pass, i, layer);
       const Layer share = rank_share(layer, plan);
       const KernelTimes k = layer_compute(i, share, true);
-      if (!overlapped(pass, layer, k, false)) add_compute(pass, k, false);
+      if (ring_attention(pass, share, k, false, true)) {
+        cut = true;
+      } else if (!overlapped(pass, layer, k, false)) {
+        add_compute(pass, k, false);
+      }
       if (!bucket_gradients) continue;
       Segment& s = open_compute(pass);
       const double gradients = share.parameters * gradient_element;
@@ -380,7 +419,7 @@ IterationProgram build_iteration_program(const ModelGraph& model, const Parallel
       if (recomputed) stage.recompute_flops += share.forward_flops * plan.micro_batch_size;
     }
     const Layer& last = model.layers[static_cast<std::size_t>(range.last - 1)];
-    stage.output_bytes = last.activation_elements * plan.micro_batch_size * b.element;
+    stage.output_bytes = last.activation_elements / plan.context * plan.micro_batch_size * b.element;
 
     b.slack = 0;
     if (plan.zero_stage == 3) {

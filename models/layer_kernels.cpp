@@ -67,13 +67,30 @@ LayerKernelTimes conv_kernels(const Layer& share, double b, Precision precision,
   return t;
 }
 
+// Under context parallelism (a.ring_steps = c > 1, the rank's query and key blocks of s/c tokens
+// each, in two chunks of s/2c: Megatron-Core / Transformer Engine's load-balanced split) a rank
+// runs one attention kernel per ring step: causal, the step on its own block (as causal as the
+// whole: each chunk sees itself causally, the later one the earlier fully); and c - 1 steps on a
+// received block, each of which, for a causal model, pairs the queries with only the earlier half
+// of the block or only the later half of the queries with the block (q s/c, k s/2c, no mask).
+// Non-causal attention runs c full steps (q s/c, k s/c).
 LayerKernelTimes attention_kernels(const Layer& share, double b, Precision precision, const DeviceSpec& device) {
   const AttentionDims& a = share.attention;
-  const AttentionShape shape{b, a.heads, a.kv_heads, a.query_length, a.key_length, a.head_dim, a.causal};
-  const AttentionTime at = flash_attention_time(shape, precision, device);
   LayerKernelTimes t;
-  t.forward.add(KernelFamilyKind::attention, at.forward_s);
-  t.backward.add(KernelFamilyKind::attention, at.backward_s);
+  const auto add = [&](double key_length, bool causal, int launches) {
+    const AttentionShape shape{b, a.heads, a.kv_heads, a.query_length, key_length, a.head_dim, causal};
+    const AttentionTime at = flash_attention_time(shape, precision, device);
+    t.forward.add(KernelFamilyKind::attention, at.forward_s * launches, launches);
+    t.backward.add(KernelFamilyKind::attention, at.backward_s * launches, launches);
+  };
+  if (a.ring_steps <= 1) {
+    add(a.key_length, a.causal, 1);
+  } else if (a.causal) {
+    add(a.key_length, true, 1);
+    add(a.key_length / 2, false, a.ring_steps - 1);
+  } else {
+    add(a.key_length, false, a.ring_steps);
+  }
   return t;
 }
 

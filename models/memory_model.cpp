@@ -80,7 +80,7 @@ double compression_state(const ModelGraph& model, const ParallelPlan& plan, cons
 std::vector<MemoryBreakdown> memory_per_rank(const ModelGraph& model, const ParallelPlan& plan) {
   const auto ranges = stage_partition(plan, model);
   const double element = bytes_per_element(plan.precision);
-  const double d = plan.data;
+  const double d = plan.gradient_replicas();  // ZeRO shards over data x context ranks
   std::vector<MemoryBreakdown> out;
   for (int r = 0; r < plan.pipeline; ++r) {
     MemoryBreakdown m;
@@ -94,7 +94,7 @@ std::vector<MemoryBreakdown> memory_per_rank(const ModelGraph& model, const Para
       const StageActivations a = stage_activations(model, plan, range);
       kept = std::max(kept, a.kept);  // chunks hold about the same; the peak count below weights them equally
       largest_block = std::max(largest_block, a.largest_block);
-      boundary = std::max(boundary, model.layers[static_cast<std::size_t>(range.last - 1)].activation_elements);
+      boundary = std::max(boundary, model.layers[static_cast<std::size_t>(range.last - 1)].activation_elements / plan.context);
     }
     const double in_flight = peak_in_flight(plan, r);
     const double mb = plan.micro_batch_size;

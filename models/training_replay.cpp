@@ -41,6 +41,9 @@ struct Bucket {
   std::vector<WeightMatrix> matrices;  // PowerSGD
 };
 
+// Where a blocking collective's exposed time is counted.
+enum class Blocking { tensor, expert, context };
+
 class Replay {
  public:
   Replay(const TrainingConfig& c, IterationTrace* trace)
@@ -105,7 +108,7 @@ class Replay {
     const PassProgram* program = nullptr;
     std::size_t segment = 0;
     sim::Time pass_start, segment_start;
-    double compute = 0, forward = 0, backward = 0, recompute = 0, tensor = 0, expert = 0, gather_wait = 0;
+    double compute = 0, forward = 0, backward = 0, recompute = 0, tensor = 0, expert = 0, context = 0, gather_wait = 0;
     double reduce_wait = 0, zero_host = 0, offload = 0, after_step_host = 0;
     double parameters = 0;
     // plan.overlap_param_gather: parameter bytes gathered so far this iteration, where each
@@ -141,7 +144,9 @@ class Replay {
 
   const StageProgram& stage(int virtual_stage) const { return program_.stages[static_cast<std::size_t>(virtual_stage)]; }
   int virtual_stage(int r, const PassId& p) const { return p.chunk * P_ + r; }
-  VertexId accelerator(int d, int p, int t) const { return job_[static_cast<std::size_t>(global_rank(plan_, d, p, t))]; }
+  VertexId accelerator(int d, int p, int t, int c = 0) const {
+    return job_[static_cast<std::size_t>(global_rank(plan_, d, p, t, c))];
+  }
 
   // ---- trace -------------------------------------------------------------------------------
   int add_lane(const std::string& process, const std::string& thread) {
@@ -253,6 +258,16 @@ class Replay {
     for (int t = 0; t < plan_.tensor; ++t) g.push_back(accelerator(0, r, t));
     return {g};
   }
+  // Context groups of pipeline rank r (replica 0), one per tensor rank: the rings of ring attention.
+  Groups context_groups(int r) const {
+    Groups out;
+    for (int t = 0; t < plan_.tensor; ++t) {
+      std::vector<VertexId> g;
+      for (int c = 0; c < plan_.context; ++c) g.push_back(accelerator(0, r, t, c));
+      out.push_back(std::move(g));
+    }
+    return out;
+  }
   Groups expert_groups(int r) const {
     Groups out;
     for (int t = 0; t < plan_.tensor; ++t) {
@@ -262,14 +277,17 @@ class Replay {
     }
     return out;
   }
-  // Data-parallel groups of pipeline rank r, one per tensor rank: all replicas, or for expert
-  // parameters the replicas holding the same experts (every expert-th one).
+  // Data-parallel groups of pipeline rank r, one per tensor rank: all replicas (with every
+  // context rank of each: they hold the same parameters), or for expert parameters the replicas
+  // holding the same experts (every expert-th one).
   Groups data_groups(int r, bool expert) const {
     Groups out;
     const int step = expert ? plan_.expert : 1;
     for (int t = 0; t < plan_.tensor; ++t) {
       std::vector<VertexId> g;
-      for (int d = 0; d < plan_.data; d += step) g.push_back(accelerator(d, r, t));
+      for (int d = 0; d < plan_.data; d += step) {
+        for (int c = 0; c < plan_.context; ++c) g.push_back(accelerator(d, r, t, c));
+      }
       out.push_back(std::move(g));
     }
     return out;
@@ -314,13 +332,16 @@ class Replay {
         }
         case SegmentKind::tensor:
           if (s.overlap_s > 0) {
-            overlapped_tensor(r, s);
+            overlapped_collective(r, s, tensor_groups(r), plan_.tensor, Blocking::tensor);
             return;
           }
-          run_groups(s.collective, s.bytes, tensor_groups(r), network::Algorithm::automatic, [this, r] { blocking_done(r, true); });
+          run_groups(s.collective, s.bytes, tensor_groups(r), network::Algorithm::automatic, [this, r] { blocking_done(r, Blocking::tensor); });
+          return;
+        case SegmentKind::context:
+          overlapped_collective(r, s, context_groups(r), plan_.context, Blocking::context);
           return;
         case SegmentKind::expert:
-          run_groups(s.collective, s.bytes, expert_groups(r), network::Algorithm::automatic, [this, r] { blocking_done(r, false); });
+          run_groups(s.collective, s.bytes, expert_groups(r), network::Algorithm::automatic, [this, r] { blocking_done(r, Blocking::expert); });
           return;
         case SegmentKind::zero:
           rank.zero_needed = rank.zero.needed(s.drain, s.wait_through);
@@ -365,7 +386,7 @@ class Replay {
 
   // ---- plan.overlap_param_gather ------------------------------------------------------------
   bool overlap_param_gather() const {
-    return plan_.overlap_param_gather && (plan_.zero_stage == 1 || plan_.zero_stage == 2) && plan_.data > 1;
+    return plan_.overlap_param_gather && (plan_.zero_stage == 1 || plan_.zero_stage == 2) && plan_.gradient_replicas() > 1;
   }
 
   // The steady state of Megatron-Core's overlapped parameter gather: the previous step's update
@@ -408,38 +429,39 @@ class Replay {
     return rank.gathered < need * (1 - 1e-12);
   }
 
-  // A tensor collective pipelined with its GEMM (plan.tp_comm_overlap): both run at once, in
-  // `tensor` chunks; when both are done, one chunk of the shorter remains (the pipeline's fill).
-  // The GEMM counts as compute, the rest of the segment as tensor-parallel communication.
-  void overlapped_tensor(int r, const Segment& s) {
+  // A collective pipelined with the kernels it overlaps (s.overlap_s): a tensor collective with
+  // its GEMM (plan.tp_comm_overlap), the ring of ring attention with the attention kernels. Both
+  // run at once, in `chunks` pieces; when both are done, one piece of the shorter remains (the
+  // pipeline's fill). The kernels count as compute, the rest of the segment as communication.
+  void overlapped_collective(int r, const Segment& s, Groups groups, int chunks, Blocking blocking) {
     auto left = std::make_shared<int>(2);
     auto comm_s = std::make_shared<double>(0);
-    const double gemm = s.overlap_s;
+    const double kernels = s.overlap_s;
     const bool recompute = s.recompute;
     const sim::Time start = engine_.now();
-    auto both = [this, r, left, comm_s, gemm, recompute] {
+    auto both = [this, r, left, comm_s, kernels, recompute, chunks, blocking] {
       if (--*left > 0) return;
-      const double fill = std::min(*comm_s, gemm) / std::max(1, plan_.tensor);
-      after(fill, [this, r, gemm, recompute] {
+      const double fill = std::min(*comm_s, kernels) / std::max(1, chunks);
+      after(fill, [this, r, kernels, recompute, blocking] {
         Rank& rank = ranks_[static_cast<std::size_t>(r)];
-        rank.compute += gemm;
-        if (recompute) rank.recompute += gemm;
-        else (rank.pass.forward ? rank.forward : rank.backward) += gemm;
-        blocking_done(r, true, gemm);
+        rank.compute += kernels;
+        if (recompute) rank.recompute += kernels;
+        else (rank.pass.forward ? rank.forward : rank.backward) += kernels;
+        blocking_done(r, blocking, kernels);
       });
     };
-    run_groups(s.collective, s.bytes, tensor_groups(r), network::Algorithm::automatic, [this, start, comm_s, both] {
+    run_groups(s.collective, s.bytes, std::move(groups), network::Algorithm::automatic, [this, start, comm_s, both] {
       *comm_s = (engine_.now() - start).seconds();
       both();
     });
-    after(gemm, both);
+    after(kernels, both);
   }
 
-  void blocking_done(int r, bool tensor, double overlapped_compute_s = 0) {
+  void blocking_done(int r, Blocking blocking, double overlapped_compute_s = 0) {
     Rank& rank = ranks_[static_cast<std::size_t>(r)];
     const Segment& s = rank.program->segments[rank.segment];
     const double t = (engine_.now() - rank.segment_start).seconds() - overlapped_compute_s;
-    (tensor ? rank.tensor : rank.expert) += t;
+    (blocking == Blocking::tensor ? rank.tensor : blocking == Blocking::expert ? rank.expert : rank.context) += t;
     span(rank.lane_blocking, network::to_string(s.collective) + " " + size_label(s.bytes), "communication", rank.segment_start);
     ++rank.segment;
     advance(r);
@@ -480,7 +502,7 @@ class Replay {
     Rank& rank = ranks_[static_cast<std::size_t>(r)];
     rank.sends[dir].push_back([this, r, to, to_vs, micro_batch, forward, per_rank, whole, gather_after, dir] {
       const sim::Time start = engine_.now();
-      auto remaining = std::make_shared<int>(plan_.tensor);
+      auto remaining = std::make_shared<int>(plan_.tensor * plan_.context);
       auto arrive = [this, r, to, to_vs, micro_batch, forward, whole, gather_after, dir, start] {
         Rank& sender = ranks_[static_cast<std::size_t>(r)];
         sender.pipe_busy += (engine_.now() - start).seconds();
@@ -502,17 +524,19 @@ class Replay {
       };
       auto shared_arrive = std::make_shared<std::function<void()>>(arrive);
       for (int t = 0; t < plan_.tensor; ++t) {
-        network::CollectiveSpec spec;
-        spec.kind = CollectiveKind::send_recv;
-        spec.bytes = per_rank;
-        spec.ranks = {accelerator(0, r, t), accelerator(0, to, t)};
-        if (spec.ranks[0] == spec.ranks[1] || per_rank <= 0) {
-          if (--*remaining == 0) after(0, *shared_arrive);
-          continue;
+        for (int c = 0; c < plan_.context; ++c) {
+          network::CollectiveSpec spec;
+          spec.kind = CollectiveKind::send_recv;
+          spec.bytes = per_rank;
+          spec.ranks = {accelerator(0, r, t, c), accelerator(0, to, t, c)};
+          if (spec.ranks[0] == spec.ranks[1] || per_rank <= 0) {
+            if (--*remaining == 0) after(0, *shared_arrive);
+            continue;
+          }
+          collectives_.start(spec, [remaining, shared_arrive](const network::CollectiveResult&) {
+            if (--*remaining == 0) (*shared_arrive)();
+          });
         }
-        collectives_.start(spec, [remaining, shared_arrive](const network::CollectiveResult&) {
-          if (--*remaining == 0) (*shared_arrive)();
-        });
       }
     });
     next_send(r, dir);
@@ -566,7 +590,7 @@ class Replay {
       return ps_reduction(ps, bucket.bytes, elements, plan_.data / ps.replicas_per_node,
                           optimizer_bytes_per_parameter(plan_.optimizer, plan_.precision));
     }
-    const int replicas = bucket.expert ? plan_.data / plan_.expert : plan_.data;
+    const int replicas = bucket.expert ? plan_.data / plan_.expert : plan_.gradient_replicas();
     return compressed_reduction({elements, bucket.matrices}, replicas, plan_.compression, g, c_.device, c_.profile);
   }
 
@@ -624,7 +648,7 @@ class Replay {
       try_reduce(r);
       maybe_optimizer(r);
     };
-    const int replicas = bucket.expert ? plan_.data / plan_.expert : plan_.data;
+    const int replicas = bucket.expert ? plan_.data / plan_.expert : plan_.gradient_replicas();
     if (phased()) {
       auto phases = std::make_shared<const std::vector<ReductionPhase>>(bucket_phases(bucket));
       rank.wire += wire_bytes(*phases, replicas);
@@ -645,7 +669,7 @@ class Replay {
     if (!rank.passes_done || rank.reducing || !rank.ready.empty() || rank.optimizer_started) return;
     rank.optimizer_started = true;
     rank.optimizer_start = engine_.now();
-    const double shard = plan_.zero_stage >= 1 ? plan_.data : 1;
+    const double shard = plan_.zero_stage >= 1 ? plan_.gradient_replicas() : 1;
     // Parameter servers step the optimizer on their CPUs (their time is in the pull's wait).
     const double bytes = plan_.parameter_server.enabled ? 0.0 : rank.parameters / shard * optimizer_bytes_per_parameter(plan_.optimizer, plan_.precision);
     // A fused multi-tensor optimizer (apex FusedAdam, torch's fused/foreach Adam) streams every
@@ -770,6 +794,7 @@ class Replay {
     b.recompute_s = k.recompute;
     b.tensor_comm_s = k.tensor;
     b.expert_comm_s = k.expert;
+    b.context_comm_s = k.context;
     b.gather_wait_s = k.gather_wait;
     b.reduce_wait_s = k.reduce_wait;
     b.zero_host_s = k.zero_host + k.after_step_host;
@@ -777,7 +802,7 @@ class Replay {
     b.optimizer_s = k.optimizer;
     b.exposed_dp_comm_s = std::max(0.0, (k.finish - k.passes_end).seconds() - k.optimizer - k.after_step_host);
     b.compression_blocking_s = k.compression_blocking;
-    b.pipeline_bubble_s = std::max(0.0, k.passes_end.seconds() - k.compute - k.tensor - k.expert - k.gather_wait - k.reduce_wait -
+    b.pipeline_bubble_s = std::max(0.0, k.passes_end.seconds() - k.compute - k.tensor - k.expert - k.context - k.gather_wait - k.reduce_wait -
                                             k.zero_host - k.offload - k.compression_blocking);
     b.dp_comm_busy_s = k.dp_busy;
     b.pipeline_comm_busy_s = k.pipe_busy;
@@ -791,9 +816,9 @@ class Replay {
     b.tokens_per_s = b.samples_per_s * c_.model->tokens_per_sample;
     double recompute_per_sample = 0;
     for (const StageProgram& s : program_.stages) recompute_per_sample += s.recompute_flops / plan_.micro_batch_size;
-    // Recompute FLOPs above are per tensor rank; the job does them on every tensor rank.
+    // Recompute FLOPs above are per tensor and context rank; the job does them on every one.
     b.model_flops_per_iteration = c_.model->training_flops_per_sample() * samples;
-    b.hardware_flops_per_iteration = b.model_flops_per_iteration + recompute_per_sample * plan_.tensor * samples;
+    b.hardware_flops_per_iteration = b.model_flops_per_iteration + recompute_per_sample * plan_.tensor * plan_.context * samples;
     const double devices = plan_.devices();
     b.tflops_per_device = b.model_flops_per_iteration / b.iteration_s / devices / 1e12;
     const double peak = c_.device.peak(plan_.precision);
