@@ -17,13 +17,14 @@
 namespace dlsim::experiment {
 namespace {
 
-const std::string kBase =
-    "seed: 3\n"
-    "pools:\n"
-    "  - {name: a, instance: aws/p3.16xlarge, nodes: 2}\n"
-    "jobs:\n"
-    "  - {name: big, gpus: 16, iterations: 1000, iteration_time: 1s}\n"
-    "  - {name: small, submit: 10s, gpus: 1, iterations: 100, iteration_time: 1s}\n";
+// Two jobs on one pool; line 7 is the first line after it.
+const std::string kBase = R"(seed: 3
+pools:
+  - {name: a, instance: aws/p3.16xlarge, nodes: 2}
+jobs:
+  - {name: big, gpus: 16, iterations: 1000, iteration_time: 1s}
+  - {name: small, submit: 10s, gpus: 1, iterations: 100, iteration_time: 1s}
+)";
 
 // The error loading kBase with `extra` appended and the --set arguments applied.
 ConfigError error_of(const std::string& extra, const std::vector<std::string>& sets = {}) {
