@@ -130,7 +130,7 @@ int check_command(std::ostream& out, const ScenarioOptions& o) {
     experiment::SweepSource source;
     source.path = o.scenario;
     source.set_arguments = sets_of(o);
-    experiment::load_variants(source, variants);
+    experiment::check_variants(source, variants);
     out << s.source << ": sweep of " << variants.size() << " variant" << (variants.size() == 1 ? "" : "s")
         << " (sweep.grid/zip/random), each ok: run it with 'dlsim sweep'\n";
   }

@@ -64,7 +64,11 @@ void apply_override(YAML::Node& root, const Override& o) {
   } catch (const YAML::Exception& e) {
     bad(o, "value is not valid YAML: " + e.msg);
   }
-  if (!value.IsDefined() || value.IsNull()) value = YAML::Node(o.value);  // "key=" sets an empty string
+  // "key=" sets an empty string; "key=null" (or ~) sets null, as in a file: the key reads as absent
+  // (its default, or no output file), never as the text "null".
+  if (!value.IsDefined() || (value.IsNull() && o.value.find_first_not_of(" \t") == std::string::npos)) {
+    value = YAML::Node(o.value);
+  }
   const std::vector<Step> steps = split_path(o);
   // yaml-cpp nodes are handles: assigning through `current` edits the tree in place.
   YAML::Node current = root;

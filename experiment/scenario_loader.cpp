@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "experiment/atomic_file.hpp"
 #include "experiment/catalog_yaml.hpp"
 #include "experiment/builtin_profiles.hpp"
 #include "experiment/cluster_yaml.hpp"
@@ -250,6 +251,11 @@ OutputConfig read_output(MapReader& o) {
   for (const auto& [key, path] : {std::pair{"results", out.results}, std::pair{"csv", out.csv}, std::pair{"trace", out.trace}}) {
     if (o.has(key) && path.empty()) o.fail(key, "expected a file path");
   }
+  // Refused before running: a folder, FIFO or device given as an output file (atomic_file.hpp).
+  for (const auto& [key, path] : {std::pair{"results", out.results}, std::pair{"csv", out.csv}, std::pair{"trace", out.trace},
+                                  std::pair{"jobs_csv", out.jobs_csv}}) {
+    if (const std::string why = path.empty() ? "" : unwritable_reason(path); !why.empty()) o.fail(key, why);
+  }
   const auto same_file = [](const std::string& a, const std::string& b) {
     return std::filesystem::absolute(a).lexically_normal() == std::filesystem::absolute(b).lexically_normal();
   };
@@ -420,8 +426,8 @@ Scenario read_scenario(const YAML::Node& root, const std::function<YAML::Node()>
     if (!top.has("workload")) top.fail_missing("workload", "the training job: model, batch, data (or 'collective' for a collective sweep)");
     MapReader workload(top.node("workload"), "workload", source);
     s.workload = read_workload(workload, s.cluster);
-    if (top.has("output") && root["output"]["jobs_csv"].IsDefined()) {
-      throw ConfigError(source.locate(root["output"]["jobs_csv"], "output.jobs_csv"), "output.jobs_csv",
+    if (const YAML::Node jobs_csv = child(child(root, "output"), "jobs_csv"); jobs_csv.IsDefined()) {
+      throw ConfigError(source.locate(jobs_csv, "output.jobs_csv"), "output.jobs_csv",
                         "only cluster scenarios (with pools:) have a jobs table");
     }
     top.allow({"collective"});
@@ -471,7 +477,14 @@ Scenario load_scenario_text(const std::string& text, const std::string& name,
   for (const auto& a : set_arguments) source.overrides.push_back(parse_set_argument(a));
   YAML::Node root;
   try {
-    root = YAML::Load(text);
+    // A second document would be silently ignored by YAML::Load: a scenario is one document.
+    const std::vector<YAML::Node> documents = YAML::LoadAll(text);
+    for (std::size_t i = 1; i < documents.size(); ++i) {
+      if (documents[i].IsNull()) continue;  // a trailing '---' with nothing after it
+      throw ConfigError(source.locate(documents[i], ""), "",
+                        "a second YAML document (after '---'): a scenario file holds one document; merge them or split the file");
+    }
+    if (!documents.empty()) root = documents.front();
   } catch (const YAML::Exception& e) {
     throw ConfigError({name, e.mark.line + 1, e.mark.column + 1}, "", "invalid YAML: " + e.msg);
   }
@@ -488,7 +501,14 @@ Scenario load_scenario_text(const std::string& text, const std::string& name,
     for (const Override& o : source.overrides) apply_override(fresh, o);
     return fresh;
   };
-  return read_scenario(root, fresh_root, source, base_dir);
+  try {
+    return read_scenario(root, fresh_root, source, base_dir);
+  } catch (const YAML::Exception& e) {
+    // A yaml-cpp failure the schema did not check first (every reader should use yaml_reader.hpp's
+    // checked access): still a located error about the input, never an internal one.
+    throw ConfigError({name, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1}, "",
+                      "a value has the wrong shape here (a list or mapping where a single value belongs, or the reverse)");
+  }
 }
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& set_arguments) {

@@ -95,6 +95,12 @@ std::vector<Scenario> load_variants(const SweepSource& source, const std::vector
   return scenarios;
 }
 
+void check_variants(const SweepSource& source, const std::vector<std::vector<std::string>>& variants, int threads) {
+  // Tasks start in index order and none starts after an error, so the error rethrown (the
+  // lowest index that failed) is the first bad variant's, whatever the thread count.
+  for_each_on_threads(variants.size(), threads, true, [&](std::size_t v) { load_variant(source, variants[v], v); });
+}
+
 void run_variants(const std::vector<Scenario>& scenarios, const std::vector<std::size_t>& todo, int threads,
                   const sim::InterruptFlag* interrupt, const std::function<void(std::size_t, Results&&)>& finished) {
   std::mutex report;
