@@ -131,7 +131,7 @@ std::vector<ResultRow> run_training(const Scenario& scenario, std::vector<models
 
 Results run(const Scenario& scenario, const sim::InterruptFlag* interrupt, const RunProgress& progress) {
   if (!scenario.sweep.variants.empty()) {
-    throw ConfigError({scenario.source, 0, 0}, "sweep",
+    throw ConfigError(scenario.sweep.variants.where, "sweep",
                       "the scenario sweeps variants (sweep.grid, zip or random): run it with 'dlsim sweep' (Python: dlsim.sweep)");
   }
   Results results;

@@ -489,7 +489,7 @@ Scenario load_scenario_text(const std::string& text, const std::string& name,
     throw ConfigError({name, e.mark.line + 1, e.mark.column + 1}, "", "invalid YAML: " + e.msg);
   }
   if (!root.IsDefined() || root.IsNull()) {
-    if (source.overrides.empty()) throw ConfigError({name, 0, 0}, "", "the scenario is empty");
+    if (source.overrides.empty()) throw ConfigError({name, 1, 1}, "", "the scenario is empty");
     root = YAML::Node(YAML::NodeType::Map);
   }
   if (!root.IsMap()) throw ConfigError(source.locate(root, ""), "", "a scenario is a mapping with keys cluster, workload, ...");

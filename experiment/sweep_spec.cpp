@@ -122,6 +122,7 @@ VariantSweep read_variant_sweep(const YAML::Node& sweep, const Source& source, s
   VariantSweep out;
   out.random_seed = scenario_seed;
   if (!sweep.IsDefined() || sweep.IsNull() || !sweep.IsMap()) return out;
+  out.where = source.locate(sweep, "sweep");
   if (const YAML::Node grid = child(sweep, "grid"); grid.IsDefined() && !grid.IsNull()) out.grid = read_lists(grid, "sweep.grid", source);
   if (const YAML::Node zip = child(sweep, "zip"); zip.IsDefined() && !zip.IsNull()) {
     out.zip = read_lists(zip, "sweep.zip", source);

@@ -68,7 +68,7 @@ const std::vector<Case>& cases() {
       {"yaml_bad_indentation", "  nodes: 1\n", " nodes: 1\n", "", 4, 2, "invalid YAML"},
       {"top_level_list", kBase, "- cluster\n- workload\n", "", 1, 1, "a scenario is a mapping"},
       {"top_level_scalar", kBase, "just some text\n", "", 1, 1, "a scenario is a mapping"},
-      {"empty_scenario", kBase, "", "", 0, 0, "the scenario is empty"},
+      {"empty_scenario", kBase, "", "", 1, 1, "the scenario is empty"},
       {"duplicate_key", "  nodes: 1\n", "  nodes: 1\n  nodes: 2\n", "cluster.nodes", 5, 3, "duplicate key 'nodes'"},
       {"duplicate_top_level_key", "  results: out.h5\n", "  results: out.h5\nseed: 2\n", "seed", 15, 1,
        "duplicate key 'seed'"},
