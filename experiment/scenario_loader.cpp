@@ -132,7 +132,8 @@ std::string fit_advice(const models::ModelGraph& model, const models::ParallelPl
 // Engine pick a FlashAttention kernel when one runs, and fall back on the unfused product.
 void resolve_attention(const MapReader& w, WorkloadConfig& wl, const models::DeviceSpec& device, const std::string& choice,
                        const std::string& key, const YAML::Node& at) {
-  const std::string unavailable = models::flash_attention_unavailable(wl.precision, device);
+  // Under fp8 attention runs in bf16 (Transformer Engine's recipe, models/fp8_recipe.hpp).
+  const std::string unavailable = models::flash_attention_unavailable(models::storage_precision(wl.precision), device);
   if (choice == "flash" && !unavailable.empty()) {
     throw ConfigError(w.source().locate(at, key), key, unavailable + "; use attention: unfused (or auto)");
   }

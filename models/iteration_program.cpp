@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "models/fp8_recipe.hpp"
 #include "models/layer_kernels.hpp"
 #include "models/roofline.hpp"
 
@@ -183,8 +184,11 @@ struct Builder {
   // model: its launch cost is inside).
   KernelTimes layer_compute(int i, const Layer& share, bool backward) {
     KernelTimes k;
+    // precision fp8: the linear layers' GEMMs in FP8, everything else in bf16 (fp8_recipe.hpp).
+    const bool fp8 = runs_in_fp8(share, plan.precision);
+    const Precision precision = fp8 ? Precision::fp8 : storage_precision(plan.precision);
     if (!profile.kernels.present()) {
-      const LayerTime t = layer_time(share, plan.micro_batch_size, plan.precision, device, profile, out_of_range);
+      const LayerTime t = layer_time(share, plan.micro_batch_size, precision, device, profile, out_of_range);
       k.seconds = backward ? t.backward_s : t.forward_s;
       k.kernels = 1;
       k.by_family[static_cast<std::size_t>(is_matrix_layer(share.kind) ? KernelFamilyKind::gemm : KernelFamilyKind::memory)] = k.seconds;
@@ -192,7 +196,10 @@ struct Builder {
     }
     double chained = 0;
     if (share.fused && i > 0) chained = rank_share(model.layers[static_cast<std::size_t>(i - 1)], plan).activation_elements;
-    const LayerKernelTimes t = layer_kernel_times(share, plan.micro_batch_size, plan.precision, device, profile, chained);
+    const bool after_norm = i > 0 && model.layers[static_cast<std::size_t>(i - 1)].kind == LayerKind::norm;
+    const Fp8Casts cast{plan.zero_stage != 3, static_cast<double>(plan.micro_batches), after_norm};
+    const LayerKernelTimes t = fp8 ? fp8_linear_kernel_times(share, plan.micro_batch_size, cast, device, profile)
+                                   : layer_kernel_times(share, plan.micro_batch_size, precision, device, profile, chained);
     KernelTimes pass = backward ? t.backward : t.forward;
     const double device_s = with_host(pass, backward);
     pass.by_family[static_cast<std::size_t>(dominant_family(pass))] += device_s - pass.seconds;  // host stalls
@@ -228,6 +235,8 @@ struct Builder {
         if (plan.tp_comm_overlap && s.overlap_s == 0) waiting_overlap.push_back(pass.segments.size() - 1);
         s.overlap_s = 0;
         s.collective = network::CollectiveKind::all_gather;
+        // fp8: the norm after writes FP8 and the forward all-gathers that (fp8_recipe.hpp).
+        if (plan.precision == Precision::fp8 && !backward_pass) s.bytes *= kFp8Bytes / element;
       }
       pass.segments.push_back(s);
       if (plan.tp_comm_overlap && plan.sequence_parallel) waiting_overlap.push_back(pass.segments.size() - 1);
@@ -400,7 +409,7 @@ void zero3_passes(Builder& b, StageProgram& stage, const ModelGraph& model, cons
 IterationProgram build_iteration_program(const ModelGraph& model, const ParallelPlan& plan, const DeviceSpec& device,
                                          const DeviceProfile& profile) {
   IterationProgram program;
-  Builder b{model, plan, device, profile, bytes_per_element(plan.precision), bytes_per_element(plan.gradient_precision),
+  Builder b{model, plan, device, profile, bytes_per_element(storage_precision(plan.precision)), bytes_per_element(plan.gradient_precision),
             &program.profile_out_of_range};
   const auto ranges = stage_partition(plan, model);
   for (const LayerRange& range : ranges) {

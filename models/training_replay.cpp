@@ -394,7 +394,7 @@ class Replay {
   // while forward runs; nothing is gathered after the step.
   void start_param_gathers(int r) {
     Rank& rank = ranks_[static_cast<std::size_t>(r)];
-    const double element = bytes_per_element(plan_.precision);
+    const double element = bytes_per_element(storage_precision(plan_.precision));
     double total = 0;
     for (int k = 0; k < plan_.virtual_stages; ++k) {
       rank.chunk_offset.push_back(total);
@@ -687,7 +687,7 @@ class Replay {
       if ((plan_.zero_stage == 1 || plan_.zero_stage == 2) && !overlap_param_gather()) {
         // Every replica updated its shard: gather the new parameters.
         const sim::Time start = engine_.now();
-        const double bytes = rk.parameters * bytes_per_element(plan_.precision);
+        const double bytes = rk.parameters * bytes_per_element(storage_precision(plan_.precision));
         run_groups(CollectiveKind::all_gather, bytes, data_groups(r, false), network::Algorithm::automatic, [this, r, start, bytes] {
           Rank& k = ranks_[static_cast<std::size_t>(r)];
           k.dp_busy += (engine_.now() - start).seconds();
