@@ -46,9 +46,9 @@ struct ValidateFlags {
 int validate_command(std::ostream& out, std::ostream& err, const ValidateFlags& flags);
 struct KernelFlags {
   std::string input;       // --input TABLE.csv: predict every row of a measured table
-  std::string output;      // --output OUT.csv (run's option): the table with predicted_ms
-  std::string device;      // --device CATALOG-NAME (calibrate's option)
-  std::string gpu;         // --gpu LABEL (calibrate's option): a table's label, e.g. A100
+  std::string output;      // --output OUT.csv: the table with predicted_ms
+  std::string device;      // --device CATALOG-NAME
+  std::string gpu;         // --gpu LABEL: a table's label, e.g. A100
   std::string gemm;        // --gemm MxNxK: one GEMM
   std::string precision;   // --precision (default fp16)
   std::string layout;      // --layout nt|nn|tn (default nt)

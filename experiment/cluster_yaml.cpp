@@ -466,12 +466,22 @@ ClusterScenario read_cluster_scenario(const YAML::Node& root, const std::functio
         try {
           apply_override(variant_root, overrides[o]);
         } catch (const ConfigError& e) {
-          throw ConfigError(e.where(), (from_sweep ? "sweep." : "variants[" + std::to_string(k) + "].") + overrides[o].path, e.message());
+          const ConfigError located = located_in_file(e, overrides, source.overrides, source.file);
+          throw ConfigError(located.where(), (from_sweep ? "sweep." : "variants[" + std::to_string(k) + "].") + overrides[o].path,
+                            e.message());
         }
         variant_source.overrides.push_back(overrides[o]);
         if (picked[k].name.empty() || from_sweep) label += (label.empty() ? "" : ", ") + overrides[o].path + "=" + overrides[o].value;
       }
-      ClusterVariant v = read_variant(variant_root, variant_source, base_dir, seed, catalog, rates, files);
+      ClusterVariant v;
+      try {
+        v = read_variant(variant_root, variant_source, base_dir, seed, catalog, rates, files);
+      } catch (const ConfigError& e) {
+        // A variants or sweep value is the file's, not a --set the user typed.
+        const ConfigError located = located_in_file(e, overrides, source.overrides, source.file);
+        if (located.where().file == e.where().file) throw;
+        throw ConfigError(located.where(), located.key_path(), located.message() + " [in variant " + label + "]");
+      }
       v.label = label.empty() ? "base" : label;
       out.variants.push_back(std::move(v));
     }

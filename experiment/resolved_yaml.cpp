@@ -255,6 +255,7 @@ void emit_workload(YAML::Emitter& out, const WorkloadConfig& w) {
   if (w.dataset_samples > 0) out << YAML::Key << "dataset_samples" << YAML::Value << w.dataset_samples;
   if (w.epochs > 0) out << YAML::Key << "epochs" << YAML::Value << w.epochs;
   if (w.iterations > 0) out << YAML::Key << "iterations" << YAML::Value << w.iterations;
+  if (w.tokens > 0) out << YAML::Key << "tokens" << YAML::Value << w.tokens;
   out << YAML::Key << "overlap" << YAML::Value << w.overlap;
   out << YAML::Key << "bucket_bytes" << YAML::Value << w.bucket_bytes;
   out << YAML::Key << "gradient_precision" << YAML::Value << std::string(models::to_string(w.gradient_precision));

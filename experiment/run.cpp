@@ -85,8 +85,8 @@ ResultRow evaluate(const Scenario& s, int nodes, int plan_index, models::Iterati
   row.cost_per_epoch = has_dataset ? row.cost_per_hour * row.time_per_epoch_s / 3600.0 : kNaN;
 
   const std::int64_t per_epoch = has_dataset ? static_cast<std::int64_t>(std::ceil(wl.dataset_samples / row.global_batch)) : 0;
-  row.iterations = wl.iterations > 0 ? wl.iterations
-                                     : static_cast<std::int64_t>(std::ceil(wl.epochs * wl.dataset_samples / row.global_batch));
+  const double samples_to_train = wl.tokens > 0 ? wl.tokens / wl.model.tokens_per_sample : wl.epochs * wl.dataset_samples;
+  row.iterations = wl.iterations > 0 ? wl.iterations : static_cast<std::int64_t>(std::ceil(samples_to_train / row.global_batch));
   scheduler::FixedClusterJob job{nodes, row.cost_per_hour / nodes, step.iteration_s, row.iterations, per_epoch, {}};
   sim::Engine engine;
   sim::Recorder recorder;

@@ -90,6 +90,7 @@ struct WorkloadConfig {
   // definition): Megatron-style FLOP counts need layers, hidden and vocabulary.
   std::optional<models::DecoderConfig> decoder;
   models::Precision precision = models::Precision::fp32;
+  bool precision_is_default = false;  // not given: the device's usual training precision
   models::Precision gradient_precision = models::Precision::fp32;
   models::Optimizer optimizer = models::Optimizer::sgd_momentum;
   BatchMode batch_mode = BatchMode::per_device;
@@ -97,6 +98,7 @@ struct WorkloadConfig {
   double dataset_samples = 0;     // 0 when the work is given in iterations only
   double epochs = 0;              // > 0 with dataset_samples
   std::int64_t iterations = 0;    // > 0 when the work is given in iterations
+  double tokens = 0;              // > 0 when the work is given in tokens (language models)
   bool overlap = true;
   double bucket_bytes = 25.0 * 1024 * 1024;
   PlanConfig plan;

@@ -40,6 +40,22 @@ const std::vector<std::string> kPrecisions{"fp32", "tf32", "fp16", "bf16", "fp8"
 
 models::Precision precision_of(const std::string& s) { return *models::parse_precision(s); }
 
+// The precision a device usually trains in, the default of workload.precision: mixed bf16 from
+// Ampere on and on TPUs, mixed fp16 on Volta and Turing (tensor cores without bf16), fp32 on
+// older or unknown devices.
+std::string usual_precision(const models::DeviceSpec& device) {
+  using models::Generation;
+  switch (device.generation) {
+    case Generation::ampere:
+    case Generation::ada:
+    case Generation::hopper:
+    case Generation::tpu: return device.supports(models::Precision::bf16) ? "bf16" : "fp32";
+    case Generation::volta:
+    case Generation::turing: return device.supports(models::Precision::fp16) ? "fp16" : "fp32";
+    default: return "fp32";
+  }
+}
+
 ClusterConfig read_cluster(MapReader& r, const models::Catalog& catalog, const std::string& base_dir) {
   ClusterConfig c;
   const YAML::Node instance = r.node("instance");
@@ -100,6 +116,16 @@ void read_batch(MapReader& w, WorkloadConfig& wl) {
 
 void read_work(MapReader& w, WorkloadConfig& wl) {
   wl.iterations = w.integer("iterations", 1, kMaxIterations, 0);
+  // tokens: as in cluster jobs, the work of a language model in tokens (iterations follow from
+  // the global batch and the sequence length).
+  w.allow({"tokens"});
+  if (w.has("tokens")) {
+    if (wl.model.tokens_per_sample <= 1) {
+      w.fail("tokens", "model '" + wl.model_name + "' has no sequence: give iterations or data: {samples, epochs}");
+    }
+    if (wl.iterations > 0) w.fail("tokens", "give the amount of work once: tokens or iterations, not both");
+    wl.tokens = w.number("tokens", 1, 1e18);
+  }
   if (w.has("data")) {
     MapReader d(w.node("data"), w.path_of("data"), w.source());
     wl.dataset_samples = d.number("samples", 1, kMaxSamples);
@@ -108,12 +134,15 @@ void read_work(MapReader& w, WorkloadConfig& wl) {
     if (wl.epochs > 0 && wl.iterations > 0) {
       w.fail("iterations", "give the amount of work once: data.epochs or iterations, not both");
     }
-    if (wl.epochs == 0 && wl.iterations == 0) {
+    if (wl.epochs > 0 && wl.tokens > 0) w.fail("tokens", "give the amount of work once: data.epochs or tokens, not both");
+    if (wl.epochs == 0 && wl.iterations == 0 && wl.tokens == 0) {
       d.fail_missing("epochs", "passes over the dataset (or give workload.iterations instead)");
     }
   } else {
     w.allow({"data"});
-    if (wl.iterations == 0) w.fail_missing("data", "the work to do: data: {samples: N, epochs: E}, or iterations: N");
+    if (wl.iterations == 0 && wl.tokens == 0) {
+      w.fail_missing("data", "the work to do: data: {samples: N, epochs: E}, iterations: N, or tokens: N (language models)");
+    }
   }
 }
 
@@ -191,7 +220,8 @@ WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
     if (w.node("attention").IsDefined()) attention_at = w.node("attention");
   }
 
-  const std::string precision = w.choice("precision", kPrecisions, "fp32");
+  wl.precision_is_default = !w.has("precision");
+  const std::string precision = w.choice("precision", kPrecisions, usual_precision(cluster.device));
   wl.precision = precision_of(precision);
   if (!cluster.device.supports(wl.precision)) {
     std::string supported;

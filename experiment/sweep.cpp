@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "experiment/config_error.hpp"
+#include "experiment/overrides.hpp"
 #include "experiment/load.hpp"
 
 namespace dlsim::experiment {
@@ -80,7 +81,12 @@ Scenario load_variant(const SweepSource& source, const std::vector<std::string>&
       for (std::size_t i = 0; i < overrides.size(); ++i) which += (i ? ", " : "") + overrides[i];
       which += ")";
     }
-    throw ConfigError(e.where(), e.key_path(), e.message() + " [in " + which + "]");
+    // Not "--set ..." when the value came from the file's sweep section, not the command line.
+    std::vector<Override> written, typed;
+    for (const std::string& o : overrides) written.push_back(parse_set_argument(o));
+    for (const std::string& o : source.set_arguments) typed.push_back(parse_set_argument(o));
+    const ConfigError located = located_in_file(e, written, typed, source.path.empty() ? source.name : source.path);
+    throw ConfigError(located.where(), located.key_path(), located.message() + " [in " + which + "]");
   }
 }
 

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
@@ -15,6 +16,19 @@ std::string number(double v, const char* format) {
   if (std::isnan(v)) return "-";
   char buf[64];
   std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+// At least `decimals` decimals and at least three significant digits: an LLM's 7.23 samples/s or a
+// CPU's 0.0412 must not print as "7" or "0" (no exponent: values below 1e-6 print as 0).
+std::string significant(double v, int decimals) {
+  if (std::isnan(v)) return "-";
+  if (v != 0 && std::isfinite(v)) {
+    const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(v))));
+    decimals = std::clamp(2 - magnitude, decimals, 6);
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
   return buf;
 }
 
@@ -74,21 +88,39 @@ void print_table(std::ostream& out, const Results& results) {
     print_collective_table(out, results);
     return;
   }
-  const std::vector<std::string> header{"nodes", "accel", "plan", "samples/s", "p10-p90", "per accel", "TFLOP/s/accel", "MFU",
-                                        "HFU", "memory/accel", "epoch time", "USD/hour", "USD/epoch", "efficiency", "exposed comm"};
+  // tokens/s for language models (more than one token per sample); scaling efficiency only when
+  // there are sizes to compare.
+  bool tokens = false;
+  std::vector<int> sizes;
+  for (const ResultRow& r : results.rows) {
+    tokens = tokens || r.tokens_per_s > r.samples_per_s;
+    if (std::find(sizes.begin(), sizes.end(), r.nodes) == sizes.end()) sizes.push_back(r.nodes);
+  }
+  const bool efficiency = sizes.size() > 1;
+  std::vector<std::string> header{"nodes", "accel", "plan", "samples/s"};
+  if (tokens) header.push_back("tokens/s");
+  for (const char* h : {"p10-p90", "per accel", "TFLOP/s/accel", "MFU", "HFU", "memory/accel", "epoch time", "USD/hour", "USD/epoch"}) {
+    header.push_back(h);
+  }
+  if (efficiency) header.push_back("efficiency");
+  header.push_back("exposed comm");
   std::vector<std::vector<std::string>> cells;
   for (const ResultRow& r : results.rows) {
     // The kernel model's error band (iteration_time_p10/p90) as throughputs: slow end first.
-    const std::string band = r.iteration_p90_s > 0 ? number(r.global_batch / r.iteration_p90_s, "%.0f") + "-" +
-                                                         number(r.global_batch / r.iteration_p10_s, "%.0f")
+    const std::string band = r.iteration_p90_s > 0 ? significant(r.global_batch / r.iteration_p90_s, 0) + "-" +
+                                                         significant(r.global_batch / r.iteration_p10_s, 0)
                                                    : "-";
-    cells.push_back({std::to_string(r.nodes), std::to_string(r.accelerators), r.plan, number(r.samples_per_s, "%.0f"), band,
-                     number(r.samples_per_s_per_accelerator, "%.1f"), number(r.tflops_per_accelerator, "%.1f"),
-                     number(100.0 * r.mfu, "%.1f%%"), number(100.0 * r.hfu, "%.1f%%"), format_size(r.memory_bytes),
-                     std::isnan(r.time_per_epoch_s) ? "-" : format_duration(r.time_per_epoch_s),
-                     number(r.cost_per_hour, "%.2f"), number(r.cost_per_epoch, "%.2f"),
-                     number(100.0 * r.scaling_efficiency, "%.1f%%"),
-                     number(100.0 * r.exposed_comm_s / r.iteration_s, "%.1f%%")});
+    std::vector<std::string> row{std::to_string(r.nodes), std::to_string(r.accelerators), r.plan, significant(r.samples_per_s, 0)};
+    if (tokens) row.push_back(significant(r.tokens_per_s, 0));
+    for (std::string cell : {band, significant(r.samples_per_s_per_accelerator, 1), significant(r.tflops_per_accelerator, 1),
+                             number(100.0 * r.mfu, "%.1f%%"), number(100.0 * r.hfu, "%.1f%%"), format_size(r.memory_bytes),
+                             std::isnan(r.time_per_epoch_s) ? std::string("-") : format_duration(r.time_per_epoch_s),
+                             number(r.cost_per_hour, "%.2f"), number(r.cost_per_epoch, "%.2f")}) {
+      row.push_back(std::move(cell));
+    }
+    if (efficiency) row.push_back(number(100.0 * r.scaling_efficiency, "%.1f%%"));
+    row.push_back(number(100.0 * r.exposed_comm_s / r.iteration_s, "%.1f%%"));
+    cells.push_back(std::move(row));
   }
   std::vector<std::size_t> width(header.size());
   for (std::size_t c = 0; c < header.size(); ++c) {
@@ -114,10 +146,7 @@ void print_table(std::ostream& out, const Results& results) {
         << part("pipeline bubble", last.pipeline_bubble_s) << part("exposed data-parallel comm", last.exposed_comm_s)
         << part("framework overhead", last.framework_overhead_s) << part("gradient compression", last.compression_blocking_s)
         << part("optimizer", last.optimizer_s);
-    if (last.tokens_per_s > last.samples_per_s) {
-      out << "; " << number(last.tokens_per_s, "%.0f") << " tokens/s (" << number(last.tokens_per_s / last.accelerators, "%.0f")
-          << " per accelerator)";
-    }
+    if (tokens) out << "; " << significant(last.tokens_per_s / last.accelerators, 0) << " tokens/s per accelerator";
     out << "\n";
     const double kernels = last.gemm_s + last.memory_kernels_s + last.conv_s + last.attention_s;
     if (kernels > 0) {

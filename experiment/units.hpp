@@ -27,6 +27,8 @@ std::string_view dimension_name(Dimension dimension);
 
 // Formats a value with an SI-ish unit for printing ("25 Gbps", "80 GiB", "1.5 ms").
 std::string format_bandwidth(double bytes_per_s);
+// Bytes per second in GB/s or TB/s (decimal), as memory bandwidths are quoted: "2.039 TB/s".
+std::string format_byte_rate(double bytes_per_s);
 std::string format_size(double bytes);
 std::string format_duration(double seconds);
 std::string format_quantity(double value, Dimension dimension);
