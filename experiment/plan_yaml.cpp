@@ -172,9 +172,10 @@ PlanConfig read_plan(MapReader& r) {
   p.expert = static_cast<int>(r.integer("expert", 1, 4096, 1));
   p.context = static_cast<int>(r.integer("context", 1, 4096, 1));
   p.sequence_parallel = r.boolean("sequence_parallel", false);
-  const std::string schedule = r.choice("schedule", {"1f1b", "gpipe", "interleaved-1f1b"}, "1f1b");
+  const std::string schedule = r.choice("schedule", {"1f1b", "gpipe", "interleaved-1f1b", "zb-h1"}, "1f1b");
   p.schedule = schedule == "gpipe" ? models::PipelineSchedule::gpipe
                : schedule == "interleaved-1f1b" ? models::PipelineSchedule::interleaved
+               : schedule == "zb-h1"            ? models::PipelineSchedule::zb_h1
                                                 : models::PipelineSchedule::one_f_one_b;
   p.virtual_stages = static_cast<int>(r.integer("virtual_stages", 1, 1024, 1));
   p.micro_batch_size = static_cast<int>(r.integer("micro_batch_size", 1, 100'000'000, 0));

@@ -67,7 +67,11 @@ LayerKernelTimes fp8_linear_kernel_times(const Layer& share, double b, const Fp8
   if (casts.input_from_norm && d.weight_gradient) t.backward.add(KernelFamilyKind::memory, cast(input * kTransposeBytes));
   t.backward.add(KernelFamilyKind::memory, cast(output * kCastTransposeBytes + kAmaxUpdateBytes));
   if (d.input_gradient) t.backward.add(KernelFamilyKind::gemm, gemm(m, d.depth, d.cols));
-  if (d.weight_gradient) t.backward.add(KernelFamilyKind::gemm, gemm(d.depth, d.cols, m));
+  if (d.weight_gradient) {
+    const double s = gemm(d.depth, d.cols, m);
+    t.backward.add(KernelFamilyKind::gemm, s);
+    t.weight.add(KernelFamilyKind::gemm, s);  // a zero-bubble schedule's W pass (layer_kernels.hpp)
+  }
   return t;
 }
 

@@ -5,6 +5,7 @@
 
 #include "models/fp8_recipe.hpp"
 #include "models/layer_kernels.hpp"
+#include "models/pipeline_schedule.hpp"
 #include "models/roofline.hpp"
 
 namespace dlsim::models {
@@ -100,6 +101,10 @@ struct Builder {
   double pending_gradients = 0;
   bool bucket_gradients = true;      // false under ZeRO-3: its schedule reduce-scatters them
   std::size_t last_compute = 0;      // index of the compute segment the last layer ran in
+  // ZB-H1: the stage's W pass being built beside its B pass, with its own host lead and cut.
+  PassProgram* weight_pass = nullptr;
+  double weight_slack = 0;
+  bool weight_cut = false;
 
   Segment& open_compute(PassProgram& pass, bool recompute = false) {
     const Segment* last = pass.segments.empty() ? nullptr : &pass.segments.back();
@@ -182,7 +187,9 @@ struct Builder {
   // One layer's forward or backward on this rank: kernel-level where the device has a kernel
   // profile (layer_kernels.hpp), else the roofline (roofline.hpp, one time per pass, no host
   // model: its launch cost is inside).
-  KernelTimes layer_compute(int i, const Layer& share, bool backward) {
+  // With `weight` (ZB-H1's backward), the weight-gradient kernels are left out of the returned
+  // B part and given there, before the host model (the W pass runs them later).
+  KernelTimes layer_compute(int i, const Layer& share, bool backward, KernelTimes* weight = nullptr) {
     KernelTimes k;
     // precision fp8: the linear layers' GEMMs in FP8, everything else in bf16 (fp8_recipe.hpp).
     const bool fp8 = runs_in_fp8(share, plan.precision);
@@ -191,7 +198,13 @@ struct Builder {
       const LayerTime t = layer_time(share, plan.micro_batch_size, precision, device, profile, out_of_range);
       k.seconds = backward ? t.backward_s : t.forward_s;
       k.kernels = 1;
-      k.by_family[static_cast<std::size_t>(is_matrix_layer(share.kind) ? KernelFamilyKind::gemm : KernelFamilyKind::memory)] = k.seconds;
+      const auto family = is_matrix_layer(share.kind) ? KernelFamilyKind::gemm : KernelFamilyKind::memory;
+      // roofline.cpp times a backward with weights as two equal kernels, one of them dB.
+      if (weight != nullptr && has_weight_gradient(share)) {
+        k.seconds /= 2;
+        weight->add(family, k.seconds);
+      }
+      k.by_family[static_cast<std::size_t>(family)] = k.seconds;
       return k;
     }
     double chained = 0;
@@ -201,8 +214,20 @@ struct Builder {
     const LayerKernelTimes t = fp8 ? fp8_linear_kernel_times(share, plan.micro_batch_size, cast, device, profile)
                                    : layer_kernel_times(share, plan.micro_batch_size, precision, device, profile, chained);
     KernelTimes pass = backward ? t.backward : t.forward;
+    if (weight != nullptr) {
+      *weight = t.weight;
+      pass.seconds -= t.weight.seconds;
+      pass.kernels -= t.weight.kernels;
+      for (std::size_t f = 0; f < pass.by_family.size(); ++f) pass.by_family[f] -= t.weight.by_family[f];
+    }
+    return on_host(pass, backward);
+  }
+
+  // The kernels' device time once the host's launches are accounted (with_host); host stalls go
+  // to the dominant family.
+  KernelTimes on_host(KernelTimes pass, bool backward) {
     const double device_s = with_host(pass, backward);
-    pass.by_family[static_cast<std::size_t>(dominant_family(pass))] += device_s - pass.seconds;  // host stalls
+    pass.by_family[static_cast<std::size_t>(dominant_family(pass))] += device_s - pass.seconds;
     pass.seconds = device_s;
     return pass;
   }
@@ -323,27 +348,49 @@ struct Builder {
       backward_pass = true;
       add_collectives(pass, i, layer);
       const Layer share = rank_share(layer, plan);
-      const KernelTimes k = layer_compute(i, share, true);
+      KernelTimes weight;
+      const KernelTimes k = layer_compute(i, share, true, weight_pass != nullptr ? &weight : nullptr);
       if (ring_attention(pass, share, k, false, true)) {
         cut = true;
       } else if (!overlapped(pass, layer, k, false)) {
         add_compute(pass, k, false);
       }
-      if (!bucket_gradients) continue;
-      Segment& s = open_compute(pass);
-      const double gradients = share.parameters * gradient_element;
-      s.gradient_bytes += gradients;
-      if (layer.experts > 0) s.expert_gradient_bytes += gradients;
-      if (plan.compression.method == CompressionMethod::powersgd) {
-        for (const WeightMatrix& m : weight_matrices(share, model.tokens_per_sample)) s.gradient_matrices.push_back(m);
+      if (weight_pass != nullptr) {
+        weight_layer(weight, layer, share);
+        continue;
       }
-      // End the segment where a gradient bucket fills, so that the replay can start reducing
-      // it there (DDP launches a bucket's all-reduce as soon as its last gradient is ready).
-      pending_gradients += gradients;
-      if (pending_gradients >= plan.bucket_bytes) {
-        cut = true;
-        pending_gradients = 0;
-      }
+      if (bucket_gradients) add_gradients(pass, layer, share);
+    }
+  }
+
+  // ZB-H1: layer `layer`'s weight-gradient kernels and its gradients, appended to the W pass.
+  void weight_layer(const KernelTimes& weight, const Layer& layer, const Layer& share) {
+    std::swap(slack, weight_slack);
+    std::swap(cut, weight_cut);
+    const std::size_t b_last_compute = last_compute;
+    const KernelTimes k = profile.kernels.present() ? on_host(weight, true) : weight;
+    if (k.seconds > 0) add_compute(*weight_pass, k, false);
+    if (bucket_gradients) add_gradients(*weight_pass, layer, share);
+    last_compute = b_last_compute;
+    std::swap(slack, weight_slack);
+    std::swap(cut, weight_cut);
+  }
+
+  // The gradients layer `layer` finishes, on the pass's current compute segment.
+  void add_gradients(PassProgram& pass, const Layer& layer, const Layer& share) {
+    Segment& s = open_compute(pass);
+    const double gradients = share.parameters * gradient_element;
+    s.gradient_bytes += gradients;
+    if (layer.experts > 0) s.expert_gradient_bytes += gradients;
+    if (plan.compression.method == CompressionMethod::powersgd) {
+      for (const WeightMatrix& m : weight_matrices(share, model.tokens_per_sample)) s.gradient_matrices.push_back(m);
+    }
+    // End the segment where a gradient bucket fills, so that the replay can start reducing
+    // it there (DDP launches a bucket's all-reduce as soon as its last gradient is ready).
+    pending_gradients += gradients;
+    if (pending_gradients >= plan.bucket_bytes) {
+      cut = true;
+      pending_gradients = 0;
     }
   }
 };
@@ -442,6 +489,9 @@ IterationProgram build_iteration_program(const ModelGraph& model, const Parallel
       b.cut = false;
       b.slack = 0;
       b.waiting_overlap.clear();
+      b.weight_pass = splits_weight_gradients(plan) ? &stage.weight : nullptr;
+      b.weight_slack = 0;
+      b.weight_cut = false;
       // Backward block by block from the last (recomputation re-runs each block first).
       const auto blocks = blocks_of(model, range);
       for (std::size_t k = blocks.size(); k-- > 0;) {
@@ -451,6 +501,7 @@ IterationProgram build_iteration_program(const ModelGraph& model, const Parallel
         if (in_block && plan.recompute == Recompute::selective) b.forward_layers(stage.backward, r.first, r.last, true, true);
         b.backward_layers(stage.backward, r.first, r.last);
       }
+      b.weight_pass = nullptr;
     }
     program.stages.push_back(std::move(stage));
   }

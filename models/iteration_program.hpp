@@ -29,6 +29,10 @@
 // inputs are copied to the host in forward and back before recomputation (cpu_checkpointing, at
 // the device's PCIe bandwidth, on the compute stream as DeepSpeed's blocking copies are), and
 // all-gathered over the tensor group before recomputation (partition_activations).
+// Under ZB-H1 (pipeline_schedule.hpp) a stage's backward is its B pass: everything but the
+// weight-gradient kernels (layer_kernels.hpp's LayerKernelTimes::weight), recomputation
+// included; its W pass runs those kernels, layer by layer in backward order (as the zero-bubble
+// implementation queues them), and carries the gradient bytes, so buckets fill when W runs.
 #pragma once
 #include <array>
 #include <string>
@@ -81,6 +85,7 @@ struct StageProgram {
   LayerRange layers;
   PassProgram forward;
   PassProgram backward;
+  PassProgram weight;                  // ZB-H1's W pass (splits_weight_gradients); empty otherwise
   double output_bytes = 0;             // activation sent to the next stage (whole tensor, this context rank's tokens, one micro-batch)
   double parameters = 0;               // held by one rank (after tensor and expert splitting)
   double expert_parameters = 0;        // of which experts

@@ -43,12 +43,21 @@ LayerKernelTimes matmul_kernels(const Layer& share, double b, Precision precisio
   LayerKernelTimes t;
   t.forward.add(KernelFamilyKind::gemm, gemm(m, d.cols, d.depth, GemmLayout::nt));
   if (d.input_gradient) t.backward.add(KernelFamilyKind::gemm, gemm(m, d.depth, d.cols, GemmLayout::nn));
-  if (d.weight_gradient) t.backward.add(KernelFamilyKind::gemm, gemm(d.depth, d.cols, m, GemmLayout::tn));
+  // A matmul's B is an activation (its dB belongs to the input gradients); a linear's is weights.
+  KernelTimes none;
+  KernelTimes& weight = has_weight_gradient(share) ? t.weight : none;
+  if (d.weight_gradient) {
+    const double s = gemm(d.depth, d.cols, m, GemmLayout::tn);
+    t.backward.add(KernelFamilyKind::gemm, s);
+    weight.add(KernelFamilyKind::gemm, s);
+  }
   // A bias (parameters beyond the weight matrices): its gradient is a reduction of dC over rows.
   const double bias = share.parameters - d.count * d.depth * d.cols;
   if (bias > 0.5 && d.weight_gradient) {
     const double bytes = m * d.cols * count * bytes_per_element(precision);
-    t.backward.add(KernelFamilyKind::memory, memory_seconds(MemoryKernel::stream, bytes, device, profile));
+    const double s = memory_seconds(MemoryKernel::stream, bytes, device, profile);
+    t.backward.add(KernelFamilyKind::memory, s);
+    weight.add(KernelFamilyKind::memory, s);
   }
   return t;
 }
@@ -63,7 +72,9 @@ LayerKernelTimes conv_kernels(const Layer& share, double b, Precision precision,
   LayerKernelTimes t;
   t.forward.add(KernelFamilyKind::conv, pass(ConvPass::forward));
   if (share.matmul.input_gradient) t.backward.add(KernelFamilyKind::conv, pass(ConvPass::data_gradient));
-  t.backward.add(KernelFamilyKind::conv, pass(ConvPass::weight_gradient));
+  const double weight = pass(ConvPass::weight_gradient);
+  t.backward.add(KernelFamilyKind::conv, weight);
+  t.weight.add(KernelFamilyKind::conv, weight);
   return t;
 }
 

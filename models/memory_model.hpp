@@ -17,7 +17,12 @@
 //   GPipe). Recomputation keeps, per block, only its input (full) or drops the attention core
 //   (selective); the block being recomputed needs its full activations once more. DeepSpeed's
 //   partition_activations divides the kept inputs by the tensor-parallel size (not again under
-//   sequence parallelism), cpu_checkpointing moves them to host memory.
+//   sequence parallelism), cpu_checkpointing moves them to host memory. Under ZB-H1 a micro-
+//   batch whose W pass is deferred keeps, from its B to its W, the input and the output gradient
+//   of each layer with weights (what dW = X^T dY reads), recomputed or not; the peak is taken
+//   over the schedule's passes (peak_held). Without recomputation that peak is 1F1B's (the
+//   first rank's), as Qi et al. state; with recomputation the deferred W inputs (the output
+//   layer's logit gradients above all) can raise it above 1F1B's.
 // - communication buffers: two gradient buckets (one filling, one reducing) without ZeRO-3; with
 //   it, the most parameters its schedule holds gathered at once (in use and prefetched: the
 //   prefetch window), its gradient buckets and the largest module's unreduced gradients

@@ -13,6 +13,7 @@ std::string to_string(PipelineSchedule s) {
     case PipelineSchedule::gpipe: return "gpipe";
     case PipelineSchedule::one_f_one_b: return "1f1b";
     case PipelineSchedule::interleaved: return "interleaved-1f1b";
+    case PipelineSchedule::zb_h1: return "zb-h1";
   }
   return "?";
 }
@@ -143,6 +144,10 @@ void validate_plan(const ParallelPlan& p, const ModelGraph& model, int devices) 
     reject("tp_comm_overlap", "overlaps sequence parallelism's all-gathers and reduce-scatters with the GEMMs (as Megatron-Core "
                               "requires); needs sequence_parallel: true");
   }
+  if (p.schedule == PipelineSchedule::zb_h1 && p.zero_stage == 3) {
+    reject("schedule", "zb-h1 defers weight gradients, which ZeRO-3 reduce-scatters layer by layer inside backward; use "
+                       "zero_stage 0, 1 or 2");
+  }
   if (p.tp_comm_overlap && p.zero_stage == 3) reject("tp_comm_overlap", "is not modelled with ZeRO-3; use zero_stage 0, 1 or 2");
   if (p.overlap_param_gather && (p.zero_stage < 1 || p.zero_stage > 2)) {
     reject("overlap_param_gather", "overlaps the all-gather of the parameters a sharded optimizer updated (Megatron-Core's "
@@ -164,6 +169,8 @@ void validate_plan(const ParallelPlan& p, const ModelGraph& model, int devices) 
       reject("micro_batches", "interleaved 1F1B needs micro_batches (" + str(p.micro_batches) +
                                   ") to be a multiple of pipeline (" + str(p.pipeline) + ")");
     }
+  } else if (p.schedule == PipelineSchedule::zb_h1 && p.virtual_stages != 1) {
+    reject("virtual_stages", "zb-h1 runs one model chunk per rank (ZB-H1, not ZB-V); use virtual_stages: 1");
   } else if (p.virtual_stages != 1) {
     reject("virtual_stages", "model chunks per rank need schedule: interleaved-1f1b");
   }

@@ -30,7 +30,9 @@
 
 namespace dlsim::models {
 
-enum class PipelineSchedule { gpipe, one_f_one_b, interleaved };
+// zb_h1: the zero-bubble schedule ZB-H1 (Qi et al., ICLR 2024), backward split into B and W
+// (pipeline_schedule.hpp).
+enum class PipelineSchedule { gpipe, one_f_one_b, interleaved, zb_h1 };
 enum class Recompute { none, selective, full };
 enum class Axis { tensor, pipeline, data, context };
 
@@ -128,7 +130,7 @@ struct ParallelPlan {
   int global_batch() const { return data * micro_batches * micro_batch_size; }
 };
 
-std::string to_string(PipelineSchedule s);   // "gpipe", "1f1b", "interleaved-1f1b"
+std::string to_string(PipelineSchedule s);   // "gpipe", "1f1b", "interleaved-1f1b", "zb-h1"
 std::string to_string(Recompute r);          // "none", "selective", "full"
 std::string to_string(Axis a);               // "tensor", "pipeline", "data", "context"
 std::string to_string(ZeroImplementation z); // "deepspeed", "fsdp"

@@ -300,11 +300,12 @@ class Replay {
     const PassId pass = rank.order[rank.next];
     const int vs = virtual_stage(r, pass);
     const std::size_t slot = static_cast<std::size_t>(vs * M_ + pass.micro_batch);
-    if (pass.forward ? (vs > 0 && !arrived_forward_[slot]) : (vs < V_ - 1 && !arrived_backward_[slot])) return;
+    // A W pass (ZB-H1) needs only its own B, which ran before it on this rank.
+    if (!pass.weight && (pass.forward ? (vs > 0 && !arrived_forward_[slot]) : (vs < V_ - 1 && !arrived_backward_[slot]))) return;
     ++rank.next;
     rank.busy = true;
     rank.pass = pass;
-    rank.program = pass.forward ? &stage(vs).forward : &stage(vs).backward;
+    rank.program = pass.forward ? &stage(vs).forward : pass.weight ? &stage(vs).weight : &stage(vs).backward;
     rank.segment = 0;
     rank.pass_start = engine_.now();
     rank.zero.begin_pass();
@@ -375,7 +376,8 @@ class Replay {
     if (s.recompute) rank.recompute += s.seconds;
     else if (rank.pass.forward) rank.forward += s.seconds;
     else rank.backward += s.seconds;
-    // Gradients are final on the last micro-batch, or reduced every micro-batch when sharded.
+    // Gradients are final on the last micro-batch, or reduced every micro-batch when sharded;
+    // under ZB-H1 the W pass carries them (iteration_program.hpp).
     const bool reduce_now = plan_.zero_stage >= 2 || rank.pass.micro_batch == M_ - 1;
     if (!rank.pass.forward && reduce_now && s.gradient_bytes > 0) {
       add_gradients(r, s.gradient_bytes - s.expert_gradient_bytes, s.expert_gradient_bytes, s.gradient_matrices);
@@ -472,11 +474,11 @@ class Replay {
     const PassId pass = rank.pass;
     const int vs = virtual_stage(r, pass);
     span(rank.lane_compute,
-         std::string(pass.forward ? "F" : "B") + " mb" + std::to_string(pass.micro_batch) +
+         std::string(pass.forward ? "F" : pass.weight ? "W" : "B") + " mb" + std::to_string(pass.micro_batch) +
              (plan_.virtual_stages > 1 ? " chunk" + std::to_string(pass.chunk) : ""),
          "compute", rank.pass_start);
     if (pass.forward && vs < V_ - 1) send(r, vs, pass.micro_batch, true);
-    if (!pass.forward && vs > 0) send(r, vs, pass.micro_batch, false);
+    if (!pass.forward && !pass.weight && vs > 0) send(r, vs, pass.micro_batch, false);
     rank.busy = false;
     if (rank.next == rank.order.size()) {
       rank.passes_done = true;
@@ -854,8 +856,8 @@ class Replay {
     double total = 0;
     for (std::size_t v = static_cast<std::size_t>(critical); v < program_.stages.size(); v += static_cast<std::size_t>(P_)) {
       const StageProgram& s = program_.stages[v];
-      for (std::size_t f = 0; f < family.size(); ++f) family[f] += s.forward.family_s[f] + s.backward.family_s[f];
-      total += s.forward.compute_s + s.backward.compute_s;
+      for (std::size_t f = 0; f < family.size(); ++f) family[f] += s.forward.family_s[f] + s.backward.family_s[f] + s.weight.family_s[f];
+      total += s.forward.compute_s + s.backward.compute_s + s.weight.compute_s;
     }
     double p10 = 0, p90 = 0;
     for (std::size_t f = 0; f < family.size(); ++f) {

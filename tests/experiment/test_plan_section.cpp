@@ -115,6 +115,25 @@ TEST(PlanSection, ErrorsPointAtThePlanKeyThatDecidesThem) {
   }
 }
 
+TEST(PlanSection, ZeroBubbleScheduleIsReadAndItsRestrictionsAreLocated) {
+  const Scenario s = load(gpt_scenario("  plan: {pipeline: 4, schedule: zb-h1}\n"));
+  EXPECT_EQ(s.plan_for(2).schedule, models::PipelineSchedule::zb_h1);
+  // {plan, the key blamed, the value's text (located there), a piece of the message}
+  const std::vector<std::array<std::string, 4>> bad = {
+      {"{pipeline: 4, schedule: zb-h1, virtual_stages: 2}", "virtual_stages", "2}", "zb-h1 runs one model chunk per rank"},
+      {"{schedule: zb-h1, zero_stage: 3}", "schedule", "zb-h1,", "use zero_stage 0, 1 or 2"},
+      {"{schedule: zb-h2}", "schedule", "zb-h2", "zb-h1"},
+  };
+  for (const auto& [plan, key, value, why] : bad) {
+    const std::string text = gpt_scenario("  plan: " + plan + "\n");
+    const ConfigError e = error_of(text);
+    EXPECT_EQ(e.key_path(), "workload.plan." + key) << plan;
+    EXPECT_EQ(e.where().line, test::position_of(text, value).first) << plan;
+    EXPECT_EQ(e.where().column, test::position_of(text, value).second) << plan;
+    EXPECT_NE(e.message().find(why), std::string::npos) << e.what();
+  }
+}
+
 TEST(PlanSection, AModelThatDoesNotFitIsRejectedWithItsBreakdown) {
   // GPT-3 175B data-parallel only on one node of A100-80GB.
   const std::string text =
