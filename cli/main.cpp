@@ -49,6 +49,11 @@ const char* const kUsage =
     "                         threads (default: all cores), or across machines under\n"
     "                         mpirun -n N; one HDF5 store (default results/<name>-sweep.h5),\n"
     "                         written as variants finish; --resume runs only unfinished ones\n"
+    "  plan <scenario.yaml> [-j N] [--csv FILE] [--output FILE.h5]\n"
+    "                         search instance type x node count x parallel plan for the\n"
+    "                         scenario's plan: section (objective, deadline, budget): the Pareto\n"
+    "                         front of time to train against cost, the best point, every\n"
+    "                         candidate with its status in the CSV / HDF5 file\n"
     "  validate [folder] [--fast] [--only PREFIX] [-j N] [--format text|markdown] [--csv FILE]\n"
     "                         run the published-result scenarios of the folder (default\n"
     "                         scenarios/published) and compare each prediction with the\n"
@@ -156,6 +161,10 @@ int dispatch(int argc, char** argv) {
     validate.csv = o.csv;
     validate.quiet = o.quiet;
     return cli::validate_command(std::cout, std::cerr, validate);
+  }
+  if (command == "plan") {
+    if (o.scenario.empty()) throw po::error("plan needs the scenario file");
+    return cli::plan_command(std::cout, o, sweep.threads);
   }
   if (command == "sweep") {
     if (o.scenario.empty()) throw po::error("sweep needs the scenario file");
