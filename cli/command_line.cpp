@@ -49,6 +49,11 @@ const Command kCommands[] = {
      "across machines under mpirun -n N; one HDF5 store (default results/<name>-sweep.h5), written as\n"
      "variants finish; --resume runs only unfinished ones",
      1, 1, "the scenario file"},
+    {"plan", "plan <scenario.yaml> [-j N] [--set key.path=value]... [--output FILE] [--csv FILE] [--quiet]",
+     "search instance types, node counts and parallel plans for the cheapest or fastest way to train the\n"
+     "scenario's workload within its deadline and budget (its plan: section): the Pareto front of time\n"
+     "against cost, the best point, and why each rejected candidate was rejected",
+     1, 1, "the scenario file"},
     {"validate",
      "validate [folder] [--fast] [--only PREFIX]... [-j N] [--format text|markdown] [--csv FILE] [--quiet]\n"
      "       dlsim validate --kernels [--format text|markdown]\n"
@@ -90,6 +95,13 @@ po::options_description options_of(const std::string& command, CommandLine& c) {
         "jobs,j", po::value<int>(&c.sweep.threads)->value_name("N"), "local threads (default: one per core)")(
         "resume", po::bool_switch(&c.sweep.resume), "run only the variants the journal lacks")(
         "quiet", po::bool_switch(&s.quiet), "print nothing but errors");
+  } else if (command == "plan") {
+    add_set(d, c);
+    d.add_options()("output", po::value<std::string>(&s.output)->value_name("FILE"),
+                    "write every candidate to FILE as HDF5 (overrides output.results)")(
+        "csv", po::value<std::string>(&s.csv)->value_name("FILE"), "also write every candidate as CSV (overrides output.csv)")(
+        "jobs,j", po::value<int>(&c.sweep.threads)->value_name("N"), "threads (default: one per core)")(
+        "quiet", po::bool_switch(&s.quiet), "print no table");
   } else if (command == "calibrate") {
     experiment::CalibrateOptions& k = c.calibrate;
     d.add_options()("backend", po::value<std::string>(&k.backend)->value_name("cpu|cuda"), "where to measure")(

@@ -128,6 +128,7 @@ int run_loaded(std::ostream& out, const ScenarioOptions& o, const experiment::Sc
     if (!o.quiet) out << "wrote " << scenario.output.jobs_csv << "\n";
   }
   for (std::size_t i = 0; i < results.traces.size(); ++i) {
+    if (results.rows[i].status != "ok") continue;  // an infeasible point has no iteration
     const std::string path = experiment::trace_path(scenario.output.trace, results.rows[i].nodes, results.rows[i].plan_index,
                                                     scenario.node_counts().size() > 1, scenario.plans().size() > 1);
     experiment::write_chrome_trace(results.traces[i], path);
@@ -178,6 +179,12 @@ int check_command(std::ostream& out, const ScenarioOptions& o) {
         << ", " << v.front().spec.jobs.size() << " jobs, " << v.size() << " variant" << (v.size() == 1 ? "" : "s") << ")\n";
     return 0;
   }
+  if (s.search) {
+    out << s.source << ": ok (plan search for " << s.workload.model_name << " over " << s.search->instances.size() << " instance type"
+        << (s.search->instances.size() == 1 ? "" : "s") << " x " << s.search->nodes.size() << " node count"
+        << (s.search->nodes.size() == 1 ? "" : "s") << "): run it with 'dlsim plan'\n";
+    return 0;
+  }
   const std::size_t configurations = s.node_counts().size() * (s.collective ? 1 : s.plans().size());
   out << s.source << ": ok (" << (s.collective ? network::to_string(s.collective->operation) : s.workload.model_name) << " on "
       << s.cluster.instance_name << ", " << configurations << " configuration" << (configurations == 1 ? "" : "s") << ")\n";
@@ -185,6 +192,11 @@ int check_command(std::ostream& out, const ScenarioOptions& o) {
   // What each configuration needs per accelerator, against what it has.
   for (int nodes : s.node_counts()) {
     for (int i = 0; i < static_cast<int>(s.plans().size()); ++i) {
+      if (const experiment::InfeasiblePoint* p = s.infeasible_at(nodes, i)) {
+        out << "  " << nodes << " nodes, " << (p->plan.empty() ? "plan " + std::to_string(i) : p->plan) << ": infeasible: " << p->reason
+            << "\n";
+        continue;
+      }
       const models::ParallelPlan plan = s.plan_for(nodes, i);
       const models::MemoryBreakdown mem = models::peak_memory(s.workload.model, plan);
       out << "  " << nodes << " nodes, " << experiment::describe_plan(plan) << ": " << models::describe(mem) << ", has "

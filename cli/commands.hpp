@@ -30,6 +30,9 @@ struct SweepFlags {
 // sweep_command.cpp; argc/argv go to MPI_Init when launched by mpirun.
 int sweep_command(std::ostream& out, std::ostream& err, const ScenarioOptions& options, const SweepFlags& flags, int& argc,
                   char**& argv);
+// plan_command.cpp: `dlsim plan`, the planner on a scenario with a plan: section, on `threads`
+// threads (0: one per core); the front printed, every candidate in output.results / output.csv.
+int plan_command(std::ostream& out, const ScenarioOptions& options, int threads);
 struct ValidateFlags {
   std::string folder;              // default scenarios/published
   bool fast = false;               // --fast: only scenarios marked validation.fast

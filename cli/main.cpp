@@ -42,11 +42,19 @@ const char* const kUsage =
     "                         element-wise, DeepBench GEMM): the rows with predicted_ms appended\n"
     "  plot <results.h5> [--out DIR]  write every plot of a results file as PNG into DIR\n"
     "                         (default: <stem>-plots/ beside the file), with /usr/bin/python3\n"
+    "  plan <scenario.yaml> [-j N] [--output FILE] [--csv FILE]\n"
+    "                         search instance types, node counts and parallel plans for the\n"
+    "                         cheapest or fastest way to train the workload (plan: section)\n"
     "  sweep <scenario.yaml> [-j N] [--output store.h5] [--resume]\n"
     "                         run every variant of the scenario's sweep.grid/zip/random on N\n"
     "                         threads (default: all cores), or across machines under\n"
     "                         mpirun -n N; one HDF5 store (default results/<name>-sweep.h5),\n"
     "                         written as variants finish; --resume runs only unfinished ones\n"
+    "  plan <scenario.yaml> [-j N] [--csv FILE] [--output FILE.h5]\n"
+    "                         search instance type x node count x parallel plan for the\n"
+    "                         scenario's plan: section (objective, deadline, budget): the Pareto\n"
+    "                         front of time to train against cost, the best point, every\n"
+    "                         candidate with its status in the CSV / HDF5 file\n"
     "  validate [folder] [--fast] [--only PREFIX] [-j N] [--format text|markdown] [--csv FILE]\n"
     "                         run the published-result scenarios of the folder (default\n"
     "                         scenarios/published) and compare each prediction with the\n"
@@ -110,6 +118,7 @@ int dispatch(int argc, char** argv) {
   if (c.sweep.threads < 0 || c.sweep.threads > 4096) usage_error(command, "-j must be in 1..4096");
   if (command == "validate") return cli::validate_command(std::cout, std::cerr, c.validate);
   if (command == "sweep") return cli::sweep_command(std::cout, std::cerr, c.scenario, c.sweep, argc, argv);
+  if (command == "plan") return cli::plan_command(std::cout, c.scenario, c.sweep.threads);
   return command == "run" ? cli::run_command(std::cout, c.scenario) : cli::check_command(std::cout, c.scenario);
 }
 

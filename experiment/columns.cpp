@@ -97,6 +97,9 @@ const std::vector<Column<ResultRow>>& training_columns() {
        kInteger, [](const ResultRow& r) { return double(r.profile_out_of_range); }},
       {"memory_per_accelerator", "B", "peak memory of one accelerator (the fullest pipeline rank)", kReal,
        [](const ResultRow& r) { return r.memory_bytes; }},
+      {"status", "", "ok, or infeasible: the plan does not split the model or does not fit in memory (numbers empty)", kText,
+       nullptr, [](const ResultRow& r) { return r.status; }},
+      {"reason", "", "why the point is infeasible (empty when ok)", kText, nullptr, [](const ResultRow& r) { return r.reason; }},
   };
   return columns;
 }

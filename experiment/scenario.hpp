@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "experiment/cluster_scenario.hpp"
+#include "experiment/config_error.hpp"
 #include "experiment/sweep_axis.hpp"
 #include "experiment/validation.hpp"
 #include "models/parallel_plan.hpp"
@@ -123,11 +124,37 @@ struct SweepConfig {
   VariantSweep variants;          // sweep.grid / zip / random: what `dlsim sweep` runs (any kind of scenario)
 };
 
+// The plan: section: `dlsim plan` searches instance type x node count x parallel plan for the
+// workload under these constraints (experiment/planner.hpp). On-demand capacity only for now.
+enum class PlanObjective { cheapest, fastest };
+struct PlanSearchConfig {
+  double deadline_s = 0;               // time to train at most this (0: no deadline)
+  double budget_usd = 0;               // cost to train at most this (0: no budget)
+  int max_accelerators = 0;            // 0: no limit
+  std::vector<std::string> instances;  // catalog names (cluster.instance when not given)
+  std::vector<int> nodes;              // node counts to try (cluster.nodes when not given)
+  PlanObjective objective = PlanObjective::cheapest;
+};
+
 struct OutputConfig {
   std::string results;            // HDF5 path ("" = none)
   std::string csv;                // CSV path ("" = none)
   std::string trace;              // Chrome/Perfetto trace of one iteration ("" = none)
   std::string jobs_csv;           // cluster scenarios: per-job results of every variant ("" = none)
+};
+
+// A point of a training scenario (node count, plan) that cannot run: its plan does not split the
+// model over the accelerators or does not fit in memory. With several points, such a point is a
+// result row with its reason instead of an error (a sweep is not aborted by one bad point); the
+// located error is kept for when every point is infeasible.
+struct InfeasiblePoint {
+  int nodes = 0;
+  int plan_index = 0;
+  std::string plan;               // describe_plan(), or "" when the plan could not be derived
+  SourceLocation where;
+  std::string key_path;
+  std::string reason;
+  ConfigError error() const { return ConfigError(where, key_path, reason); }
 };
 
 struct Scenario {
@@ -138,12 +165,17 @@ struct Scenario {
   WorkloadConfig workload;         // training scenarios
   std::optional<CollectiveConfig> collective;  // collective scenarios (then no workload)
   std::optional<ClusterScenario> cluster_sim;  // cluster scenarios (top-level pools:; then no workload)
+  std::optional<PlanSearchConfig> search;      // plan scenarios (top-level plan:; a training workload without a plan)
   SweepConfig sweep;
   OutputConfig output;
   ValidationSpec validation;      // published figures the scenario reproduces (empty: none)
   std::string input_yaml;         // the scenario text after --set overrides, re-emitted
+  std::vector<InfeasiblePoint> infeasible;  // training scenarios: points that become rows with their reason
 
-  // "cluster" (pools of jobs), "collective" or "training".
+  // The infeasible point at (nodes, plan_index), or nullptr.
+  const InfeasiblePoint* infeasible_at(int nodes, int plan_index) const;
+
+  // "cluster" (pools of jobs), "collective", "plan" (a plan search) or "training".
   std::string kind() const;
   // The node counts to evaluate: the sweep, or the cluster's own count.
   std::vector<int> node_counts() const;

@@ -12,12 +12,7 @@
 namespace dlsim::experiment {
 namespace {
 
-std::string number(double v, const char* format) {
-  if (std::isnan(v)) return "-";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
+std::string number(double v, const char* format) { return format_number(v, format); }
 
 // At least `decimals` decimals and at least three significant digits: an LLM's 7.23 samples/s or a
 // CPU's 0.0412 must not print as "7" or "0" (no exponent: values below 1e-6 print as 0).
@@ -105,7 +100,16 @@ void print_table(std::ostream& out, const Results& results) {
   if (efficiency) header.push_back("efficiency");
   header.push_back("exposed comm");
   std::vector<std::vector<std::string>> cells;
+  const ResultRow* last_ok = nullptr;
+  std::vector<const ResultRow*> infeasible;
   for (const ResultRow& r : results.rows) {
+    if (r.status != "ok") {
+      cells.push_back({std::to_string(r.nodes), std::to_string(r.accelerators), r.plan.empty() ? "-" : r.plan, r.status});
+      cells.back().resize(header.size(), "-");
+      infeasible.push_back(&r);
+      continue;
+    }
+    last_ok = &r;
     // The kernel model's error band (iteration_time_p10/p90) as throughputs: slow end first.
     const std::string band = r.iteration_p90_s > 0 ? significant(r.global_batch / r.iteration_p90_s, 0) + "-" +
                                                          significant(r.global_batch / r.iteration_p10_s, 0)
@@ -133,8 +137,11 @@ void print_table(std::ostream& out, const Results& results) {
   };
   line(header);
   for (const auto& row : cells) line(row);
-  if (!results.rows.empty()) {
-    const ResultRow& last = results.rows.back();
+  for (const ResultRow* r : infeasible) {
+    out << r->nodes << " nodes, " << (r->plan.empty() ? "plan " + std::to_string(r->plan_index) : r->plan) << ": " << r->reason << "\n";
+  }
+  if (last_ok != nullptr) {
+    const ResultRow& last = *last_ok;
     const double it = last.iteration_s;
     const auto part = [&](const char* name, double v) {
       return v > 0.0005 * it ? std::string(", ") + name + " " + number(100.0 * v / it, "%.1f%%") : std::string();

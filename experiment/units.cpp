@@ -177,3 +177,14 @@ std::string format_quantity(double v, Dimension d) {
 }
 
 }  // namespace dlsim::experiment
+
+namespace dlsim::experiment {
+
+std::string format_number(double v, const char* format) {
+  if (std::isnan(v)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+}  // namespace dlsim::experiment

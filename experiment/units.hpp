@@ -31,6 +31,8 @@ std::string format_bandwidth(double bytes_per_s);
 std::string format_byte_rate(double bytes_per_s);
 std::string format_size(double bytes);
 std::string format_duration(double seconds);
+// `v` printed with a printf format (e.g. "%.1f"), "-" for NaN (a value that does not apply).
+std::string format_number(double v, const char* format);
 std::string format_quantity(double value, Dimension dimension);
 
 }  // namespace dlsim::experiment

@@ -172,9 +172,15 @@ TEST(PlanSection, SweepOverPlansGivesARowPerNodeCountAndPlan) {
     EXPECT_LT(row.mfu, 1) << row.plan;
     EXPECT_GT(row.memory_bytes, 0) << row.plan;
   }
-  // A bad plan inside the sweep is located there.
-  const ConfigError e = error_of(gpt_scenario("sweep:\n  plan:\n    - {}\n    - {tensor: 3}\n", 2, "{global: 16}"));
-  EXPECT_EQ(e.key_path(), "sweep.plan[1].tensor");
+  // A plan inside the sweep that cannot split the model is an infeasible row, located there
+  // (issue 20: one bad point does not abort a sweep); alone it is the error.
+  const Scenario bad = load(gpt_scenario("sweep:\n  plan:\n    - {}\n    - {tensor: 3}\n", 2, "{global: 16}"));
+  ASSERT_EQ(bad.infeasible.size(), 1u);
+  EXPECT_EQ(bad.infeasible[0].plan_index, 1);
+  EXPECT_EQ(bad.infeasible[0].key_path, "sweep.plan[1].tensor");
+  EXPECT_GT(bad.infeasible[0].where.line, 0);
+  const ConfigError e = error_of(gpt_scenario("sweep:\n  plan:\n    - {tensor: 3}\n", 2, "{global: 16}"));
+  EXPECT_EQ(e.key_path(), "sweep.plan[0].tensor");
 }
 
 TEST(PlanSection, ADefinedTransformerRunsLikeTheZooModelOfTheSameShape) {
