@@ -43,13 +43,13 @@ TEST(CommandLine, AnOptionOfAnotherCommandIsRefusedNamingIt) {
       {"run s.yaml --quick", "--quick is not an option of run (it is one of calibrate)"},
       {"run s.yaml --resume", "--resume is not an option of run (it is one of sweep)"},
       {"check s.yaml --quiet", "--quiet is not an option of check"},
-      {"sweep s.yaml --csv out.csv", "--csv is not an option of sweep (it is one of run, check, collective and validate)"},
+      {"sweep s.yaml --csv out.csv", "--csv is not an option of sweep (it is one of run, check, collective, plan and validate)"},
       {"validate --set a=1", "--set is not an option of validate"},
       {"kernel --backend cpu", "--backend is not an option of kernel (it is one of calibrate)"},
       {"run s.yaml --qui", "--qui is not an option of run"},  // no guessing from a prefix
       {"run s.yaml t.yaml", "unexpected argument 't.yaml' after the scenario file"},
       {"calibrate s.yaml", "takes no positional argument ('s.yaml')"},
-      {"run s.yaml -j 2", "-j is not an option of run (it is one of sweep and validate)"},
+      {"run s.yaml -j 2", "-j is not an option of run (it is one of sweep, plan and validate)"},
   };
   for (const auto& [arguments, message] : cases) {
     const CommandResult r = run_dlsim(dir, arguments);
