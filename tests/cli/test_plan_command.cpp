@@ -13,10 +13,10 @@ const char* const kScenario = R"(cluster:
   instance: aws/p3.16xlarge
 workload:
   model: gpt2
-  sequence_length: 1024
+  sequence_length: 512
   precision: fp16
   optimizer: adam
-  batch: {global: 8}
+  batch: {global: 16}
   data: {tokens: 1e9, epochs: 1}
 plan:
   objective: cheapest
