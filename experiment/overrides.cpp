@@ -124,7 +124,8 @@ void apply_override(YAML::Node& root, const Override& o) {
 ConfigError located_in_file(const ConfigError& e, const std::vector<Override>& written, const std::vector<Override>& typed,
                             const std::string& file) {
   const auto label = [](const Override& o) { return "--set " + o.path + "=" + o.value; };
-  const auto at = [&e, &label](const Override& o) { return e.where().file == label(o); };
+  // Compared as ConfigError stores locations: made printable (a key with invalid UTF-8 bytes).
+  const auto at = [&e, &label](const Override& o) { return e.where().file == ConfigError({label(o), 0, 0}, "", "").where().file; };
   if (std::any_of(written.begin(), written.end(), at) && std::none_of(typed.begin(), typed.end(), at)) {
     return ConfigError({file, 0, 0}, e.key_path(), e.message());
   }

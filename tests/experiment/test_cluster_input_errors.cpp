@@ -122,3 +122,26 @@ TEST(ClusterInputErrors, HugeFailureMeanRunsAsNoFailure) {
 
 }  // namespace
 }  // namespace dlsim::experiment
+
+namespace dlsim::experiment {
+namespace {
+
+// Found by the loader's fuzzer (tests/fuzz): a variants key with an invalid UTF-8 byte was
+// blamed on a "--set" the user never typed, because the error's location is stored escaped.
+TEST(ClusterInputErrors, AVariantKeyWithInvalidBytesIsTheFilesNotASet) {
+  const std::string text =
+      "pools:\n  - {name: p, instance: aws/p3.16xlarge, nodes: 2}\n"
+      "trace: {format: synthetic, jobs: 5, mean_interarrival: 1min, duration_max: 1h}\n"
+      "variants:\n  - {name: a, \"pools[0].no\x91" "des\": 0}\n";
+  try {
+    load_scenario_text(text, "c.yaml");
+    ADD_FAILURE() << "accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.where().file, "c.yaml") << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind("c.yaml: ", 0), 0u) << e.what();
+    EXPECT_NE(e.message().find("unknown key 'no\\x91des'"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace dlsim::experiment
