@@ -24,6 +24,7 @@
 #include "experiment/sweep_spec.hpp"
 #include "experiment/validation_yaml.hpp"
 #include "experiment/overrides.hpp"
+#include "experiment/yaml_document.hpp"
 #include "experiment/yaml_reader.hpp"
 #include "models/catalog.hpp"
 #include "models/memory_model.hpp"
@@ -580,13 +581,7 @@ Scenario load_scenario_text(const std::string& text, const std::string& name,
   YAML::Node root;
   try {
     // A second document would be silently ignored by YAML::Load: a scenario is one document.
-    const std::vector<YAML::Node> documents = YAML::LoadAll(text);
-    for (std::size_t i = 1; i < documents.size(); ++i) {
-      if (documents[i].IsNull()) continue;  // a trailing '---' with nothing after it
-      throw ConfigError(source.locate(documents[i], ""), "",
-                        "a second YAML document (after '---'): a scenario file holds one document; merge them or split the file");
-    }
-    if (!documents.empty()) root = documents.front();
+    root = load_one_document(text, name);
   } catch (const YAML::Exception& e) {
     throw ConfigError({name, e.mark.line + 1, e.mark.column + 1}, "", "invalid YAML: " + e.msg);
   }

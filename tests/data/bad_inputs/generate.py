@@ -75,6 +75,8 @@ case("yaml-bad-indent", "-", text="seed: 1\ncluster:\n  instance: aws/p3.16xlarg
 case("yaml-unclosed-quote", "-", text='seed: 1\ncluster:\n  instance: "aws/p3.16xlarge\n')
 case("yaml-duplicate-key", "cluster", text="seed: 1\ncluster: {instance: aws/p3.16xlarge}\ncluster: {instance: aws/p3.2xlarge}\n")
 case("yaml-second-document", "-", text=yaml.safe_dump(TRAINING, sort_keys=False) + "---\nseed: 2\n")
+case("yaml-lone-comma", "-", text=",")  # yaml-cpp 0.7's LoadAll looped for ever on it (found by tests/fuzz)
+case("yaml-comma-after-dedent", "-", text="seed: 1\n  nodes: 1\n, data:\n    samples: 1\n")
 case("yaml-top-level-list", "-", text="- seed: 1\n- cluster: x\n")
 case("yaml-top-level-scalar", "-", text="just words\n")
 case("yaml-empty", "-", text="")
