@@ -20,6 +20,14 @@ using experiment::Results;
 using experiment::Scenario;
 
 // What a scenario describes, in a few figures (what `dlsim check` prints).
+// `threads` as `dlsim sweep -j` takes it: 0 for one per core, else a count (-1 was accepted).
+int checked_threads(int threads) {
+  if (threads < 0 || threads > 4096) {
+    throw py::value_error("threads must be 0 (one per core) or a count from 1 to 4096, got " + std::to_string(threads));
+  }
+  return threads;
+}
+
 py::dict summary_of(const Scenario& s) {
   py::dict d;
   d["kind"] = s.kind();
@@ -140,6 +148,7 @@ void bind_experiment(py::module_& m) {
         [](const std::string& path, const std::string& text, const std::string& name, const std::string& base_dir,
            const std::vector<std::string>& sets, const std::vector<std::pair<std::string, std::vector<std::string>>>& grid,
            int threads) {
+          checked_threads(threads);
           std::vector<experiment::SweepAxis> axes;
           for (const auto& [key, values] : grid) axes.push_back({key, values});
           const experiment::SweepSource source = source_of(path, text, name, base_dir, sets);
@@ -172,7 +181,7 @@ void bind_experiment(py::module_& m) {
           experiment::ValidateOptions options;
           options.fast_only = fast;
           options.only = only;
-          options.threads = threads;
+          options.threads = checked_threads(threads);
           const experiment::ValidationReport r = run_interruptibly([&options, &folder](const sim::InterruptFlag* flag) {
             experiment::ValidateOptions o = options;
             o.interrupt = flag;

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
+#include <tuple>
 
 #include "experiment/builtin_profiles.hpp"
 #include "experiment/config_error.hpp"
@@ -31,7 +32,24 @@ std::vector<std::string> sets_of(const ScenarioOptions& o) {
   return sets;
 }
 
-experiment::Scenario load(const ScenarioOptions& o) { return experiment::load_scenario(o.scenario, sets_of(o)); }
+// A mistake in --output or --csv names that option, not the --set it stands for.
+[[noreturn]] void rethrow_naming_the_option(const experiment::ConfigError& e, const ScenarioOptions& o) {
+  for (const auto& [option, key, value] : {std::tuple<const char*, const char*, const std::string&>{"--output", "output.results", o.output},
+                                           {"--csv", "output.csv", o.csv}}) {
+    if (!value.empty() && e.where().file == std::string("--set ") + key + "=" + value) {
+      throw experiment::ConfigError({std::string(option) + " " + value, 0, 0}, e.key_path(), e.message());
+    }
+  }
+  throw e;
+}
+
+experiment::Scenario load(const ScenarioOptions& o) {
+  try {
+    return experiment::load_scenario(o.scenario, sets_of(o));
+  } catch (const experiment::ConfigError& e) {
+    rethrow_naming_the_option(e, o);
+  }
+}
 
 // `dlsim collective` without a file: all-reduce from 8 B to 1 GiB on p4d.24xlarge nodes joined
 // by one non-blocking switch, as nccl-tests' all_reduce_perf -b 8 -e 1G -f 4 would measure.
@@ -49,6 +67,13 @@ std::string tflops(double flops) {
   if (flops <= 0) return "-";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", flops / 1e12);
+  return buf;
+}
+
+// A node's network as instance types are sold: "400 Gbps", "3200 Gbps" (never Tbps).
+std::string gbps(double bytes_per_s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f Gbps", bytes_per_s * 8 / 1e9);
   return buf;
 }
 
@@ -82,7 +107,10 @@ int run_loaded(std::ostream& out, const ScenarioOptions& o, const experiment::Sc
     out << "dlsim " << results.dlsim_version << ": " << what << " on "
         << scenario.cluster.instance_name << " (" << scenario.cluster.instance.accelerators_per_node << " x "
         << scenario.cluster.device.name << " per node)";
-    if (!scenario.collective) out << ", " << models::to_string(scenario.workload.precision);
+    if (!scenario.collective) {
+      out << ", " << models::to_string(scenario.workload.precision);
+      if (scenario.workload.precision_is_default) out << " (default for " << scenario.cluster.device.name << ")";
+    }
     out << ", seed " << scenario.seed << "\n";
     if (!scenario.cluster.profile_note.empty()) out << scenario.cluster.profile_note << "\n";
     experiment::print_table(out, results);
@@ -100,6 +128,7 @@ int run_loaded(std::ostream& out, const ScenarioOptions& o, const experiment::Sc
     if (!o.quiet) out << "wrote " << scenario.output.jobs_csv << "\n";
   }
   for (std::size_t i = 0; i < results.traces.size(); ++i) {
+    if (results.rows[i].status != "ok") continue;  // an infeasible point has no iteration
     const std::string path = experiment::trace_path(scenario.output.trace, results.rows[i].nodes, results.rows[i].plan_index,
                                                     scenario.node_counts().size() > 1, scenario.plans().size() > 1);
     experiment::write_chrome_trace(results.traces[i], path);
@@ -112,9 +141,14 @@ int run_command(std::ostream& out, const ScenarioOptions& o) { return run_loaded
 
 int collective_command(std::ostream& out, const ScenarioOptions& o) {
   // Without a file: the built-in sweep, changed with --set like any scenario.
-  const experiment::Scenario scenario =
-      o.scenario.empty() ? experiment::load_scenario_text(kDefaultCollectiveScenario, "<built-in collective scenario>", sets_of(o))
-                         : load(o);
+  const auto built_in = [&o] {
+    try {
+      return experiment::load_scenario_text(kDefaultCollectiveScenario, "<built-in collective scenario>", sets_of(o));
+    } catch (const experiment::ConfigError& e) {
+      rethrow_naming_the_option(e, o);
+    }
+  };
+  const experiment::Scenario scenario = o.scenario.empty() ? built_in() : load(o);
   if (!scenario.collective) {
     throw experiment::ConfigError({o.scenario, 0, 0}, "collective",
                                   "'dlsim collective' runs collective scenarios; this one is a training workload (use 'dlsim run')");
@@ -130,7 +164,7 @@ int check_command(std::ostream& out, const ScenarioOptions& o) {
     experiment::SweepSource source;
     source.path = o.scenario;
     source.set_arguments = sets_of(o);
-    experiment::load_variants(source, variants);
+    experiment::check_variants(source, variants);
     out << s.source << ": sweep of " << variants.size() << " variant" << (variants.size() == 1 ? "" : "s")
         << " (sweep.grid/zip/random), each ok: run it with 'dlsim sweep'\n";
   }
@@ -145,6 +179,12 @@ int check_command(std::ostream& out, const ScenarioOptions& o) {
         << ", " << v.front().spec.jobs.size() << " jobs, " << v.size() << " variant" << (v.size() == 1 ? "" : "s") << ")\n";
     return 0;
   }
+  if (s.search) {
+    out << s.source << ": ok (plan search for " << s.workload.model_name << " over " << s.search->instances.size() << " instance type"
+        << (s.search->instances.size() == 1 ? "" : "s") << " x " << s.search->nodes.size() << " node count"
+        << (s.search->nodes.size() == 1 ? "" : "s") << "): run it with 'dlsim plan'\n";
+    return 0;
+  }
   const std::size_t configurations = s.node_counts().size() * (s.collective ? 1 : s.plans().size());
   out << s.source << ": ok (" << (s.collective ? network::to_string(s.collective->operation) : s.workload.model_name) << " on "
       << s.cluster.instance_name << ", " << configurations << " configuration" << (configurations == 1 ? "" : "s") << ")\n";
@@ -152,6 +192,11 @@ int check_command(std::ostream& out, const ScenarioOptions& o) {
   // What each configuration needs per accelerator, against what it has.
   for (int nodes : s.node_counts()) {
     for (int i = 0; i < static_cast<int>(s.plans().size()); ++i) {
+      if (const experiment::InfeasiblePoint* p = s.infeasible_at(nodes, i)) {
+        out << "  " << nodes << " nodes, " << (p->plan.empty() ? "plan " + std::to_string(i) : p->plan) << ": infeasible: " << p->reason
+            << "\n";
+        continue;
+      }
       const models::ParallelPlan plan = s.plan_for(nodes, i);
       const models::MemoryBreakdown mem = models::peak_memory(s.workload.model, plan);
       out << "  " << nodes << " nodes, " << experiment::describe_plan(plan) << ": " << models::describe(mem) << ", has "
@@ -175,7 +220,7 @@ int catalog_command(std::ostream& out, const std::string& what) {
         out << std::setw(7) << tflops(d.peak(p));
       }
       out << "  " << std::setw(9) << experiment::format_size(d.memory_bytes) << "  "
-          << experiment::format_bandwidth(d.memory_bandwidth) << "\n";
+          << experiment::format_byte_rate(d.memory_bandwidth) << "\n";
     }
   }
   if (what.empty() || what == "instances") {
@@ -185,7 +230,7 @@ int catalog_command(std::ostream& out, const std::string& what) {
       std::snprintf(price, sizeof price, "%.2f", t.price_per_hour);
       out << "  " << std::left << std::setw(34) << name << std::right << std::setw(3) << t.accelerators_per_node
           << " x " << std::left << std::setw(10) << t.device << std::right << std::setw(11)
-          << experiment::format_bandwidth(t.network_bandwidth) << std::setw(9) << price << "  " << t.price_date
+          << gbps(t.network_bandwidth) << std::setw(9) << price << "  " << t.price_date
           << "\n";
     }
   }

@@ -30,6 +30,9 @@ struct SweepFlags {
 // sweep_command.cpp; argc/argv go to MPI_Init when launched by mpirun.
 int sweep_command(std::ostream& out, std::ostream& err, const ScenarioOptions& options, const SweepFlags& flags, int& argc,
                   char**& argv);
+// plan_command.cpp: `dlsim plan`, the planner on a scenario with a plan: section, on `threads`
+// threads (0: one per core); the front printed, every candidate in output.results / output.csv.
+int plan_command(std::ostream& out, const ScenarioOptions& options, int threads);
 struct ValidateFlags {
   std::string folder;              // default scenarios/published
   bool fast = false;               // --fast: only scenarios marked validation.fast
@@ -46,9 +49,9 @@ struct ValidateFlags {
 int validate_command(std::ostream& out, std::ostream& err, const ValidateFlags& flags);
 struct KernelFlags {
   std::string input;       // --input TABLE.csv: predict every row of a measured table
-  std::string output;      // --output OUT.csv (run's option): the table with predicted_ms
-  std::string device;      // --device CATALOG-NAME (calibrate's option)
-  std::string gpu;         // --gpu LABEL (calibrate's option): a table's label, e.g. A100
+  std::string output;      // --output OUT.csv: the table with predicted_ms
+  std::string device;      // --device CATALOG-NAME
+  std::string gpu;         // --gpu LABEL: a table's label, e.g. A100
   std::string gemm;        // --gemm MxNxK: one GEMM
   std::string precision;   // --precision (default fp16)
   std::string layout;      // --layout nt|nn|tn (default nt)

@@ -13,7 +13,6 @@
 namespace dlsim::cli {
 
 int sweep_command(std::ostream& out, std::ostream& err, const ScenarioOptions& o, const SweepFlags& flags, int& argc, char**& argv) {
-  if (!o.csv.empty()) throw experiment::ConfigError({"dlsim sweep", 0, 0}, "", "--csv is not an option of sweep (its store is HDF5: --output)");
   experiment::SweepStoreOptions options;
   options.scenario = o.scenario;
   options.set_arguments = o.set_arguments;
@@ -32,7 +31,9 @@ int sweep_command(std::ostream& out, std::ostream& err, const ScenarioOptions& o
       if (mpi && mpi->size() > 1) out << " on " << mpi->size() << " MPI ranks";
       out << "\n";
       if (flags.resume) out << "resumed: " << r.resumed << " finished before, " << r.ran << " run now\n";
-      out << "wrote " << r.store << " (journal: " << r.journal << ")\n";
+      out << "wrote " << r.store;
+      if (!r.journal.empty()) out << " (journal: " << r.journal << ")";
+      out << "\n";
     }
     return 0;
   } catch (const std::exception& e) {

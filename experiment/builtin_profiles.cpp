@@ -26,7 +26,9 @@ std::string kernel_profile_origin(const std::string& device) {
   return "";
 }
 
-models::Catalog builtin_catalog() {
+namespace {
+
+models::Catalog build_builtin_catalog() {
   models::Catalog catalog = models::Catalog::builtin();
   std::vector<std::pair<std::string, models::KernelProfile>> measured;
   for (const EmbeddedProfile& e : embedded_profiles()) {
@@ -73,6 +75,15 @@ models::Catalog builtin_catalog() {
     }
   }
   return catalog;
+}
+
+}  // namespace
+
+models::Catalog builtin_catalog() {
+  // Parsed once per process: the shipped profiles cannot change while it runs, and every scenario
+  // load (each sweep variant, each fuzzer input) needs the catalog. Callers get their own copy.
+  static const models::Catalog built = build_builtin_catalog();
+  return built;
 }
 
 }  // namespace dlsim::experiment

@@ -102,8 +102,9 @@ void add_kernel_model(ProfileDocument& doc, const std::vector<calibration::CaseS
   const std::string stem = profile_path.size() > 5 && profile_path.substr(profile_path.size() - 5) == ".yaml"
                                ? profile_path.substr(0, profile_path.size() - 5)
                                : profile_path;
-  for (const auto& [suffix, gemm] : {std::pair<const char*, bool>{"-gemm.csv", true}, {"-elementwise.csv", false}}) {
+  for (const auto& [suffix, is_gemm] : {std::pair<const char*, bool>{"-gemm.csv", true}, {"-elementwise.csv", false}}) {
     const std::string path = stem + suffix;
+    const bool gemm = is_gemm;  // a structured binding cannot be captured before C++20 in clang 14
     write_atomically(path, [&](const std::string& tmp) {
       std::ofstream file(tmp);
       if (gemm) calibration::write_gemm_table(file, tables.gemm);

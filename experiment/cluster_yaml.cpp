@@ -22,13 +22,6 @@ namespace {
 
 constexpr double kYear = 365.0 * 86400.0;
 
-// root[key], or an undefined (but valid) node when absent: yaml-cpp's const lookup of a missing
-// key gives a node on which most calls throw.
-YAML::Node child(const YAML::Node& root, const char* key) {
-  const YAML::Node n = root[key];
-  return n.IsDefined() ? n : YAML::Node(YAML::NodeType::Undefined);
-}
-
 scheduler::Hazard read_hazard(MapReader& parent, const std::string& key) {
   scheduler::Hazard h;
   if (!parent.has(key)) {
@@ -216,6 +209,7 @@ void read_trace(MapReader& r, const std::string& base_dir, std::uint64_t seed, s
     const std::filesystem::path fp(p);
     const std::string full = fp.is_absolute() ? p : (std::filesystem::path(base_dir) / fp).string();
     if (!std::filesystem::exists(full)) r.fail(key, "trace file '" + full + "' does not exist");
+    if (std::filesystem::is_directory(full)) r.fail(key, "'" + full + "' is a folder; give the trace file inside it");
     return full;
   };
   try {
@@ -232,13 +226,20 @@ void read_trace(MapReader& r, const std::string& base_dir, std::uint64_t seed, s
         s.gpu_counts.clear();
         s.gpu_weights.clear();
         for (const auto& kv : gpus) {
-          s.gpu_counts.push_back(kv.first.as<int>());
-          s.gpu_weights.push_back(kv.second.as<double>());
+          const std::string count = key_text(kv.first, r.path_of("gpus"), r.source());
+          const std::string at = r.path_of("gpus") + "." + count;
+          s.gpu_counts.push_back(static_cast<int>(parse_integer(kv.first, at, r.source(), 1, 1'000'000)));
+          s.gpu_weights.push_back(parse_number(kv.second, at, r.source(), 0, 1e12));
         }
+        if (*std::max_element(s.gpu_weights.begin(), s.gpu_weights.end()) <= 0) r.fail("gpus", "the weights must not all be 0");
       }
       const YAML::Node queues = r.node("queues");
-      if (queues.IsDefined() && queues.IsSequence()) {
-        for (const auto& q : queues) s.queues.push_back(q.as<std::string>());
+      if (queues.IsDefined() && !queues.IsNull()) {
+        if (!queues.IsSequence()) r.fail("queues", "expected a list of queue names, e.g. [team-a, team-b]");
+        for (std::size_t i = 0; i < queues.size(); ++i) {
+          const std::string at = r.path_of("queues") + "[" + std::to_string(i) + "]";
+          s.queues.push_back(scalar_text(queues[i], at, r.source(), "a queue name"));
+        }
       }
       trace = scheduler::synthetic_trace(s, seed);
       r.allow({"path"});
@@ -252,13 +253,14 @@ void read_trace(MapReader& r, const std::string& base_dir, std::uint64_t seed, s
       if (format == "helios") trace = scheduler::read_helios_csv(path);
       if (format == "dlsim") trace = scheduler::read_dlsim_csv(path);
     }
-  } catch (const YAML::Exception& e) {
-    r.fail("format", std::string("bad synthetic trace field: ") + e.what());
+  } catch (const ConfigError&) {
+    throw;  // already located (a missing trace file): not to be wrapped as a reader's failure below
   } catch (const std::invalid_argument& e) {
     r.fail("format", e.what());
   } catch (const std::runtime_error& e) {
     r.fail(format == "synthetic" ? "format" : (format == "pai" ? "job_table" : "path"), e.what());
   }
+  if (trace.jobs.empty()) r.fail(format == "pai" ? "job_table" : "path", "the trace holds no jobs (a header and no rows?)");
   const scheduler::CheckpointSpec checkpoint = read_checkpoint(r);
   const std::vector<TraceModel> mix = read_trace_models(r);
   r.finish();
@@ -306,11 +308,7 @@ scheduler::SimulationOptions read_scheduler(MapReader& r, std::uint64_t seed, co
     if (!t.IsSequence()) r.fail("las_thresholds", "expected a list of attained GPU-seconds, e.g. [3200, 36000]");
     for (std::size_t i = 0; i < t.size(); ++i) {
       const std::string path = r.path_of("las_thresholds") + "[" + std::to_string(i) + "]";
-      try {
-        o.las_thresholds_gpu_s.push_back(t[i].as<double>());
-      } catch (const YAML::Exception&) {
-        throw ConfigError(r.source().locate(t[i], path), path, "expected a number of GPU-seconds");
-      }
+      o.las_thresholds_gpu_s.push_back(parse_number(t[i], path, r.source(), 0, 1e18));
     }
   }
   r.finish();
@@ -347,9 +345,13 @@ ClusterVariant read_variant(const YAML::Node& root, const Source& source, const 
   }
   if (jobs.IsDefined() && !jobs.IsNull()) {
     if (!jobs.IsSequence()) throw ConfigError(source.locate(jobs, "jobs"), "jobs", "expected a list of jobs");
+    std::set<std::string> job_names;  // results, the Gantt chart and resizes name jobs: one name, one job
     for (std::size_t i = 0; i < jobs.size(); ++i) {
       MapReader r(jobs[i], "jobs[" + std::to_string(i) + "]", source);
       v.spec.jobs.push_back(read_job(r, v.spec.pools, catalog, rates));
+      if (!job_names.insert(v.spec.jobs.back().name).second) {
+        r.fail("name", "job name '" + v.spec.jobs.back().name + "' appears twice; give each job its own name");
+      }
     }
   }
   if (trace.IsDefined() && !trace.IsNull()) {
@@ -382,7 +384,7 @@ ClusterScenario read_cluster_scenario(const YAML::Node& root, const std::functio
                                       const Source& source, const std::string& base_dir, std::uint64_t seed) {
   models::Catalog catalog = builtin_catalog();
   if (child(root, "catalog").IsDefined()) {
-    const std::string file = root["catalog"].as<std::string>();
+    const std::string file = scalar_text(root["catalog"], "catalog", source, "the path of a catalog file (YAML)");
     const std::filesystem::path p = std::filesystem::path(file).is_absolute() ? std::filesystem::path(file)
                                                                              : std::filesystem::path(base_dir) / file;
     load_catalog_file(p.string(), source, "catalog", root["catalog"], catalog);
@@ -396,7 +398,7 @@ ClusterScenario read_cluster_scenario(const YAML::Node& root, const std::functio
   if (sweep.IsDefined() && !sweep.IsNull()) {
     if (!sweep.IsMap()) throw ConfigError(source.locate(sweep, "sweep"), "sweep", "expected a mapping from key paths to lists of values");
     for (const auto& kv : sweep) {
-      const std::string key = kv.first.as<std::string>();
+      const std::string key = key_text(kv.first, "sweep", source);
       if (is_variant_sweep_key(key)) continue;  // sweep.grid / zip / random: variants of `dlsim sweep`
       const std::string path = "sweep." + key;
       if (!kv.second.IsSequence() || kv.second.size() == 0) {
@@ -429,9 +431,9 @@ ClusterScenario read_cluster_scenario(const YAML::Node& root, const std::functio
       if (!variants[i].IsMap()) throw ConfigError(source.locate(variants[i], path), path, "expected a mapping of key paths to values");
       Picked p;
       for (const auto& kv : variants[i]) {
-        const std::string key = kv.first.as<std::string>();
+        const std::string key = key_text(kv.first, path, source);
         if (key == "name") {
-          p.name = kv.second.as<std::string>();
+          p.name = scalar_text(kv.second, path + ".name", source, "a label for the variant");
           continue;
         }
         YAML::Emitter e;
@@ -464,12 +466,22 @@ ClusterScenario read_cluster_scenario(const YAML::Node& root, const std::functio
         try {
           apply_override(variant_root, overrides[o]);
         } catch (const ConfigError& e) {
-          throw ConfigError(e.where(), (from_sweep ? "sweep." : "variants[" + std::to_string(k) + "].") + overrides[o].path, e.message());
+          const ConfigError located = located_in_file(e, overrides, source.overrides, source.file);
+          throw ConfigError(located.where(), (from_sweep ? "sweep." : "variants[" + std::to_string(k) + "].") + overrides[o].path,
+                            e.message());
         }
         variant_source.overrides.push_back(overrides[o]);
         if (picked[k].name.empty() || from_sweep) label += (label.empty() ? "" : ", ") + overrides[o].path + "=" + overrides[o].value;
       }
-      ClusterVariant v = read_variant(variant_root, variant_source, base_dir, seed, catalog, rates, files);
+      ClusterVariant v;
+      try {
+        v = read_variant(variant_root, variant_source, base_dir, seed, catalog, rates, files);
+      } catch (const ConfigError& e) {
+        // A variants or sweep value is the file's, not a --set the user typed.
+        const ConfigError located = located_in_file(e, overrides, source.overrides, source.file);
+        if (located.where().file == e.where().file) throw;
+        throw ConfigError(located.where(), located.key_path(), located.message() + " [in variant " + label + "]");
+      }
       v.label = label.empty() ? "base" : label;
       out.variants.push_back(std::move(v));
     }

@@ -57,6 +57,9 @@ const std::vector<Column<ResultRow>>& training_columns() {
        [](const ResultRow& r) { return r.tensor_comm_s; }},
       {"expert_all_to_all_time", "s", "blocking expert-parallel all-to-alls per iteration", kReal,
        [](const ResultRow& r) { return r.expert_comm_s; }},
+      {"context_parallel_time", "s",
+       "ring attention's key/value exchange not hidden behind the attention kernels (context parallelism), per iteration",
+       kReal, [](const ResultRow& r) { return r.context_comm_s; }},
       {"pipeline_bubble_time", "s", "compute stream idle waiting for other pipeline stages, per iteration", kReal,
        [](const ResultRow& r) { return r.pipeline_bubble_s; }},
       {"framework_overhead_time", "s",
@@ -94,6 +97,9 @@ const std::vector<Column<ResultRow>>& training_columns() {
        kInteger, [](const ResultRow& r) { return double(r.profile_out_of_range); }},
       {"memory_per_accelerator", "B", "peak memory of one accelerator (the fullest pipeline rank)", kReal,
        [](const ResultRow& r) { return r.memory_bytes; }},
+      {"status", "", "ok, or infeasible: the plan does not split the model or does not fit in memory (numbers empty)", kText,
+       nullptr, [](const ResultRow& r) { return r.status; }},
+      {"reason", "", "why the point is infeasible (empty when ok)", kText, nullptr, [](const ResultRow& r) { return r.reason; }},
   };
   return columns;
 }

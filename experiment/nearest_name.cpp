@@ -26,6 +26,10 @@ std::optional<std::string> nearest_name(std::string_view wanted, const std::vect
   std::optional<std::string> best;
   std::size_t best_distance = 0;
   for (const auto& name : known) {  // `known` is sorted by callers, so ties are deterministic
+    // The distance is at least the difference in length: a name that far off cannot be a typo,
+    // and skipping it keeps a huge input (a 10 MB value) from costing length x length work.
+    const std::size_t gap = wanted.size() > name.size() ? wanted.size() - name.size() : name.size() - wanted.size();
+    if (gap > std::max<std::size_t>(2, std::max(wanted.size(), name.size()) / 3)) continue;
     const std::size_t d = edit_distance(wanted, name);
     if (!best || d < best_distance) {
       best = name;

@@ -1,6 +1,8 @@
 #include "experiment/overrides.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <utility>
 
 namespace dlsim::experiment {
 namespace {
@@ -47,6 +49,25 @@ std::vector<Step> split_path(const Override& o) {
   return steps;
 }
 
+// Keys of which a mapping holds one: an override of one replaces the others, so that
+// `--set workload.batch.global=1024` works on a scenario written with batch.per_device.
+struct Alternatives {
+  const char* parent;
+  std::vector<std::string> keys;
+};
+const Alternatives kAlternatives[] = {{"workload.batch", {"per_device", "global"}}, {"workload", {"iterations", "tokens"}}};
+
+void remove_alternatives(YAML::Node& map, const Override& o, const std::string& key) {
+  const std::size_t dot = o.path.rfind('.');
+  const std::string parent = dot == std::string::npos ? "" : o.path.substr(0, dot);
+  for (const Alternatives& a : kAlternatives) {
+    if (parent != a.parent || std::find(a.keys.begin(), a.keys.end(), key) == a.keys.end()) continue;
+    for (const std::string& other : a.keys) {
+      if (other != key && std::as_const(map)[other].IsDefined()) map.remove(other);
+    }
+  }
+}
+
 }  // namespace
 
 Override parse_set_argument(const std::string& argument) {
@@ -64,7 +85,11 @@ void apply_override(YAML::Node& root, const Override& o) {
   } catch (const YAML::Exception& e) {
     bad(o, "value is not valid YAML: " + e.msg);
   }
-  if (!value.IsDefined() || value.IsNull()) value = YAML::Node(o.value);  // "key=" sets an empty string
+  // "key=" sets an empty string; "key=null" (or ~) sets null, as in a file: the key reads as absent
+  // (its default, or no output file), never as the text "null".
+  if (!value.IsDefined() || (value.IsNull() && o.value.find_first_not_of(" \t") == std::string::npos)) {
+    value = YAML::Node(o.value);
+  }
   const std::vector<Step> steps = split_path(o);
   // yaml-cpp nodes are handles: assigning through `current` edits the tree in place.
   YAML::Node current = root;
@@ -74,6 +99,7 @@ void apply_override(YAML::Node& root, const Override& o) {
     if (step.index < 0) {
       if (current.IsScalar() || current.IsSequence()) bad(o, "'" + step.key + "' is below a value that is not a mapping");
       if (last) {
+        remove_alternatives(current, o, step.key);
         current[step.key] = value;
         return;
       }
@@ -93,6 +119,17 @@ void apply_override(YAML::Node& root, const Override& o) {
       current.reset(current[step.index]);
     }
   }
+}
+
+ConfigError located_in_file(const ConfigError& e, const std::vector<Override>& written, const std::vector<Override>& typed,
+                            const std::string& file) {
+  const auto label = [](const Override& o) { return "--set " + o.path + "=" + o.value; };
+  // Compared as ConfigError stores locations: made printable (a key with invalid UTF-8 bytes).
+  const auto at = [&e, &label](const Override& o) { return e.where().file == ConfigError({label(o), 0, 0}, "", "").where().file; };
+  if (std::any_of(written.begin(), written.end(), at) && std::none_of(typed.begin(), typed.end(), at)) {
+    return ConfigError({file, 0, 0}, e.key_path(), e.message());
+  }
+  return e;
 }
 
 }  // namespace dlsim::experiment

@@ -12,7 +12,10 @@ namespace {
 constexpr std::int64_t kMaxWays = 1'000'000;
 
 models::Axis axis_of(const std::string& s) {
-  return s == "tensor" ? models::Axis::tensor : s == "pipeline" ? models::Axis::pipeline : models::Axis::data;
+  return s == "tensor"     ? models::Axis::tensor
+         : s == "pipeline" ? models::Axis::pipeline
+         : s == "context"  ? models::Axis::context
+                           : models::Axis::data;
 }
 
 // plan.zero: how ZeRO-3 runs, in DeepSpeed's and FSDP's own terms (defaults: models::ZeroConfig).
@@ -167,10 +170,12 @@ PlanConfig read_plan(MapReader& r) {
   p.tensor = static_cast<int>(r.integer("tensor", 1, 1024, 1));
   p.pipeline = static_cast<int>(r.integer("pipeline", 1, 4096, 1));
   p.expert = static_cast<int>(r.integer("expert", 1, 4096, 1));
+  p.context = static_cast<int>(r.integer("context", 1, 4096, 1));
   p.sequence_parallel = r.boolean("sequence_parallel", false);
-  const std::string schedule = r.choice("schedule", {"1f1b", "gpipe", "interleaved-1f1b"}, "1f1b");
+  const std::string schedule = r.choice("schedule", {"1f1b", "gpipe", "interleaved-1f1b", "zb-h1"}, "1f1b");
   p.schedule = schedule == "gpipe" ? models::PipelineSchedule::gpipe
                : schedule == "interleaved-1f1b" ? models::PipelineSchedule::interleaved
+               : schedule == "zb-h1"            ? models::PipelineSchedule::zb_h1
                                                 : models::PipelineSchedule::one_f_one_b;
   p.virtual_stages = static_cast<int>(r.integer("virtual_stages", 1, 1024, 1));
   p.micro_batch_size = static_cast<int>(r.integer("micro_batch_size", 1, 100'000'000, 0));
@@ -190,21 +195,30 @@ PlanConfig read_plan(MapReader& r) {
   read_parameter_server(r, p);
   const YAML::Node order = r.node("order");
   if (order.IsDefined() && !order.IsNull()) {
-    if (!order.IsSequence() || order.size() != 3) {
-      r.fail("order", "expected the three axes from innermost to outermost, e.g. [tensor, pipeline, data]");
+    // Three axes (context then sits just outside tensor, as in the default) or all four.
+    if (!order.IsSequence() || (order.size() != 3 && order.size() != 4)) {
+      r.fail("order", "expected the axes from innermost to outermost, e.g. [tensor, pipeline, data] or [tensor, context, pipeline, data]");
     }
-    std::array<bool, 3> seen{};
-    for (std::size_t i = 0; i < 3; ++i) {
+    std::array<bool, 4> seen{};
+    std::vector<models::Axis> axes;
+    for (std::size_t i = 0; i < order.size(); ++i) {
       const std::string path = r.path_of("order") + "[" + std::to_string(i) + "]";
       const std::string name = order[i].IsScalar() ? order[i].Scalar() : "";
-      if (name != "tensor" && name != "pipeline" && name != "data") {
-        throw ConfigError(r.source().locate(order[i], path), path, "'" + name + "' is not an axis; allowed: tensor, pipeline, data");
+      if (name != "tensor" && name != "pipeline" && name != "data" && name != "context") {
+        throw ConfigError(r.source().locate(order[i], path), path,
+                          "'" + name + "' is not an axis; allowed: tensor, context, pipeline, data");
       }
       const models::Axis a = axis_of(name);
       if (seen[static_cast<std::size_t>(a)]) throw ConfigError(r.source().locate(order[i], path), path, "axis '" + name + "' appears twice");
       seen[static_cast<std::size_t>(a)] = true;
-      p.order[i] = a;
+      axes.push_back(a);
     }
+    if (!seen[static_cast<std::size_t>(models::Axis::context)]) {
+      if (!seen[static_cast<std::size_t>(models::Axis::tensor)]) r.fail("order", "three axes must be tensor, pipeline and data");
+      const auto tensor = std::find(axes.begin(), axes.end(), models::Axis::tensor);
+      axes.insert(tensor + 1, models::Axis::context);
+    }
+    std::copy(axes.begin(), axes.end(), p.order.begin());
   }
   if (p.micro_batch_size > 0 && p.micro_batches > 0) {
     r.fail("micro_batches", "give micro_batch_size or micro_batches, not both: the batch fixes the other");
@@ -234,6 +248,7 @@ std::string describe_plan(const models::ParallelPlan& p) {
     if (p.sequence_parallel) s += "+sp";
   }
   if (p.pipeline > 1) add(" p", p.pipeline);
+  if (p.context > 1) add(" c", p.context);
   if (p.expert > 1) add(" e", p.expert);
   if (p.virtual_stages > 1) add(" v", p.virtual_stages);
   add(" m", p.micro_batches);
@@ -278,6 +293,7 @@ models::ParallelPlan Scenario::plan_for(int nodes, int plan_index) const {
   p.tensor = c.tensor;
   p.pipeline = c.pipeline;
   p.expert = c.expert;
+  p.context = c.context;
   p.sequence_parallel = c.sequence_parallel;
   p.schedule = c.schedule;
   p.virtual_stages = c.virtual_stages;
@@ -311,12 +327,13 @@ models::ParallelPlan Scenario::plan_for(int nodes, int plan_index) const {
   p.optimizer = workload.optimizer;
   p.overlap_grad_reduce = workload.overlap;
   p.bucket_bytes = workload.bucket_bytes;
-  const int model_ways = c.tensor * c.pipeline;
+  const int model_ways = c.tensor * c.pipeline * c.context;
   if (c.data > 0) {
     p.data = c.data;
   } else {
     if (accelerators % model_ways != 0) {
-      throw std::invalid_argument("plan.tensor: tensor x pipeline = " + std::to_string(model_ways) + " does not divide the " +
+      throw std::invalid_argument(std::string("plan.tensor: tensor x pipeline") + (c.context > 1 ? " x context" : "") + " = " +
+                                  std::to_string(model_ways) + " does not divide the " +
                                   std::to_string(accelerators) + " accelerators");
     }
     p.data = accelerators / model_ways;

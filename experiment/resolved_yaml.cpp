@@ -167,6 +167,7 @@ void emit_plan(YAML::Emitter& out, const PlanConfig& p) {
   out << YAML::Key << "tensor" << YAML::Value << p.tensor;
   out << YAML::Key << "pipeline" << YAML::Value << p.pipeline;
   out << YAML::Key << "expert" << YAML::Value << p.expert;
+  out << YAML::Key << "context" << YAML::Value << p.context;
   out << YAML::Key << "sequence_parallel" << YAML::Value << p.sequence_parallel;
   out << YAML::Key << "schedule" << YAML::Value << models::to_string(p.schedule);
   out << YAML::Key << "virtual_stages" << YAML::Value << p.virtual_stages;
@@ -254,6 +255,7 @@ void emit_workload(YAML::Emitter& out, const WorkloadConfig& w) {
   if (w.dataset_samples > 0) out << YAML::Key << "dataset_samples" << YAML::Value << w.dataset_samples;
   if (w.epochs > 0) out << YAML::Key << "epochs" << YAML::Value << w.epochs;
   if (w.iterations > 0) out << YAML::Key << "iterations" << YAML::Value << w.iterations;
+  if (w.tokens > 0) out << YAML::Key << "tokens" << YAML::Value << w.tokens;
   out << YAML::Key << "overlap" << YAML::Value << w.overlap;
   out << YAML::Key << "bucket_bytes" << YAML::Value << w.bucket_bytes;
   out << YAML::Key << "gradient_precision" << YAML::Value << std::string(models::to_string(w.gradient_precision));

@@ -10,11 +10,16 @@
 #include "experiment/scenario.hpp"
 #include "experiment/table.hpp"
 #include "models/iteration_trace.hpp"
+#include "models/training_replay.hpp"
 #include "sim/interrupt.hpp"
 
 namespace dlsim::experiment {
 
 struct ResultRow {
+  // "ok", or "infeasible" (the plan does not split the model or does not fit in memory: `reason`
+  // says why, the numbers are NaN, the integers those the plan implies or 0).
+  std::string status = "ok";
+  std::string reason;
   int nodes = 0;
   int accelerators = 0;
   std::string plan;                // describe_plan(): "d8 t8 p16 m64x1 1f1b"
@@ -44,6 +49,7 @@ struct ResultRow {
   double recompute_s = 0;
   double tensor_comm_s = 0;        // blocking tensor-parallel collectives
   double expert_comm_s = 0;        // blocking expert all-to-alls
+  double context_comm_s = 0;       // ring attention's exchange beyond the attention it overlaps
   double pipeline_bubble_s = 0;
   double framework_overhead_s = 0;   // ZeRO-3 host work the device waits for, blocking activation copies
   std::string gradient_compression = "none";  // plan.gradient_compression.method
@@ -162,6 +168,18 @@ std::vector<ResultRow> run_training(const Scenario& scenario, std::vector<models
 std::vector<CollectiveRow> run_collectives(const Scenario& scenario, const sim::InterruptFlag* interrupt = nullptr);  // collective_run.cpp
 void run_cluster(const Scenario& scenario, Results& results, const sim::InterruptFlag* interrupt = nullptr,
                  const RunProgress& progress = {});  // cluster_run.cpp
+
+// A training row of `scenario` at `nodes` with `plan`, from its replayed iteration `step`: the
+// throughput, utilization, memory, time and cost to train (billed per second, one-minute
+// minimum), `extra_price_per_hour` (dedicated parameter servers) added to the nodes' price.
+// Scaling efficiency is left for the caller. Throws std::runtime_error when the training run
+// would last beyond sim::Time's range.
+ResultRow training_row(const Scenario& scenario, int nodes, const models::ParallelPlan& plan, const models::IterationBreakdown& step,
+                       double extra_price_per_hour = 0);
+// The row of a point that cannot run: its nodes and plan, status "infeasible", the reason.
+ResultRow infeasible_row(const Scenario& scenario, const InfeasiblePoint& point);
+// The training columns as a Table, real numbers blanked (NaN) on rows whose status is not "ok".
+Table training_table(const std::vector<ResultRow>& rows);
 
 // What a run of `scenario` reports progress in: the total run() passes to its callback (jobs of
 // all variants, or configurations; 0 for collective scenarios), and the unit ("jobs",

@@ -20,25 +20,38 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 ResultRow evaluate(const Scenario& s, int nodes, int plan_index, models::IterationTrace* trace) {
-  const auto& wl = s.workload;
-  ResultRow row;
-  row.nodes = nodes;
-  row.accelerators = nodes * s.cluster.instance.accelerators_per_node;
   const models::ParallelPlan plan = s.plan_for(nodes, plan_index);
-  row.plan_index = plan_index;
-  row.plan = describe_plan(plan);
-  row.per_device_batch = plan.micro_batches * plan.micro_batch_size;
-  row.global_batch = plan.global_batch();
-
   const network::Topology topology = s.topology_for(nodes);
   models::TrainingConfig config;
-  config.model = &wl.model;
+  config.model = &s.workload.model;
   config.plan = plan;
   config.device = s.cluster.device;
   config.profile = s.cluster.profile;
   config.topology = &topology;
   config.all_reduce = s.network.all_reduce;
   const models::IterationBreakdown step = models::replay_iteration(config, trace);
+  // Dedicated parameter servers are billed beside the nodes (at plan.parameter_server.server_price).
+  // (Scenario::plans() returns a copy: keep the price, not a reference into it.)
+  const double server_price = s.plans().at(static_cast<std::size_t>(plan_index)).server_price_per_hour;
+  const double servers_per_hour = plan.parameter_server.enabled && plan.parameter_server.placement == models::ServerPlacement::dedicated
+                                      ? plan.parameter_server.servers * server_price
+                                      : 0.0;
+  ResultRow row = training_row(s, nodes, plan, step, servers_per_hour);
+  row.plan_index = plan_index;
+  return row;
+}
+
+}  // namespace
+
+ResultRow training_row(const Scenario& s, int nodes, const models::ParallelPlan& plan, const models::IterationBreakdown& step,
+                       double extra_price_per_hour) {
+  const auto& wl = s.workload;
+  ResultRow row;
+  row.nodes = nodes;
+  row.accelerators = nodes * s.cluster.instance.accelerators_per_node;
+  row.plan = describe_plan(plan);
+  row.per_device_batch = plan.micro_batches * plan.micro_batch_size;
+  row.global_batch = plan.global_batch();
   row.iteration_s = step.iteration_s;
   row.samples_per_s = static_cast<double>(row.global_batch) / step.iteration_s;
   row.samples_per_s_per_accelerator = row.samples_per_s / row.accelerators;
@@ -55,6 +68,7 @@ ResultRow evaluate(const Scenario& s, int nodes, int plan_index, models::Iterati
   row.staleness = step.staleness;
   row.tensor_comm_s = step.tensor_comm_s;
   row.expert_comm_s = step.expert_comm_s;
+  row.context_comm_s = step.context_comm_s;
   row.pipeline_bubble_s = step.pipeline_bubble_s;
   row.tokens_per_s = step.tokens_per_s;
   row.tflops_per_accelerator = step.tflops_per_device;
@@ -71,21 +85,15 @@ ResultRow evaluate(const Scenario& s, int nodes, int plan_index, models::Iterati
   row.iteration_p10_s = step.iteration_p10_s;
   row.iteration_p90_s = step.iteration_p90_s;
   row.memory_bytes = models::peak_memory(wl.model, plan).total();
-  // Dedicated parameter servers are billed beside the nodes (at plan.parameter_server.server_price).
-  // (Scenario::plans() returns a copy: keep the price, not a reference into it.)
-  const double server_price = s.plans().at(static_cast<std::size_t>(plan_index)).server_price_per_hour;
-  const double servers_per_hour = plan.parameter_server.enabled && plan.parameter_server.placement == models::ServerPlacement::dedicated
-                                      ? plan.parameter_server.servers * server_price
-                                      : 0.0;
-  row.cost_per_hour = s.cluster.instance.price_per_hour * nodes + servers_per_hour;
+  row.cost_per_hour = s.cluster.instance.price_per_hour * nodes + extra_price_per_hour;
 
   const bool has_dataset = wl.dataset_samples > 0;
   row.time_per_epoch_s = has_dataset ? wl.dataset_samples / row.samples_per_s : kNaN;
   row.cost_per_epoch = has_dataset ? row.cost_per_hour * row.time_per_epoch_s / 3600.0 : kNaN;
 
   const std::int64_t per_epoch = has_dataset ? static_cast<std::int64_t>(std::ceil(wl.dataset_samples / row.global_batch)) : 0;
-  row.iterations = wl.iterations > 0 ? wl.iterations
-                                     : static_cast<std::int64_t>(std::ceil(wl.epochs * wl.dataset_samples / row.global_batch));
+  const double samples_to_train = wl.tokens > 0 ? wl.tokens / wl.model.tokens_per_sample : wl.epochs * wl.dataset_samples;
+  row.iterations = wl.iterations > 0 ? wl.iterations : static_cast<std::int64_t>(std::ceil(samples_to_train / row.global_batch));
   scheduler::FixedClusterJob job{nodes, row.cost_per_hour / nodes, step.iteration_s, row.iterations, per_epoch, {}};
   sim::Engine engine;
   sim::Recorder recorder;
@@ -100,7 +108,38 @@ ResultRow evaluate(const Scenario& s, int nodes, int plan_index, models::Iterati
   return row;
 }
 
-}  // namespace
+ResultRow infeasible_row(const Scenario& s, const InfeasiblePoint& point) {
+  ResultRow row;
+  row.status = "infeasible";
+  row.reason = point.reason;
+  row.nodes = point.nodes;
+  row.accelerators = point.nodes * s.cluster.instance.accelerators_per_node;
+  row.plan = point.plan;
+  row.plan_index = point.plan_index;
+  try {
+    const models::ParallelPlan plan = s.plan_for(point.nodes, point.plan_index);
+    row.per_device_batch = plan.micro_batches * plan.micro_batch_size;
+    row.global_batch = plan.global_batch();
+    const auto& wl = s.workload;
+    row.iterations = wl.iterations > 0 ? wl.iterations
+                                       : static_cast<std::int64_t>(std::ceil(wl.epochs * wl.dataset_samples / row.global_batch));
+  } catch (const std::invalid_argument&) {
+    // The plan could not be derived: its sizes stay 0.
+  }
+  row.cost_per_hour = s.cluster.instance.price_per_hour * point.nodes;
+  return row;
+}
+
+Table training_table(const std::vector<ResultRow>& rows) {
+  Table table = make_table(training_columns(), rows);
+  for (TableColumn& c : table.columns) {
+    if (c.type != TableColumn::Type::real) continue;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (rows[i].status != "ok") c.numbers[i] = kNaN;
+    }
+  }
+  return table;
+}
 
 std::vector<ResultRow> run_training(const Scenario& scenario, std::vector<models::IterationTrace>* traces,
                                     const sim::InterruptFlag* interrupt, const RunProgress& progress) {
@@ -112,16 +151,22 @@ std::vector<ResultRow> run_training(const Scenario& scenario, std::vector<models
     for (int index = 0; index < plans; ++index) {
       sim::check_interrupt(interrupt);
       models::IterationTrace* trace = nullptr;
-      if (traces != nullptr) trace = &traces->emplace_back();
-      rows.push_back(evaluate(scenario, nodes, index, trace));
+      if (traces != nullptr) trace = &traces->emplace_back();  // stays empty for an infeasible point
+      const InfeasiblePoint* infeasible = scenario.infeasible_at(nodes, index);
+      rows.push_back(infeasible != nullptr ? infeasible_row(scenario, *infeasible) : evaluate(scenario, nodes, index, trace));
       if (progress) progress(static_cast<double>(rows.size()), total);
     }
   }
-  // Efficiency is relative to the smallest configuration of the same plan, whatever the sweep order.
+  // Efficiency is relative to the smallest feasible configuration of the same plan, whatever the
+  // sweep order.
   for (ResultRow& row : rows) {
+    if (row.status != "ok") continue;
     const ResultRow* smallest = nullptr;
     for (const ResultRow& other : rows) {
-      if (other.plan_index == row.plan_index && (smallest == nullptr || other.accelerators < smallest->accelerators)) smallest = &other;
+      if (other.status == "ok" && other.plan_index == row.plan_index &&
+          (smallest == nullptr || other.accelerators < smallest->accelerators)) {
+        smallest = &other;
+      }
     }
     row.scaling_efficiency = row.samples_per_s_per_accelerator / smallest->samples_per_s_per_accelerator;
   }
@@ -130,8 +175,11 @@ std::vector<ResultRow> run_training(const Scenario& scenario, std::vector<models
 
 Results run(const Scenario& scenario, const sim::InterruptFlag* interrupt, const RunProgress& progress) {
   if (!scenario.sweep.variants.empty()) {
-    throw ConfigError({scenario.source, 0, 0}, "sweep",
+    throw ConfigError(scenario.sweep.variants.where, "sweep",
                       "the scenario sweeps variants (sweep.grid, zip or random): run it with 'dlsim sweep' (Python: dlsim.sweep)");
+  }
+  if (scenario.search) {
+    throw ConfigError({scenario.source, 0, 0}, "plan", "the scenario searches plans (plan:): run it with 'dlsim plan' (Python: dlsim.plan)");
   }
   Results results;
   results.dlsim_version = dlsim_version();
@@ -147,7 +195,7 @@ Results run(const Scenario& scenario, const sim::InterruptFlag* interrupt, const
     results.table = make_table(collective_columns(), results.collective_rows);
   } else {
     results.rows = run_training(scenario, scenario.output.trace.empty() ? nullptr : &results.traces, interrupt, progress);
-    results.table = make_table(training_columns(), results.rows);
+    results.table = training_table(results.rows);
   }
   return results;
 }

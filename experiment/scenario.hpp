@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "experiment/cluster_scenario.hpp"
+#include "experiment/config_error.hpp"
 #include "experiment/sweep_axis.hpp"
 #include "experiment/validation.hpp"
 #include "models/parallel_plan.hpp"
@@ -50,10 +51,11 @@ enum class BatchMode { per_device, global };
 
 // workload.plan as written; sizes left at 0 are derived per node count (Scenario::plan_for).
 struct PlanConfig {
-  int data = 0;                   // 0: accelerators / (tensor x pipeline)
+  int data = 0;                   // 0: accelerators / (tensor x pipeline x context)
   int tensor = 1;
   int pipeline = 1;
   int expert = 1;
+  int context = 1;                // context-parallel ranks per sequence (ring attention)
   bool sequence_parallel = false;
   models::PipelineSchedule schedule = models::PipelineSchedule::one_f_one_b;
   int virtual_stages = 1;
@@ -61,7 +63,7 @@ struct PlanConfig {
   int micro_batches = 0;          // 0: derived from the batch and micro_batch_size
   int zero_stage = 0;
   models::Recompute recompute = models::Recompute::none;
-  std::array<models::Axis, 3> order{models::Axis::tensor, models::Axis::pipeline, models::Axis::data};
+  std::array<models::Axis, 4> order{models::Axis::tensor, models::Axis::context, models::Axis::pipeline, models::Axis::data};
   bool scatter_gather = true;
   bool tp_comm_overlap = false;   // Megatron-Core --tp-comm-overlap (needs sequence_parallel)
   bool overlap_param_gather = false;  // Megatron-Core --overlap-param-gather (needs zero_stage 1 or 2)
@@ -89,6 +91,7 @@ struct WorkloadConfig {
   // definition): Megatron-style FLOP counts need layers, hidden and vocabulary.
   std::optional<models::DecoderConfig> decoder;
   models::Precision precision = models::Precision::fp32;
+  bool precision_is_default = false;  // not given: the device's usual training precision
   models::Precision gradient_precision = models::Precision::fp32;
   models::Optimizer optimizer = models::Optimizer::sgd_momentum;
   BatchMode batch_mode = BatchMode::per_device;
@@ -96,6 +99,7 @@ struct WorkloadConfig {
   double dataset_samples = 0;     // 0 when the work is given in iterations only
   double epochs = 0;              // > 0 with dataset_samples
   std::int64_t iterations = 0;    // > 0 when the work is given in iterations
+  double tokens = 0;              // > 0 when the work is given in tokens (language models)
   bool overlap = true;
   double bucket_bytes = 25.0 * 1024 * 1024;
   PlanConfig plan;
@@ -120,11 +124,37 @@ struct SweepConfig {
   VariantSweep variants;          // sweep.grid / zip / random: what `dlsim sweep` runs (any kind of scenario)
 };
 
+// The plan: section: `dlsim plan` searches instance type x node count x parallel plan for the
+// workload under these constraints (experiment/planner.hpp). On-demand capacity only for now.
+enum class PlanObjective { cheapest, fastest };
+struct PlanSearchConfig {
+  double deadline_s = 0;               // time to train at most this (0: no deadline)
+  double budget_usd = 0;               // cost to train at most this (0: no budget)
+  int max_accelerators = 0;            // 0: no limit
+  std::vector<std::string> instances;  // catalog names (cluster.instance when not given)
+  std::vector<int> nodes;              // node counts to try (cluster.nodes when not given)
+  PlanObjective objective = PlanObjective::cheapest;
+};
+
 struct OutputConfig {
   std::string results;            // HDF5 path ("" = none)
   std::string csv;                // CSV path ("" = none)
   std::string trace;              // Chrome/Perfetto trace of one iteration ("" = none)
   std::string jobs_csv;           // cluster scenarios: per-job results of every variant ("" = none)
+};
+
+// A point of a training scenario (node count, plan) that cannot run: its plan does not split the
+// model over the accelerators or does not fit in memory. With several points, such a point is a
+// result row with its reason instead of an error (a sweep is not aborted by one bad point); the
+// located error is kept for when every point is infeasible.
+struct InfeasiblePoint {
+  int nodes = 0;
+  int plan_index = 0;
+  std::string plan;               // describe_plan(), or "" when the plan could not be derived
+  SourceLocation where;
+  std::string key_path;
+  std::string reason;
+  ConfigError error() const { return ConfigError(where, key_path, reason); }
 };
 
 struct Scenario {
@@ -135,12 +165,17 @@ struct Scenario {
   WorkloadConfig workload;         // training scenarios
   std::optional<CollectiveConfig> collective;  // collective scenarios (then no workload)
   std::optional<ClusterScenario> cluster_sim;  // cluster scenarios (top-level pools:; then no workload)
+  std::optional<PlanSearchConfig> search;      // plan scenarios (top-level plan:; a training workload without a plan)
   SweepConfig sweep;
   OutputConfig output;
   ValidationSpec validation;      // published figures the scenario reproduces (empty: none)
   std::string input_yaml;         // the scenario text after --set overrides, re-emitted
+  std::vector<InfeasiblePoint> infeasible;  // training scenarios: points that become rows with their reason
 
-  // "cluster" (pools of jobs), "collective" or "training".
+  // The infeasible point at (nodes, plan_index), or nullptr.
+  const InfeasiblePoint* infeasible_at(int nodes, int plan_index) const;
+
+  // "cluster" (pools of jobs), "collective", "plan" (a plan search) or "training".
   std::string kind() const;
   // The node counts to evaluate: the sweep, or the cluster's own count.
   std::vector<int> node_counts() const;

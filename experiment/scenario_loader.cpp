@@ -1,12 +1,14 @@
 // The scenario schema: every key a scenario may hold, its type, unit, range and default, in
 // the order scenarios/README.md documents them.
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <fstream>
 #include <set>
 #include <sstream>
 
+#include "experiment/atomic_file.hpp"
 #include "experiment/catalog_yaml.hpp"
 #include "experiment/builtin_profiles.hpp"
 #include "experiment/cluster_yaml.hpp"
@@ -16,11 +18,13 @@
 #include "experiment/model_yaml.hpp"
 #include "experiment/network_yaml.hpp"
 #include "experiment/plan_fit.hpp"
+#include "experiment/plan_search_yaml.hpp"
 #include "experiment/plan_yaml.hpp"
 #include "experiment/profile_yaml.hpp"
 #include "experiment/sweep_spec.hpp"
 #include "experiment/validation_yaml.hpp"
 #include "experiment/overrides.hpp"
+#include "experiment/yaml_document.hpp"
 #include "experiment/yaml_reader.hpp"
 #include "models/catalog.hpp"
 #include "models/memory_model.hpp"
@@ -38,6 +42,22 @@ constexpr std::int64_t kMaxIterations = 1'000'000'000'000;
 const std::vector<std::string> kPrecisions{"fp32", "tf32", "fp16", "bf16", "fp8"};
 
 models::Precision precision_of(const std::string& s) { return *models::parse_precision(s); }
+
+// The precision a device usually trains in, the default of workload.precision: mixed bf16 from
+// Ampere on and on TPUs, mixed fp16 on Volta and Turing (tensor cores without bf16), fp32 on
+// older or unknown devices.
+std::string usual_precision(const models::DeviceSpec& device) {
+  using models::Generation;
+  switch (device.generation) {
+    case Generation::ampere:
+    case Generation::ada:
+    case Generation::hopper:
+    case Generation::tpu: return device.supports(models::Precision::bf16) ? "bf16" : "fp32";
+    case Generation::volta:
+    case Generation::turing: return device.supports(models::Precision::fp16) ? "fp16" : "fp32";
+    default: return "fp32";
+  }
+}
 
 ClusterConfig read_cluster(MapReader& r, const models::Catalog& catalog, const std::string& base_dir) {
   ClusterConfig c;
@@ -99,20 +119,42 @@ void read_batch(MapReader& w, WorkloadConfig& wl) {
 
 void read_work(MapReader& w, WorkloadConfig& wl) {
   wl.iterations = w.integer("iterations", 1, kMaxIterations, 0);
+  // tokens: as in cluster jobs, the work of a language model in tokens (iterations follow from
+  // the global batch and the sequence length).
+  w.allow({"tokens"});
+  if (w.has("tokens")) {
+    if (wl.model.tokens_per_sample <= 1) {
+      w.fail("tokens", "model '" + wl.model_name + "' has no sequence: give iterations or data: {samples, epochs}");
+    }
+    if (wl.iterations > 0) w.fail("tokens", "give the amount of work once: tokens or iterations, not both");
+    wl.tokens = w.number("tokens", 1, 1e18);
+  }
   if (w.has("data")) {
     MapReader d(w.node("data"), w.path_of("data"), w.source());
-    wl.dataset_samples = d.number("samples", 1, kMaxSamples);
+    // The dataset in samples, or in tokens for a sequence model (samples = tokens / sequence length).
+    if (d.has("tokens")) {
+      if (d.has("samples")) d.fail("tokens", "give the dataset once: samples or tokens, not both");
+      if (wl.sequence_length <= 0) d.fail("tokens", "counts a sequence model's tokens; model '" + wl.model_name + "' has no sequence length");
+      wl.dataset_samples = std::ceil(d.number("tokens", 1, kMaxSamples * 1e6) / wl.sequence_length);
+      d.allow({"samples"});
+    } else {
+      wl.dataset_samples = d.number("samples", 1, kMaxSamples);
+      d.allow({"tokens"});
+    }
     wl.epochs = d.number("epochs", 1e-6, kMaxEpochs, 0.0);
     d.finish();
     if (wl.epochs > 0 && wl.iterations > 0) {
       w.fail("iterations", "give the amount of work once: data.epochs or iterations, not both");
     }
-    if (wl.epochs == 0 && wl.iterations == 0) {
+    if (wl.epochs > 0 && wl.tokens > 0) w.fail("tokens", "give the amount of work once: data.epochs or tokens, not both");
+    if (wl.epochs == 0 && wl.iterations == 0 && wl.tokens == 0) {
       d.fail_missing("epochs", "passes over the dataset (or give workload.iterations instead)");
     }
   } else {
     w.allow({"data"});
-    if (wl.iterations == 0) w.fail_missing("data", "the work to do: data: {samples: N, epochs: E}, or iterations: N");
+    if (wl.iterations == 0 && wl.tokens == 0) {
+      w.fail_missing("data", "the work to do: data: {samples: N, epochs: E}, iterations: N, or tokens: N (language models)");
+    }
   }
 }
 
@@ -131,7 +173,8 @@ std::string fit_advice(const models::ModelGraph& model, const models::ParallelPl
 // Engine pick a FlashAttention kernel when one runs, and fall back on the unfused product.
 void resolve_attention(const MapReader& w, WorkloadConfig& wl, const models::DeviceSpec& device, const std::string& choice,
                        const std::string& key, const YAML::Node& at) {
-  const std::string unavailable = models::flash_attention_unavailable(wl.precision, device);
+  // Under fp8 attention runs in bf16 (Transformer Engine's recipe, models/fp8_recipe.hpp).
+  const std::string unavailable = models::flash_attention_unavailable(models::storage_precision(wl.precision), device);
   if (choice == "flash" && !unavailable.empty()) {
     throw ConfigError(w.source().locate(at, key), key, unavailable + "; use attention: unfused (or auto)");
   }
@@ -189,7 +232,8 @@ WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
     if (w.node("attention").IsDefined()) attention_at = w.node("attention");
   }
 
-  const std::string precision = w.choice("precision", kPrecisions, "fp32");
+  wl.precision_is_default = !w.has("precision");
+  const std::string precision = w.choice("precision", kPrecisions, usual_precision(cluster.device));
   wl.precision = precision_of(precision);
   if (!cluster.device.supports(wl.precision)) {
     std::string supported;
@@ -250,6 +294,11 @@ OutputConfig read_output(MapReader& o) {
   for (const auto& [key, path] : {std::pair{"results", out.results}, std::pair{"csv", out.csv}, std::pair{"trace", out.trace}}) {
     if (o.has(key) && path.empty()) o.fail(key, "expected a file path");
   }
+  // Refused before running: a folder, FIFO or device given as an output file (atomic_file.hpp).
+  for (const auto& [key, path] : {std::pair{"results", out.results}, std::pair{"csv", out.csv}, std::pair{"trace", out.trace},
+                                  std::pair{"jobs_csv", out.jobs_csv}}) {
+    if (const std::string why = path.empty() ? "" : unwritable_reason(path); !why.empty()) o.fail(key, why);
+  }
   const auto same_file = [](const std::string& a, const std::string& b) {
     return std::filesystem::absolute(a).lexically_normal() == std::filesystem::absolute(b).lexically_normal();
   };
@@ -265,22 +314,27 @@ OutputConfig read_output(MapReader& o) {
   return out;
 }
 
-// Rejects sweep points the job cannot run: a batch that does not split, a plan that does not
-// fit the model or the accelerator count, or a rank whose memory exceeds the accelerator's. Each
-// is blamed on the key that decides it (the plan field, or the batch).
-void check_feasible(const Scenario& s, const YAML::Node& root, const Source& source) {
+// Finds the points the job cannot run: a batch that does not split (an error: the batch is the
+// user's), a plan that does not fit the model or the accelerator count, or a rank whose memory
+// exceeds the accelerator's. Each is blamed on the key that decides it (the plan field, or the
+// batch). With several points the plan failures become Scenario::infeasible (rows with their
+// reason); when every point fails, the first one's located error is thrown, unless
+// `keep_infeasible` (a variant of `dlsim sweep`, which reports it as rows).
+void check_feasible(Scenario& s, const YAML::Node& root, const Source& source, bool keep_infeasible) {
   const std::string batch_key = s.workload.batch_mode == BatchMode::global ? "global" : "per_device";
   // The plan's YAML: workload.plan, or sweep.plan[i].
   const auto plan_node = [&](int index) -> std::pair<YAML::Node, std::string> {
     if (!s.sweep.plans.empty()) return {root["sweep"]["plan"][index], "sweep.plan[" + std::to_string(index) + "]"};
     return {root["workload"]["plan"], "workload.plan"};
   };
-  const auto fail_at = [&](const std::string& message, int index) {
+  // The located error of a plan_for / validate_plan message; `batch` tells a batch error.
+  const auto error_at = [&](const std::string& message, int index, bool& batch) {
     // Messages name their field: "plan.<field>: why" or "batch: why".
     std::string field = message.substr(0, message.find(':'));
     std::string why = message.substr(std::min(message.size(), field.size() + 2));
     std::string path = "workload.batch." + batch_key;
     YAML::Node at = root["workload"]["batch"][batch_key];
+    batch = field == "batch";
     if (field.rfind("plan.", 0) == 0) {
       const auto [plan, plan_path] = plan_node(index);
       // The deepest key of the field's path ("zero.reduce_bucket_size") that the YAML has.
@@ -307,20 +361,30 @@ void check_feasible(const Scenario& s, const YAML::Node& root, const Source& sou
     } else if (field != "batch") {
       why = message;
     }
-    throw ConfigError(source.locate(at, path), path, why);
+    return ConfigError(source.locate(at, path), path, why);
   };
   const auto& wl = s.workload;
   const int plan_count = static_cast<int>(s.plans().size());
+  std::vector<InfeasiblePoint> infeasible;
+  const auto record = [&](int nodes, int index, const std::string& label, const ConfigError& e) {
+    infeasible.push_back({nodes, index, label, e.where(), e.key_path(), e.message()});
+  };
   for (int nodes : s.node_counts()) {
     for (int index = 0; index < plan_count; ++index) {
       const int accelerators = nodes * s.cluster.instance.accelerators_per_node;
       const std::string where = " (" + std::to_string(nodes) + " nodes, " + std::to_string(accelerators) + " accelerators)";
       models::ParallelPlan plan;
+      std::string label;
       try {
         plan = s.plan_for(nodes, index);
+        label = describe_plan(plan);
         models::validate_plan(plan, wl.model, accelerators);
       } catch (const std::invalid_argument& e) {
-        fail_at(e.what() + where, index);
+        bool batch = false;
+        const ConfigError error = error_at(e.what() + where, index, batch);
+        if (batch) throw error;  // the batch is the user's choice, not a point of the search
+        record(nodes, index, label, error);
+        continue;
       }
       const models::MemoryBreakdown mem = models::peak_memory(wl.model, plan);
       if (mem.total() > s.cluster.device.memory_bytes) {
@@ -329,13 +393,17 @@ void check_feasible(const Scenario& s, const YAML::Node& root, const Source& sou
         const bool has_plan = pn.IsMap() && pn.size() > 0;
         const std::string path = has_plan ? plan_path : "workload.batch." + batch_key;
         const YAML::Node at = has_plan ? pn : root["workload"]["batch"][batch_key];
-        throw ConfigError(source.locate(at, path), path,
-                          "model " + wl.model_name + " with plan " + describe_plan(plan) + where + " does not fit in " +
-                              s.cluster.device.name + " memory: " + models::describe(mem) + ", has " +
-                              format_size(s.cluster.device.memory_bytes) + fit_advice(wl.model, plan, s.cluster.device.memory_bytes));
+        record(nodes, index, label,
+               ConfigError(source.locate(at, path), path,
+                           "model " + wl.model_name + " with plan " + label + where + " does not fit in " + s.cluster.device.name +
+                               " memory: " + models::describe(mem) + ", has " + format_size(s.cluster.device.memory_bytes) +
+                               fit_advice(wl.model, plan, s.cluster.device.memory_bytes)));
       }
     }
   }
+  const std::size_t points = s.node_counts().size() * static_cast<std::size_t>(plan_count);
+  if (!keep_infeasible && !infeasible.empty() && infeasible.size() == points) throw infeasible.front().error();
+  s.infeasible = std::move(infeasible);
 }
 
 // Every evaluated node count must give a buildable fabric (torus shape, fat-tree size, regions);
@@ -370,6 +438,32 @@ void check_fabric(const Scenario& s, const YAML::Node& root, const Source& sourc
   }
 }
 
+// The top-level plan: section (plan_search_yaml.hpp): a training workload whose plan the
+// planner chooses, so without workload.plan and without a sweep.
+void read_plan_section(MapReader& top, const YAML::Node& root, const models::Catalog& catalog, Scenario& s) {
+  MapReader plan(top.node("plan"), "plan", top.source());
+  if (s.collective) top.fail("plan", "a plan search needs a training workload, not a collective sweep");
+  const YAML::Node& const_root = root;  // const access: operator[] must not add keys
+  const YAML::Node workload = const_root["workload"];
+  const YAML::Node& const_workload = workload;
+  // (Reading the workload leaves an absent plan as an empty mapping: that is no plan.)
+  const YAML::Node written_plan = const_workload["plan"];
+  if (written_plan.IsDefined() && !written_plan.IsNull() && !(written_plan.IsMap() && written_plan.size() == 0)) {
+    throw ConfigError(top.source().locate(const_workload["plan"], "workload.plan"), "workload.plan",
+                      "the plan: section searches the parallel plan; remove workload.plan (or the plan: section to run this plan)");
+  }
+  if (s.workload.batch_mode != BatchMode::global) {
+    throw ConfigError(top.source().locate(const_workload["batch"], "workload.batch"), "workload.batch",
+                      "a plan search keeps the global batch fixed: give workload.batch.global");
+  }
+  const YAML::Node sweep = const_root["sweep"];
+  if (!s.sweep.nodes.empty() || !s.sweep.plans.empty() || !s.sweep.variants.empty()) {
+    throw ConfigError(top.source().locate(sweep, "sweep"), "sweep",
+                      "a plan scenario sweeps with plan.instances and plan.nodes, not a sweep: section");
+  }
+  s.search = read_plan_search(plan, catalog, s.cluster);
+}
+
 // The optional validation: section (validation_yaml.hpp).
 ValidationSpec read_validation_section(MapReader& top, const Source& source) {
   if (!top.has("validation")) return {};
@@ -378,7 +472,7 @@ ValidationSpec read_validation_section(MapReader& top, const Source& source) {
 }
 
 Scenario read_scenario(const YAML::Node& root, const std::function<YAML::Node()>& fresh_root, const Source& source,
-                       const std::string& base_dir) {
+                       const std::string& base_dir, const LoadOptions& options) {
   MapReader top(root, "", source);
   Scenario s;
   s.source = source.file;
@@ -420,8 +514,8 @@ Scenario read_scenario(const YAML::Node& root, const std::function<YAML::Node()>
     if (!top.has("workload")) top.fail_missing("workload", "the training job: model, batch, data (or 'collective' for a collective sweep)");
     MapReader workload(top.node("workload"), "workload", source);
     s.workload = read_workload(workload, s.cluster);
-    if (top.has("output") && root["output"]["jobs_csv"].IsDefined()) {
-      throw ConfigError(source.locate(root["output"]["jobs_csv"], "output.jobs_csv"), "output.jobs_csv",
+    if (const YAML::Node jobs_csv = child(child(root, "output"), "jobs_csv"); jobs_csv.IsDefined()) {
+      throw ConfigError(source.locate(jobs_csv, "output.jobs_csv"), "output.jobs_csv",
                         "only cluster scenarios (with pools:) have a jobs table");
     }
     top.allow({"collective"});
@@ -434,12 +528,17 @@ Scenario read_scenario(const YAML::Node& root, const std::function<YAML::Node()>
   MapReader output(top.node("output"), "output", source, true);
   s.output = read_output(output);
   s.validation = read_validation_section(top, source);
+  if (top.has("plan")) read_plan_section(top, root, catalog, s);
   top.finish();
-  check_fabric(s, root, source);
+  if (s.search) {
+    // The planner checks each candidate (experiment/planner.hpp); the fabric of each size is built there.
+  } else {
+    check_fabric(s, root, source);
+  }
   if (s.collective) {
     check_collective(s, root, source);
-  } else {
-    check_feasible(s, root, source);
+  } else if (!s.search) {
+    check_feasible(s, root, source, options.keep_infeasible);
   }
   s.input_yaml = YAML::Dump(root);
   return s;
@@ -447,7 +546,16 @@ Scenario read_scenario(const YAML::Node& root, const std::function<YAML::Node()>
 
 }  // namespace
 
-std::string Scenario::kind() const { return cluster_sim ? "cluster" : collective ? "collective" : "training"; }
+std::string Scenario::kind() const {
+  return cluster_sim ? "cluster" : collective ? "collective" : search ? "plan" : "training";
+}
+
+const InfeasiblePoint* Scenario::infeasible_at(int nodes, int plan_index) const {
+  for (const InfeasiblePoint& p : infeasible) {
+    if (p.nodes == nodes && p.plan_index == plan_index) return &p;
+  }
+  return nullptr;
+}
 
 std::vector<int> Scenario::node_counts() const {
   return sweep.nodes.empty() ? std::vector<int>{cluster.nodes} : sweep.nodes;
@@ -466,17 +574,19 @@ network::FabricSpec Scenario::fabric_for(int nodes) const {
 }
 
 Scenario load_scenario_text(const std::string& text, const std::string& name,
-                            const std::vector<std::string>& set_arguments, const std::string& base_dir) {
+                            const std::vector<std::string>& set_arguments, const std::string& base_dir,
+                            const LoadOptions& options) {
   Source source{name, {}};
   for (const auto& a : set_arguments) source.overrides.push_back(parse_set_argument(a));
   YAML::Node root;
   try {
-    root = YAML::Load(text);
+    // A second document would be silently ignored by YAML::Load: a scenario is one document.
+    root = load_one_document(text, name);
   } catch (const YAML::Exception& e) {
     throw ConfigError({name, e.mark.line + 1, e.mark.column + 1}, "", "invalid YAML: " + e.msg);
   }
   if (!root.IsDefined() || root.IsNull()) {
-    if (source.overrides.empty()) throw ConfigError({name, 0, 0}, "", "the scenario is empty");
+    if (source.overrides.empty()) throw ConfigError({name, 1, 1}, "", "the scenario is empty");
     root = YAML::Node(YAML::NodeType::Map);
   }
   if (!root.IsMap()) throw ConfigError(source.locate(root, ""), "", "a scenario is a mapping with keys cluster, workload, ...");
@@ -488,16 +598,23 @@ Scenario load_scenario_text(const std::string& text, const std::string& name,
     for (const Override& o : source.overrides) apply_override(fresh, o);
     return fresh;
   };
-  return read_scenario(root, fresh_root, source, base_dir);
+  try {
+    return read_scenario(root, fresh_root, source, base_dir, options);
+  } catch (const YAML::Exception& e) {
+    // A yaml-cpp failure the schema did not check first (every reader should use yaml_reader.hpp's
+    // checked access): still a located error about the input, never an internal one.
+    throw ConfigError({name, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1}, "",
+                      "a value has the wrong shape here (a list or mapping where a single value belongs, or the reverse)");
+  }
 }
 
-Scenario load_scenario(const std::string& path, const std::vector<std::string>& set_arguments) {
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& set_arguments, const LoadOptions& options) {
   std::ifstream in(path);
   if (!in) throw ConfigError({path, 0, 0}, "", "cannot read the scenario file (missing or unreadable)");
   std::stringstream text;
   text << in.rdbuf();
   const std::string dir = std::filesystem::path(path).parent_path().string();
-  return load_scenario_text(text.str(), path, set_arguments, dir.empty() ? "." : dir);
+  return load_scenario_text(text.str(), path, set_arguments, dir.empty() ? "." : dir, options);
 }
 
 }  // namespace dlsim::experiment

@@ -9,12 +9,29 @@
 #include <thread>
 
 #include "experiment/config_error.hpp"
+#include "experiment/overrides.hpp"
 #include "experiment/load.hpp"
 
 namespace dlsim::experiment {
 namespace {
 
 std::string key_of(const std::string& set) { return set.substr(0, set.find('=')); }
+
+// "sweep variant 3 (key=value, ...)"
+std::string describe_variant(const std::vector<std::string>& overrides, std::size_t index) {
+  std::string which = "sweep variant " + std::to_string(index);
+  if (!overrides.empty()) {
+    which += " (";
+    for (std::size_t i = 0; i < overrides.size(); ++i) which += (i ? ", " : "") + overrides[i];
+    which += ")";
+  }
+  return which;
+}
+
+// Every point of the scenario is infeasible (training scenarios only).
+bool nothing_runs(const Scenario& s) {
+  return s.kind() == "training" && s.infeasible.size() == s.node_counts().size() * s.plans().size();
+}
 std::string value_of(const std::string& set) { return set.substr(set.find('=') + 1); }
 
 }  // namespace
@@ -69,18 +86,22 @@ Scenario load_variant(const SweepSource& source, const std::vector<std::string>&
   std::vector<std::string> sets = source.set_arguments;
   sets.insert(sets.end(), overrides.begin(), overrides.end());
   try {
-    Scenario s = source.path.empty() ? load_scenario_text(source.text, source.name, sets, source.base_dir)
-                                     : load_scenario(source.path, sets);
+    // A variant none of whose points can run is rows with the reasons, not an error
+    // (load_variants rejects a sweep where no variant can run at all).
+    LoadOptions options;
+    options.keep_infeasible = true;
+    Scenario s = source.path.empty() ? load_scenario_text(source.text, source.name, sets, source.base_dir, options)
+                                     : load_scenario(source.path, sets, options);
     s.sweep.variants = {};  // a variant is one run: the scenario's own variant sweep is set aside
     return s;
   } catch (const ConfigError& e) {
-    std::string which = "sweep variant " + std::to_string(index);
-    if (!overrides.empty()) {
-      which += " (";
-      for (std::size_t i = 0; i < overrides.size(); ++i) which += (i ? ", " : "") + overrides[i];
-      which += ")";
-    }
-    throw ConfigError(e.where(), e.key_path(), e.message() + " [in " + which + "]");
+    const std::string which = describe_variant(overrides, index);
+    // Not "--set ..." when the value came from the file's sweep section, not the command line.
+    std::vector<Override> written, typed;
+    for (const std::string& o : overrides) written.push_back(parse_set_argument(o));
+    for (const std::string& o : source.set_arguments) typed.push_back(parse_set_argument(o));
+    const ConfigError located = located_in_file(e, written, typed, source.path.empty() ? source.name : source.path);
+    throw ConfigError(located.where(), located.key_path(), located.message() + " [in " + which + "]");
   }
 }
 
@@ -92,7 +113,19 @@ std::vector<Scenario> load_variants(const SweepSource& source, const std::vector
   std::vector<Scenario> scenarios;
   scenarios.reserve(variants.size());
   for (auto& s : loaded) scenarios.push_back(std::move(*s));
+  // Infeasible variants are rows with their reasons; a sweep where nothing can run is an error,
+  // the first variant's, as a single run's would be.
+  if (!scenarios.empty() && std::all_of(scenarios.begin(), scenarios.end(), nothing_runs)) {
+    const ConfigError e = scenarios.front().infeasible.front().error();
+    throw ConfigError(e.where(), e.key_path(), e.message() + " [in " + describe_variant(variants.front(), 0) + "]");
+  }
   return scenarios;
+}
+
+void check_variants(const SweepSource& source, const std::vector<std::vector<std::string>>& variants, int threads) {
+  // Tasks start in index order and none starts after an error, so the error rethrown (the
+  // lowest index that failed) is the first bad variant's, whatever the thread count.
+  for_each_on_threads(variants.size(), threads, true, [&](std::size_t v) { load_variant(source, variants[v], v); });
 }
 
 void run_variants(const std::vector<Scenario>& scenarios, const std::vector<std::size_t>& todo, int threads,

@@ -38,6 +38,10 @@ struct SweepResults {
 // On `threads` threads (0: one per core); the error reported is the first bad variant's by index.
 std::vector<Scenario> load_variants(const SweepSource& source, const std::vector<std::vector<std::string>>& variants,
                                     int threads = 0);
+// The same validation as load_variants, each variant dropped once loaded: `dlsim check` of a
+// sweep of up to kMaxSweepVariants in memory that does not grow with the variant count. The
+// first bad variant by index throws; none after it is loaded.
+void check_variants(const SweepSource& source, const std::vector<std::vector<std::string>>& variants, int threads = 0);
 // One variant (index: for messages).
 Scenario load_variant(const SweepSource& source, const std::vector<std::string>& overrides, std::size_t index);
 

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "experiment/config_error.hpp"
+
 namespace dlsim::experiment {
 
 // One key and the values it takes, each a YAML value as --set takes it ("8", "fp16", "[1, 2]").
@@ -30,6 +32,7 @@ struct VariantSweep {
   std::vector<RandomAxis> random;
   int samples = 0;                   // random samples (> 0 when random keys are given)
   std::uint64_t random_seed = 0;     // default: the scenario's seed
+  SourceLocation where;              // the scenario's `sweep` key (for errors about the sweep as a whole)
   bool empty() const { return grid.empty() && zip.empty() && random.empty(); }
 };
 

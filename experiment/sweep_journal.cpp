@@ -159,6 +159,12 @@ void SweepJournal::read_existing(std::uint64_t fingerprint, std::uint64_t varian
   if (!out_) throw std::runtime_error("cannot append to the sweep journal '" + path_ + "'");
 }
 
+void SweepJournal::remove() {
+  out_.close();
+  std::error_code ec;  // a journal already gone is no failure: the store is complete either way
+  std::filesystem::remove(path_, ec);
+}
+
 void SweepJournal::append(std::uint64_t variant, Table table) {
   const std::string body = serialize_table(table);
   std::string record(kRecord, sizeof kRecord);

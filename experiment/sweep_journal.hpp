@@ -36,6 +36,8 @@ class SweepJournal {
   // loses nothing written); keeps it in finished().
   void append(std::uint64_t variant, Table table);
   const std::string& path() const { return path_; }
+  // Closes and deletes the file: once the store holds every variant, the journal has no more use.
+  void remove();
 
  private:
   void read_existing(std::uint64_t fingerprint, std::uint64_t variants);

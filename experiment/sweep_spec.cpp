@@ -24,7 +24,7 @@ std::vector<SweepAxis> read_lists(const YAML::Node& node, const std::string& pat
   }
   std::vector<SweepAxis> axes;
   for (const auto& kv : node) {
-    const std::string key = kv.first.as<std::string>();
+    const std::string key = key_text(kv.first, path, source);
     const std::string at = path + "." + key;
     if (!kv.second.IsSequence() || kv.second.size() == 0) throw ConfigError(source.locate(kv.second, at), at, "expected a non-empty list of values");
     SweepAxis axis{key, {}};
@@ -53,7 +53,7 @@ RandomAxis read_random_axis(const std::string& key, const YAML::Node& node, cons
                       "expected one of {uniform: [lo, hi]}, {log_uniform: [lo, hi]}, {integer: [lo, hi]}, {choice: [values]} "
                       "(lo and hi may carry a unit: {uniform: [5MiB, 50MiB]})");
   }
-  const std::string kind = node.begin()->first.as<std::string>();
+  const std::string kind = key_text(node.begin()->first, path, source);
   const YAML::Node args = node.begin()->second;
   const std::string at = path + "." + kind;
   RandomAxis a;
@@ -122,18 +122,19 @@ VariantSweep read_variant_sweep(const YAML::Node& sweep, const Source& source, s
   VariantSweep out;
   out.random_seed = scenario_seed;
   if (!sweep.IsDefined() || sweep.IsNull() || !sweep.IsMap()) return out;
-  if (const YAML::Node grid = sweep["grid"]; grid.IsDefined() && !grid.IsNull()) out.grid = read_lists(grid, "sweep.grid", source);
-  if (const YAML::Node zip = sweep["zip"]; zip.IsDefined() && !zip.IsNull()) {
+  out.where = source.locate(sweep, "sweep");
+  if (const YAML::Node grid = child(sweep, "grid"); grid.IsDefined() && !grid.IsNull()) out.grid = read_lists(grid, "sweep.grid", source);
+  if (const YAML::Node zip = child(sweep, "zip"); zip.IsDefined() && !zip.IsNull()) {
     out.zip = read_lists(zip, "sweep.zip", source);
     for (const SweepAxis& a : out.zip) {
       if (a.values.size() != out.zip.front().values.size()) {
-        throw ConfigError(source.locate(zip[a.key], "sweep.zip." + a.key), "sweep.zip." + a.key,
+        throw ConfigError(source.locate(child(zip, a.key), "sweep.zip." + a.key), "sweep.zip." + a.key,
                           "has " + std::to_string(a.values.size()) + " values; zipped lists must have the same length (" +
                               out.zip.front().key + " has " + std::to_string(out.zip.front().values.size()) + ")");
       }
     }
   }
-  if (const YAML::Node random = sweep["random"]; random.IsDefined() && !random.IsNull()) {
+  if (const YAML::Node random = child(sweep, "random"); random.IsDefined() && !random.IsNull()) {
     MapReader r(random, "sweep.random", source);
     out.samples = static_cast<int>(r.integer("samples", 1, static_cast<std::int64_t>(kMaxSweepVariants)));
     out.random_seed = static_cast<std::uint64_t>(r.integer("seed", 0, std::numeric_limits<std::int64_t>::max(),
@@ -141,7 +142,7 @@ VariantSweep read_variant_sweep(const YAML::Node& sweep, const Source& source, s
     const YAML::Node keys = r.node("keys");
     if (!keys.IsMap() || keys.size() == 0) r.fail("keys", "expected a mapping from key paths to distributions, e.g. {cluster.nodes: {integer: [1, 64]}}");
     for (const auto& kv : keys) {
-      const std::string key = kv.first.as<std::string>();
+      const std::string key = key_text(kv.first, "sweep.random.keys", source);
       out.random.push_back(read_random_axis(key, kv.second, "sweep.random.keys." + key, source));
     }
     r.finish();

@@ -112,6 +112,10 @@ SweepStoreReport run_sweep_store(const SweepStoreOptions& o, const MpiSession* m
   }
   bar.finish();
   write_store(report.store, base, variants, journal.finished());
+  if (journal.finished().size() == variants.size()) {
+    journal.remove();  // the store is complete: nothing left to resume
+    report.journal.clear();
+  }
   return report;
 }
 

@@ -30,7 +30,8 @@ struct SweepStoreReport {
   std::size_t variants = 0;
   std::size_t resumed = 0;  // already in the journal when the run began
   std::size_t ran = 0;      // by this process (rank 0: by all ranks)
-  std::string store, journal;
+  std::string store;
+  std::string journal;  // "" once removed: every variant finished and is in the store
   std::string kind;
 };
 

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
@@ -11,10 +12,18 @@
 namespace dlsim::experiment {
 namespace {
 
-std::string number(double v, const char* format) {
+std::string number(double v, const char* format) { return format_number(v, format); }
+
+// At least `decimals` decimals and at least three significant digits: an LLM's 7.23 samples/s or a
+// CPU's 0.0412 must not print as "7" or "0" (no exponent: values below 1e-6 print as 0).
+std::string significant(double v, int decimals) {
   if (std::isnan(v)) return "-";
+  if (v != 0 && std::isfinite(v)) {
+    const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(v))));
+    decimals = std::clamp(2 - magnitude, decimals, 6);
+  }
   char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
   return buf;
 }
 
@@ -74,21 +83,48 @@ void print_table(std::ostream& out, const Results& results) {
     print_collective_table(out, results);
     return;
   }
-  const std::vector<std::string> header{"nodes", "accel", "plan", "samples/s", "p10-p90", "per accel", "TFLOP/s/accel", "MFU",
-                                        "HFU", "memory/accel", "epoch time", "USD/hour", "USD/epoch", "efficiency", "exposed comm"};
-  std::vector<std::vector<std::string>> cells;
+  // tokens/s for language models (more than one token per sample); scaling efficiency only when
+  // there are sizes to compare.
+  bool tokens = false;
+  std::vector<int> sizes;
   for (const ResultRow& r : results.rows) {
+    tokens = tokens || r.tokens_per_s > r.samples_per_s;
+    if (std::find(sizes.begin(), sizes.end(), r.nodes) == sizes.end()) sizes.push_back(r.nodes);
+  }
+  const bool efficiency = sizes.size() > 1;
+  std::vector<std::string> header{"nodes", "accel", "plan", "samples/s"};
+  if (tokens) header.push_back("tokens/s");
+  for (const char* h : {"p10-p90", "per accel", "TFLOP/s/accel", "MFU", "HFU", "memory/accel", "epoch time", "USD/hour", "USD/epoch"}) {
+    header.push_back(h);
+  }
+  if (efficiency) header.push_back("efficiency");
+  header.push_back("exposed comm");
+  std::vector<std::vector<std::string>> cells;
+  const ResultRow* last_ok = nullptr;
+  std::vector<const ResultRow*> infeasible;
+  for (const ResultRow& r : results.rows) {
+    if (r.status != "ok") {
+      cells.push_back({std::to_string(r.nodes), std::to_string(r.accelerators), r.plan.empty() ? "-" : r.plan, r.status});
+      cells.back().resize(header.size(), "-");
+      infeasible.push_back(&r);
+      continue;
+    }
+    last_ok = &r;
     // The kernel model's error band (iteration_time_p10/p90) as throughputs: slow end first.
-    const std::string band = r.iteration_p90_s > 0 ? number(r.global_batch / r.iteration_p90_s, "%.0f") + "-" +
-                                                         number(r.global_batch / r.iteration_p10_s, "%.0f")
+    const std::string band = r.iteration_p90_s > 0 ? significant(r.global_batch / r.iteration_p90_s, 0) + "-" +
+                                                         significant(r.global_batch / r.iteration_p10_s, 0)
                                                    : "-";
-    cells.push_back({std::to_string(r.nodes), std::to_string(r.accelerators), r.plan, number(r.samples_per_s, "%.0f"), band,
-                     number(r.samples_per_s_per_accelerator, "%.1f"), number(r.tflops_per_accelerator, "%.1f"),
-                     number(100.0 * r.mfu, "%.1f%%"), number(100.0 * r.hfu, "%.1f%%"), format_size(r.memory_bytes),
-                     std::isnan(r.time_per_epoch_s) ? "-" : format_duration(r.time_per_epoch_s),
-                     number(r.cost_per_hour, "%.2f"), number(r.cost_per_epoch, "%.2f"),
-                     number(100.0 * r.scaling_efficiency, "%.1f%%"),
-                     number(100.0 * r.exposed_comm_s / r.iteration_s, "%.1f%%")});
+    std::vector<std::string> row{std::to_string(r.nodes), std::to_string(r.accelerators), r.plan, significant(r.samples_per_s, 0)};
+    if (tokens) row.push_back(significant(r.tokens_per_s, 0));
+    for (std::string cell : {band, significant(r.samples_per_s_per_accelerator, 1), significant(r.tflops_per_accelerator, 1),
+                             number(100.0 * r.mfu, "%.1f%%"), number(100.0 * r.hfu, "%.1f%%"), format_size(r.memory_bytes),
+                             std::isnan(r.time_per_epoch_s) ? std::string("-") : format_duration(r.time_per_epoch_s),
+                             number(r.cost_per_hour, "%.2f"), number(r.cost_per_epoch, "%.2f")}) {
+      row.push_back(std::move(cell));
+    }
+    if (efficiency) row.push_back(number(100.0 * r.scaling_efficiency, "%.1f%%"));
+    row.push_back(number(100.0 * r.exposed_comm_s / r.iteration_s, "%.1f%%"));
+    cells.push_back(std::move(row));
   }
   std::vector<std::size_t> width(header.size());
   for (std::size_t c = 0; c < header.size(); ++c) {
@@ -101,8 +137,11 @@ void print_table(std::ostream& out, const Results& results) {
   };
   line(header);
   for (const auto& row : cells) line(row);
-  if (!results.rows.empty()) {
-    const ResultRow& last = results.rows.back();
+  for (const ResultRow* r : infeasible) {
+    out << r->nodes << " nodes, " << (r->plan.empty() ? "plan " + std::to_string(r->plan_index) : r->plan) << ": " << r->reason << "\n";
+  }
+  if (last_ok != nullptr) {
+    const ResultRow& last = *last_ok;
     const double it = last.iteration_s;
     const auto part = [&](const char* name, double v) {
       return v > 0.0005 * it ? std::string(", ") + name + " " + number(100.0 * v / it, "%.1f%%") : std::string();
@@ -110,13 +149,11 @@ void print_table(std::ostream& out, const Results& results) {
     out << "iteration on " << last.nodes << " nodes: " << format_duration(it) << " = compute "
         << number(100.0 * (last.compute_s - last.recompute_s) / it, "%.1f%%") << part("recompute", last.recompute_s)
         << part("tensor-parallel comm", last.tensor_comm_s) << part("expert all-to-all", last.expert_comm_s)
+        << part("context-parallel ring", last.context_comm_s)
         << part("pipeline bubble", last.pipeline_bubble_s) << part("exposed data-parallel comm", last.exposed_comm_s)
         << part("framework overhead", last.framework_overhead_s) << part("gradient compression", last.compression_blocking_s)
         << part("optimizer", last.optimizer_s);
-    if (last.tokens_per_s > last.samples_per_s) {
-      out << "; " << number(last.tokens_per_s, "%.0f") << " tokens/s (" << number(last.tokens_per_s / last.accelerators, "%.0f")
-          << " per accelerator)";
-    }
+    if (tokens) out << "; " << significant(last.tokens_per_s / last.accelerators, 0) << " tokens/s per accelerator";
     out << "\n";
     const double kernels = last.gemm_s + last.memory_kernels_s + last.conv_s + last.attention_s;
     if (kernels > 0) {

@@ -140,6 +140,12 @@ std::string format_bandwidth(double bytes_per_s) {
   return fixed(bits) + " bps";
 }
 
+std::string format_byte_rate(double bytes_per_s) {
+  if (bytes_per_s >= 1e12) return fixed(bytes_per_s / 1e12) + " TB/s";
+  if (bytes_per_s >= 1e9) return fixed(bytes_per_s / 1e9) + " GB/s";
+  return fixed(bytes_per_s / 1e6) + " MB/s";
+}
+
 std::string format_size(double bytes) {
   constexpr std::array<std::pair<double, const char*>, 4> steps{
       {{kKi * kKi * kKi * kKi, "TiB"}, {kKi * kKi * kKi, "GiB"}, {kKi * kKi, "MiB"}, {kKi, "KiB"}}};
@@ -168,6 +174,17 @@ std::string format_quantity(double v, Dimension d) {
     case Dimension::flop_rate: return fixed(v / 1e12) + " TFLOP/s";
   }
   return fixed(v);
+}
+
+}  // namespace dlsim::experiment
+
+namespace dlsim::experiment {
+
+std::string format_number(double v, const char* format) {
+  if (std::isnan(v)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
 }
 
 }  // namespace dlsim::experiment

@@ -27,8 +27,12 @@ std::string_view dimension_name(Dimension dimension);
 
 // Formats a value with an SI-ish unit for printing ("25 Gbps", "80 GiB", "1.5 ms").
 std::string format_bandwidth(double bytes_per_s);
+// Bytes per second in GB/s or TB/s (decimal), as memory bandwidths are quoted: "2.039 TB/s".
+std::string format_byte_rate(double bytes_per_s);
 std::string format_size(double bytes);
 std::string format_duration(double seconds);
+// `v` printed with a printf format (e.g. "%.1f"), "-" for NaN (a value that does not apply).
+std::string format_number(double v, const char* format);
 std::string format_quantity(double value, Dimension dimension);
 
 }  // namespace dlsim::experiment

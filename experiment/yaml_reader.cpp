@@ -53,6 +53,33 @@ SourceLocation Source::locate(const YAML::Node& node, const std::string& key_pat
   return {file, m.line + 1, m.column + 1};
 }
 
+YAML::Node child(const YAML::Node& node, const std::string& key) {
+  if (!node.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
+  const YAML::Node n = node[key];  // const lookup: never inserts
+  return n.IsDefined() ? n : YAML::Node(YAML::NodeType::Undefined);
+}
+
+std::string key_text(const YAML::Node& key, const std::string& parent_path, const Source& source) {
+  if (key.IsScalar()) return key.Scalar();
+  throw ConfigError(source.locate(key, parent_path), parent_path,
+                    "a key must be a name, got " + quoted(key) + " used as a key");
+}
+
+std::string scalar_text(const YAML::Node& node, const std::string& path, const Source& source, const std::string& what) {
+  if (!node.IsScalar()) throw ConfigError(source.locate(node, path), path, "expected " + what + ", got " + quoted(node));
+  return node.Scalar();
+}
+
+double parse_number(const YAML::Node& node, const std::string& path, const Source& source, double min, double max) {
+  const std::string text = scalar_text(node, path, source, describe_range(min, max));
+  const auto v = to_double(text);
+  if (!v) throw ConfigError(source.locate(node, path), path, "expected " + describe_range(min, max) + ", got '" + text + "'");
+  if (*v < min || *v > max) {
+    throw ConfigError(source.locate(node, path), path, "value '" + text + "' is out of range: expected " + describe_range(min, max));
+  }
+  return *v;
+}
+
 // Integers are read exactly: digits through from_chars, never through a double, except for
 // exponent forms ("300e9"), which must be whole and exactly representable (below 2^53).
 std::int64_t parse_integer(const YAML::Node& node, const std::string& path, const Source& source,
@@ -88,7 +115,7 @@ MapReader::MapReader(const YAML::Node& node, std::string path, const Source& sou
   }
   std::set<std::string> seen;
   for (const auto& kv : node) {
-    const std::string key = kv.first.Scalar();
+    const std::string key = key_text(kv.first, path_, source_);
     if (!seen.insert(key).second) {
       throw ConfigError(source_.locate(kv.first, path_of(key)), path_of(key), "duplicate key '" + key + "'");
     }
@@ -128,7 +155,8 @@ void MapReader::fail_missing(const std::string& key, const std::string& what) co
                         "unknown key '" + present + "' (did you mean '" + key + "'?)");
     }
   }
-  throw ConfigError(source_.locate(map_, path_), path_of(key), "missing required key '" + key + "': " + what);
+  // Located at the mapping, or at the --set that removed the key (key=null).
+  throw ConfigError(source_.locate(map_, path_of(key)), path_of(key), "missing required key '" + key + "': " + what);
 }
 
 YAML::Node MapReader::scalar(const std::string& key) {
@@ -180,11 +208,7 @@ double MapReader::number(const std::string& key, double min, double max, std::op
     if (fallback) return *fallback;
     fail_missing(key, describe_range(min, max));
   }
-  const YAML::Node n = scalar(key);
-  const auto v = to_double(n.Scalar());
-  if (!v) fail(key, "expected " + describe_range(min, max) + ", got '" + n.Scalar() + "'");
-  if (*v < min || *v > max) fail(key, "value '" + n.Scalar() + "' is out of range: expected " + describe_range(min, max));
-  return *v;
+  return parse_number(scalar(key), path_of(key), source_, min, max);
 }
 
 double MapReader::quantity(const std::string& key, Dimension d, double min, double max,

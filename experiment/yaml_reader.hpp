@@ -66,9 +66,21 @@ class MapReader {
   std::vector<std::string> declared_;
 };
 
+// The one checked way to look inside YAML a user wrote: yaml-cpp throws its own exceptions
+// (no key path, its own wording) for a lookup in a scalar, a complex key or a bad conversion.
+// These never throw anything but ConfigError.
+//
+// node[key] for reading: an undefined node when `node` is not a mapping or has no such key.
+YAML::Node child(const YAML::Node& node, const std::string& key);
+// A mapping key's text; a list or mapping used as a key ({[a]: 1}) is refused at the key.
+std::string key_text(const YAML::Node& key, const std::string& parent_path, const Source& source);
+// A scalar's text; anything else is refused with "expected <what>".
+std::string scalar_text(const YAML::Node& node, const std::string& path, const Source& source, const std::string& what);
+
 // Scalar parsing shared with list items: throw ConfigError at `node` on failure.
 std::int64_t parse_integer(const YAML::Node& node, const std::string& path, const Source& source,
                            std::int64_t min, std::int64_t max);
+double parse_number(const YAML::Node& node, const std::string& path, const Source& source, double min, double max);
 std::string describe_range(double min, double max);
 
 }  // namespace dlsim::experiment

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 
+#include "models/fp8_recipe.hpp"
 #include "models/layer_kernels.hpp"
+#include "models/pipeline_schedule.hpp"
 #include "models/roofline.hpp"
 
 namespace dlsim::models {
@@ -14,13 +16,20 @@ namespace {
 // split the output features, row-parallel ones the input features, attention splits heads;
 // sequence parallelism splits the positions of replicated layers; expert parallelism leaves
 // experts / e experts on a rank, each fed by the tokens routed to it from the whole group.
+// Context parallelism leaves each rank 1/c of every sequence's tokens (rows), and its attention
+// queries meet the c key/value blocks one ring step at a time.
 void split_kernel_dims(Layer& share, const Layer& layer, const ParallelPlan& plan) {
-  const double t = plan.tensor;
+  const double t = plan.tensor, c = plan.context;
   const bool split = layer.tensor == TensorSplit::split;
   if (layer.kind == LayerKind::attention) {
     if (split) {
       share.attention.heads = std::max(1.0, layer.attention.heads / t);
       share.attention.kv_heads = std::max(1.0, layer.attention.kv_heads / t);
+    }
+    if (plan.context > 1) {
+      share.attention.query_length = layer.attention.query_length / c;
+      share.attention.key_length = layer.attention.key_length / c;
+      share.attention.ring_steps = plan.context;
     }
     return;
   }
@@ -36,6 +45,7 @@ void split_kernel_dims(Layer& share, const Layer& layer, const ParallelPlan& pla
   } else if (plan.sequence_parallel) {
     d.rows /= t;
   }
+  if (!d.batch_in_count) d.rows /= c;
   if (layer.experts > 0) {
     d.count = std::max(1.0, d.count / plan.expert);
     d.rows *= plan.expert;
@@ -50,8 +60,9 @@ Layer rank_share(const Layer& layer, const ParallelPlan& plan) {
   const double t = plan.tensor;
   const bool split = layer.tensor == TensorSplit::split;
   // Work and activations: split layers do 1/t; replicated ones repeat the work on every tensor
-  // rank, unless sequence parallelism splits them along the sequence.
-  const double work = split || plan.sequence_parallel ? 1.0 / t : 1.0;
+  // rank, unless sequence parallelism splits them along the sequence. Context parallelism splits
+  // every layer's tokens (attention's too: the balanced causal split gives each rank 1/c of it).
+  const double work = (split || plan.sequence_parallel ? 1.0 / t : 1.0) / plan.context;
   share.forward_flops *= work;
   share.backward_flops = backward_flops(layer) * work;
   share.input_elements *= work;
@@ -59,7 +70,7 @@ Layer rank_share(const Layer& layer, const ParallelPlan& plan) {
   // A column-parallel linear keeps its whole input (every tensor rank reads the full activation,
   // Korthikanti et al. 2022 sec. 4.2.1); sequence parallelism keeps only its 1/t sequence shard.
   const bool column_parallel = split && layer.kind == LayerKind::linear && !layer.tp_all_reduce;
-  share.saved_elements = saved_elements(layer) * (column_parallel && !plan.sequence_parallel ? 1.0 : work);
+  share.saved_elements = saved_elements(layer) * (column_parallel && !plan.sequence_parallel ? 1.0 / plan.context : work);
   double params = layer.parameters;
   if (split) params /= t;
   if (layer.experts > 0) params /= plan.expert;
@@ -90,6 +101,10 @@ struct Builder {
   double pending_gradients = 0;
   bool bucket_gradients = true;      // false under ZeRO-3: its schedule reduce-scatters them
   std::size_t last_compute = 0;      // index of the compute segment the last layer ran in
+  // ZB-H1: the stage's W pass being built beside its B pass, with its own host lead and cut.
+  PassProgram* weight_pass = nullptr;
+  double weight_slack = 0;
+  bool weight_cut = false;
 
   Segment& open_compute(PassProgram& pass, bool recompute = false) {
     const Segment* last = pass.segments.empty() ? nullptr : &pass.segments.back();
@@ -107,10 +122,27 @@ struct Builder {
     pass.segments[waiting_overlap.front()].overlap_s += k.seconds;
     if (recompute) pass.segments[waiting_overlap.front()].recompute = true;
     waiting_overlap.erase(waiting_overlap.begin());
-    pass.compute_s += k.seconds;
-    pass.kernels += k.kernels;
-    for (std::size_t f = 0; f < k.by_family.size(); ++f) pass.family_s[f] += k.by_family[f];
-    if (recompute) pass.recompute_s += k.seconds;
+    account(pass, k, recompute);
+    return true;
+  }
+
+  // Context parallelism: attention runs with its ring exchange (a context segment). The blocks
+  // are the rank's keys and values (kv heads on this tensor rank, s/c tokens), forward; backward
+  // passes the gradients of the keys and values around too (Transformer Engine's
+  // AttnFuncWithCPAndKVP2P sends dK and dV along with K and V).
+  bool ring_attention(PassProgram& pass, const Layer& share, const KernelTimes& k, bool recompute, bool backward) {
+    if (plan.context <= 1 || share.kind != LayerKind::attention) return false;
+    const AttentionDims& a = share.attention;
+    const double block = 2.0 * a.kv_heads * a.head_dim * a.key_length * plan.micro_batch_size * element;
+    Segment s;
+    s.kind = SegmentKind::context;
+    s.collective = network::CollectiveKind::all_gather;
+    s.bytes = block * plan.context * (backward ? 2.0 : 1.0);
+    s.overlap_s = k.seconds;
+    s.recompute = recompute;
+    s.parameters_through = parameters_so_far;
+    pass.segments.push_back(s);
+    account(pass, k, recompute);
     return true;
   }
 
@@ -119,6 +151,11 @@ struct Builder {
     last_compute = pass.segments.size() - 1;
     s.seconds += k.seconds;
     s.recompute = recompute;
+    account(pass, k, recompute);
+  }
+
+  // A pass's totals count every kernel, whichever segment runs it.
+  static void account(PassProgram& pass, const KernelTimes& k, bool recompute) {
     pass.compute_s += k.seconds;
     pass.kernels += k.kernels;
     for (std::size_t f = 0; f < k.by_family.size(); ++f) pass.family_s[f] += k.by_family[f];
@@ -150,21 +187,47 @@ struct Builder {
   // One layer's forward or backward on this rank: kernel-level where the device has a kernel
   // profile (layer_kernels.hpp), else the roofline (roofline.hpp, one time per pass, no host
   // model: its launch cost is inside).
-  KernelTimes layer_compute(int i, const Layer& share, bool backward) {
+  // With `weight` (ZB-H1's backward), the weight-gradient kernels are left out of the returned
+  // B part and given there, before the host model (the W pass runs them later).
+  KernelTimes layer_compute(int i, const Layer& share, bool backward, KernelTimes* weight = nullptr) {
     KernelTimes k;
+    // precision fp8: the linear layers' GEMMs in FP8, everything else in bf16 (fp8_recipe.hpp).
+    const bool fp8 = runs_in_fp8(share, plan.precision);
+    const Precision precision = fp8 ? Precision::fp8 : storage_precision(plan.precision);
     if (!profile.kernels.present()) {
-      const LayerTime t = layer_time(share, plan.micro_batch_size, plan.precision, device, profile, out_of_range);
+      const LayerTime t = layer_time(share, plan.micro_batch_size, precision, device, profile, out_of_range);
       k.seconds = backward ? t.backward_s : t.forward_s;
       k.kernels = 1;
-      k.by_family[static_cast<std::size_t>(is_matrix_layer(share.kind) ? KernelFamilyKind::gemm : KernelFamilyKind::memory)] = k.seconds;
+      const auto family = is_matrix_layer(share.kind) ? KernelFamilyKind::gemm : KernelFamilyKind::memory;
+      // roofline.cpp times a backward with weights as two equal kernels, one of them dB.
+      if (weight != nullptr && has_weight_gradient(share)) {
+        k.seconds /= 2;
+        weight->add(family, k.seconds);
+      }
+      k.by_family[static_cast<std::size_t>(family)] = k.seconds;
       return k;
     }
     double chained = 0;
     if (share.fused && i > 0) chained = rank_share(model.layers[static_cast<std::size_t>(i - 1)], plan).activation_elements;
-    const LayerKernelTimes t = layer_kernel_times(share, plan.micro_batch_size, plan.precision, device, profile, chained);
+    const bool after_norm = i > 0 && model.layers[static_cast<std::size_t>(i - 1)].kind == LayerKind::norm;
+    const Fp8Casts cast{plan.zero_stage != 3, static_cast<double>(plan.micro_batches), after_norm};
+    const LayerKernelTimes t = fp8 ? fp8_linear_kernel_times(share, plan.micro_batch_size, cast, device, profile)
+                                   : layer_kernel_times(share, plan.micro_batch_size, precision, device, profile, chained);
     KernelTimes pass = backward ? t.backward : t.forward;
+    if (weight != nullptr) {
+      *weight = t.weight;
+      pass.seconds -= t.weight.seconds;
+      pass.kernels -= t.weight.kernels;
+      for (std::size_t f = 0; f < pass.by_family.size(); ++f) pass.by_family[f] -= t.weight.by_family[f];
+    }
+    return on_host(pass, backward);
+  }
+
+  // The kernels' device time once the host's launches are accounted (with_host); host stalls go
+  // to the dominant family.
+  KernelTimes on_host(KernelTimes pass, bool backward) {
     const double device_s = with_host(pass, backward);
-    pass.by_family[static_cast<std::size_t>(dominant_family(pass))] += device_s - pass.seconds;  // host stalls
+    pass.by_family[static_cast<std::size_t>(dominant_family(pass))] += device_s - pass.seconds;
     pass.seconds = device_s;
     return pass;
   }
@@ -178,8 +241,10 @@ struct Builder {
   // The blocking collectives after layer i in forward (and, mirrored, in backward).
   void add_collectives(PassProgram& pass, int i, const Layer& layer) {
     const double mb = plan.micro_batch_size;
+    // Per sample on this rank: context parallelism leaves it 1/c of the tokens.
+    const double tokens_share = 1.0 / plan.context;
     if (layer.tp_all_reduce && plan.tensor > 1) {
-      const double bytes = layer.activation_elements * mb * element;  // the full (unsplit) output
+      const double bytes = layer.activation_elements * tokens_share * mb * element;  // the full (unsplit) output
       Segment s;
       s.kind = SegmentKind::tensor;
       s.bytes = bytes;
@@ -195,6 +260,8 @@ struct Builder {
         if (plan.tp_comm_overlap && s.overlap_s == 0) waiting_overlap.push_back(pass.segments.size() - 1);
         s.overlap_s = 0;
         s.collective = network::CollectiveKind::all_gather;
+        // fp8: the norm after writes FP8 and the forward all-gathers that (fp8_recipe.hpp).
+        if (plan.precision == Precision::fp8 && !backward_pass) s.bytes *= kFp8Bytes / element;
       }
       pass.segments.push_back(s);
       if (plan.tp_comm_overlap && plan.sequence_parallel) waiting_overlap.push_back(pass.segments.size() - 1);
@@ -210,7 +277,7 @@ struct Builder {
       Segment s;
       s.kind = SegmentKind::expert;
       s.collective = network::CollectiveKind::all_to_all;
-      s.bytes = elements * mb * element / (seq_split ? plan.tensor : 1.0);
+      s.bytes = elements * tokens_share * mb * element / (seq_split ? plan.tensor : 1.0);
       pass.segments.push_back(s);
     }
   }
@@ -258,6 +325,8 @@ struct Builder {
       parameters_so_far += recompute ? 0.0 : share.parameters * element;
       if (overlapped(pass, layer, k, recompute)) {
         pass.segments[waiting].parameters_through = parameters_so_far;
+      } else if (ring_attention(pass, share, k, recompute, false)) {
+        cut = true;
       } else {
         add_compute(pass, k, recompute);
         pass.segments[last_compute].parameters_through = parameters_so_far;
@@ -279,23 +348,49 @@ struct Builder {
       backward_pass = true;
       add_collectives(pass, i, layer);
       const Layer share = rank_share(layer, plan);
-      const KernelTimes k = layer_compute(i, share, true);
-      if (!overlapped(pass, layer, k, false)) add_compute(pass, k, false);
-      if (!bucket_gradients) continue;
-      Segment& s = open_compute(pass);
-      const double gradients = share.parameters * gradient_element;
-      s.gradient_bytes += gradients;
-      if (layer.experts > 0) s.expert_gradient_bytes += gradients;
-      if (plan.compression.method == CompressionMethod::powersgd) {
-        for (const WeightMatrix& m : weight_matrices(share, model.tokens_per_sample)) s.gradient_matrices.push_back(m);
-      }
-      // End the segment where a gradient bucket fills, so that the replay can start reducing
-      // it there (DDP launches a bucket's all-reduce as soon as its last gradient is ready).
-      pending_gradients += gradients;
-      if (pending_gradients >= plan.bucket_bytes) {
+      KernelTimes weight;
+      const KernelTimes k = layer_compute(i, share, true, weight_pass != nullptr ? &weight : nullptr);
+      if (ring_attention(pass, share, k, false, true)) {
         cut = true;
-        pending_gradients = 0;
+      } else if (!overlapped(pass, layer, k, false)) {
+        add_compute(pass, k, false);
       }
+      if (weight_pass != nullptr) {
+        weight_layer(weight, layer, share);
+        continue;
+      }
+      if (bucket_gradients) add_gradients(pass, layer, share);
+    }
+  }
+
+  // ZB-H1: layer `layer`'s weight-gradient kernels and its gradients, appended to the W pass.
+  void weight_layer(const KernelTimes& weight, const Layer& layer, const Layer& share) {
+    std::swap(slack, weight_slack);
+    std::swap(cut, weight_cut);
+    const std::size_t b_last_compute = last_compute;
+    const KernelTimes k = profile.kernels.present() ? on_host(weight, true) : weight;
+    if (k.seconds > 0) add_compute(*weight_pass, k, false);
+    if (bucket_gradients) add_gradients(*weight_pass, layer, share);
+    last_compute = b_last_compute;
+    std::swap(slack, weight_slack);
+    std::swap(cut, weight_cut);
+  }
+
+  // The gradients layer `layer` finishes, on the pass's current compute segment.
+  void add_gradients(PassProgram& pass, const Layer& layer, const Layer& share) {
+    Segment& s = open_compute(pass);
+    const double gradients = share.parameters * gradient_element;
+    s.gradient_bytes += gradients;
+    if (layer.experts > 0) s.expert_gradient_bytes += gradients;
+    if (plan.compression.method == CompressionMethod::powersgd) {
+      for (const WeightMatrix& m : weight_matrices(share, model.tokens_per_sample)) s.gradient_matrices.push_back(m);
+    }
+    // End the segment where a gradient bucket fills, so that the replay can start reducing
+    // it there (DDP launches a bucket's all-reduce as soon as its last gradient is ready).
+    pending_gradients += gradients;
+    if (pending_gradients >= plan.bucket_bytes) {
+      cut = true;
+      pending_gradients = 0;
     }
   }
 };
@@ -361,7 +456,7 @@ void zero3_passes(Builder& b, StageProgram& stage, const ModelGraph& model, cons
 IterationProgram build_iteration_program(const ModelGraph& model, const ParallelPlan& plan, const DeviceSpec& device,
                                          const DeviceProfile& profile) {
   IterationProgram program;
-  Builder b{model, plan, device, profile, bytes_per_element(plan.precision), bytes_per_element(plan.gradient_precision),
+  Builder b{model, plan, device, profile, bytes_per_element(storage_precision(plan.precision)), bytes_per_element(plan.gradient_precision),
             &program.profile_out_of_range};
   const auto ranges = stage_partition(plan, model);
   for (const LayerRange& range : ranges) {
@@ -380,7 +475,7 @@ IterationProgram build_iteration_program(const ModelGraph& model, const Parallel
       if (recomputed) stage.recompute_flops += share.forward_flops * plan.micro_batch_size;
     }
     const Layer& last = model.layers[static_cast<std::size_t>(range.last - 1)];
-    stage.output_bytes = last.activation_elements * plan.micro_batch_size * b.element;
+    stage.output_bytes = last.activation_elements / plan.context * plan.micro_batch_size * b.element;
 
     b.slack = 0;
     if (plan.zero_stage == 3) {
@@ -394,6 +489,9 @@ IterationProgram build_iteration_program(const ModelGraph& model, const Parallel
       b.cut = false;
       b.slack = 0;
       b.waiting_overlap.clear();
+      b.weight_pass = splits_weight_gradients(plan) ? &stage.weight : nullptr;
+      b.weight_slack = 0;
+      b.weight_cut = false;
       // Backward block by block from the last (recomputation re-runs each block first).
       const auto blocks = blocks_of(model, range);
       for (std::size_t k = blocks.size(); k-- > 0;) {
@@ -403,6 +501,7 @@ IterationProgram build_iteration_program(const ModelGraph& model, const Parallel
         if (in_block && plan.recompute == Recompute::selective) b.forward_layers(stage.backward, r.first, r.last, true, true);
         b.backward_layers(stage.backward, r.first, r.last);
       }
+      b.weight_pass = nullptr;
     }
     program.stages.push_back(std::move(stage));
   }

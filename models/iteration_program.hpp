@@ -14,6 +14,11 @@
 //   all-gather runs in tensor-size chunks pipelined with the tensor-split GEMM next to it: the
 //   GEMM's time moves from its compute segment into the collective's (overlap_s), and the pair
 //   takes max(collective, GEMM) plus one chunk of the shorter (the pipeline's fill).
+// - context: context parallelism's ring attention (plan.context > 1): the keys and values (in
+//   backward also their gradients) passed around the context group in c steps, pipelined with
+//   the attention kernels of the blocks already received (overlap_s: their time). Its traffic is
+//   a ring all-gather's (c - 1 sends of one block per rank), so it runs as one (bytes: c blocks;
+//   backward 2c), and the pair takes max(ring, attention) plus one step of the shorter.
 // - expert: the all-to-all of a mixture-of-experts layer (dispatch, combine) over the expert-
 //   parallel group. It blocks the stream.
 // - zero: a ZeRO-3/FSDP point (zero3_schedule.hpp): wait (for the device to drain, or for the
@@ -24,6 +29,10 @@
 // inputs are copied to the host in forward and back before recomputation (cpu_checkpointing, at
 // the device's PCIe bandwidth, on the compute stream as DeepSpeed's blocking copies are), and
 // all-gathered over the tensor group before recomputation (partition_activations).
+// Under ZB-H1 (pipeline_schedule.hpp) a stage's backward is its B pass: everything but the
+// weight-gradient kernels (layer_kernels.hpp's LayerKernelTimes::weight), recomputation
+// included; its W pass runs those kernels, layer by layer in backward order (as the zero-bubble
+// implementation queues them), and carries the gradient bytes, so buckets fill when W runs.
 #pragma once
 #include <array>
 #include <string>
@@ -38,7 +47,7 @@
 
 namespace dlsim::models {
 
-enum class SegmentKind { compute, tensor, expert, zero };
+enum class SegmentKind { compute, tensor, expert, zero, context };
 
 struct Segment {
   SegmentKind kind = SegmentKind::compute;
@@ -49,9 +58,10 @@ struct Segment {
   double expert_gradient_bytes = 0;    // of which expert parameters
   std::vector<WeightMatrix> gradient_matrices;  // compute (backward, PowerSGD only): its layers' weight matrices
   bool recompute = false;              // compute (and an overlapped tensor segment's GEMM): re-running forward inside backward
-  network::CollectiveKind collective = network::CollectiveKind::all_reduce;  // tensor, expert
-  double bytes = 0;                    // tensor, expert: per-rank buffer (nccl-tests sizes)
-  double overlap_s = 0;                // tensor (plan.tp_comm_overlap): the GEMM run with it in chunks
+  network::CollectiveKind collective = network::CollectiveKind::all_reduce;  // tensor, expert, context
+  double bytes = 0;                    // tensor, expert, context: per-rank buffer (nccl-tests sizes)
+  double overlap_s = 0;                // tensor (plan.tp_comm_overlap): the GEMM run with it in chunks;
+                                       //   context: the attention kernels run with the ring
   double parameters_through = 0;       // forward: parameter bytes of the stage's layers up to this segment's
                                        //   (plan.overlap_param_gather: what must be gathered before it runs)
   bool drain = false;                  // zero: wait for every ZeRO collective issued
@@ -75,7 +85,8 @@ struct StageProgram {
   LayerRange layers;
   PassProgram forward;
   PassProgram backward;
-  double output_bytes = 0;             // activation sent to the next stage (whole tensor, one micro-batch)
+  PassProgram weight;                  // ZB-H1's W pass (splits_weight_gradients); empty otherwise
+  double output_bytes = 0;             // activation sent to the next stage (whole tensor, this context rank's tokens, one micro-batch)
   double parameters = 0;               // held by one rank (after tensor and expert splitting)
   double expert_parameters = 0;        // of which experts
   double forward_flops = 0;            // one rank, one micro-batch (model FLOPs)

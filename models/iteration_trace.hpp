@@ -16,7 +16,7 @@ struct TraceLane {
 
 struct TraceSpan {
   int lane = 0;                // index into IterationTrace::lanes
-  std::string name;            // e.g. "F mb3 chunk0", "all-reduce 96 MiB"
+  std::string name;            // e.g. "F mb3 chunk0", "B mb3", "W mb3" (ZB-H1 weight gradients), "all-reduce 96 MiB"
   std::string category;        // "compute", "communication", "optimizer", "idle"
   std::int64_t start_ns = 0;
   std::int64_t duration_ns = 0;

@@ -29,6 +29,7 @@ JobKey JobKey::of(const TrainingConfig& c, const std::string& fabric) {
   k.tensor = p.tensor;
   k.pipeline = p.pipeline;
   k.expert = p.expert;
+  k.context = p.context;
   k.virtual_stages = p.virtual_stages;
   k.micro_batches = p.micro_batches;
   k.micro_batch_size = p.micro_batch_size;
@@ -38,7 +39,8 @@ JobKey JobKey::of(const TrainingConfig& c, const std::string& fabric) {
   k.precision = static_cast<int>(p.precision);
   k.gradient_precision = static_cast<int>(p.gradient_precision);
   k.optimizer = static_cast<int>(p.optimizer);
-  k.order = static_cast<int>(p.order[0]) * 9 + static_cast<int>(p.order[1]) * 3 + static_cast<int>(p.order[2]);
+  k.order = 0;
+  for (Axis a : p.order) k.order = k.order * 4 + static_cast<int>(a);
   k.sequence_parallel = p.sequence_parallel;
   k.overlap = p.overlap_grad_reduce;
   k.scatter_gather = p.scatter_gather;
@@ -63,7 +65,7 @@ std::size_t JobKeyHash::operator()(const JobKey& k) const noexcept {
   mix(std::hash<std::string>{}(k.device));
   mix(std::hash<std::string>{}(k.fabric));
   for (double d : {k.tokens_per_sample, k.last_layer_flops, k.bucket_bytes, k.matmul_efficiency}) mix(std::hash<double>{}(d));
-  for (int i : {k.data, k.tensor, k.pipeline, k.expert, k.virtual_stages, k.micro_batches, k.micro_batch_size, k.zero_stage,
+  for (int i : {k.data, k.tensor, k.pipeline, k.expert, k.context, k.virtual_stages, k.micro_batches, k.micro_batch_size, k.zero_stage,
                 k.schedule, k.recompute, k.precision}) {
     mix(static_cast<std::size_t>(i));
   }

@@ -43,12 +43,21 @@ LayerKernelTimes matmul_kernels(const Layer& share, double b, Precision precisio
   LayerKernelTimes t;
   t.forward.add(KernelFamilyKind::gemm, gemm(m, d.cols, d.depth, GemmLayout::nt));
   if (d.input_gradient) t.backward.add(KernelFamilyKind::gemm, gemm(m, d.depth, d.cols, GemmLayout::nn));
-  if (d.weight_gradient) t.backward.add(KernelFamilyKind::gemm, gemm(d.depth, d.cols, m, GemmLayout::tn));
+  // A matmul's B is an activation (its dB belongs to the input gradients); a linear's is weights.
+  KernelTimes none;
+  KernelTimes& weight = has_weight_gradient(share) ? t.weight : none;
+  if (d.weight_gradient) {
+    const double s = gemm(d.depth, d.cols, m, GemmLayout::tn);
+    t.backward.add(KernelFamilyKind::gemm, s);
+    weight.add(KernelFamilyKind::gemm, s);
+  }
   // A bias (parameters beyond the weight matrices): its gradient is a reduction of dC over rows.
   const double bias = share.parameters - d.count * d.depth * d.cols;
   if (bias > 0.5 && d.weight_gradient) {
     const double bytes = m * d.cols * count * bytes_per_element(precision);
-    t.backward.add(KernelFamilyKind::memory, memory_seconds(MemoryKernel::stream, bytes, device, profile));
+    const double s = memory_seconds(MemoryKernel::stream, bytes, device, profile);
+    t.backward.add(KernelFamilyKind::memory, s);
+    weight.add(KernelFamilyKind::memory, s);
   }
   return t;
 }
@@ -63,17 +72,36 @@ LayerKernelTimes conv_kernels(const Layer& share, double b, Precision precision,
   LayerKernelTimes t;
   t.forward.add(KernelFamilyKind::conv, pass(ConvPass::forward));
   if (share.matmul.input_gradient) t.backward.add(KernelFamilyKind::conv, pass(ConvPass::data_gradient));
-  t.backward.add(KernelFamilyKind::conv, pass(ConvPass::weight_gradient));
+  const double weight = pass(ConvPass::weight_gradient);
+  t.backward.add(KernelFamilyKind::conv, weight);
+  t.weight.add(KernelFamilyKind::conv, weight);
   return t;
 }
 
+// Under context parallelism (a.ring_steps = c > 1, the rank's query and key blocks of s/c tokens
+// each, in two chunks of s/2c: Megatron-Core / Transformer Engine's load-balanced split) a rank
+// runs one attention kernel per ring step: causal, the step on its own block (as causal as the
+// whole: each chunk sees itself causally, the later one the earlier fully); and c - 1 steps on a
+// received block, each of which, for a causal model, pairs the queries with only the earlier half
+// of the block or only the later half of the queries with the block (q s/c, k s/2c, no mask).
+// Non-causal attention runs c full steps (q s/c, k s/c).
 LayerKernelTimes attention_kernels(const Layer& share, double b, Precision precision, const DeviceSpec& device) {
   const AttentionDims& a = share.attention;
-  const AttentionShape shape{b, a.heads, a.kv_heads, a.query_length, a.key_length, a.head_dim, a.causal};
-  const AttentionTime at = flash_attention_time(shape, precision, device);
   LayerKernelTimes t;
-  t.forward.add(KernelFamilyKind::attention, at.forward_s);
-  t.backward.add(KernelFamilyKind::attention, at.backward_s);
+  const auto add = [&](double key_length, bool causal, int launches) {
+    const AttentionShape shape{b, a.heads, a.kv_heads, a.query_length, key_length, a.head_dim, causal};
+    const AttentionTime at = flash_attention_time(shape, precision, device);
+    t.forward.add(KernelFamilyKind::attention, at.forward_s * launches, launches);
+    t.backward.add(KernelFamilyKind::attention, at.backward_s * launches, launches);
+  };
+  if (a.ring_steps <= 1) {
+    add(a.key_length, a.causal, 1);
+  } else if (a.causal) {
+    add(a.key_length, true, 1);
+    add(a.key_length / 2, false, a.ring_steps - 1);
+  } else {
+    add(a.key_length, false, a.ring_steps);
+  }
   return t;
 }
 

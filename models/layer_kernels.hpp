@@ -38,7 +38,16 @@ struct KernelTimes {
 struct LayerKernelTimes {
   KernelTimes forward;
   KernelTimes backward;
+  // Of backward, the kernels that compute weight gradients (a linear's dB GEMM and bias
+  // reduction, a convolution's weight gradient): a zero-bubble schedule's W pass.
+  KernelTimes weight;
 };
+
+// A linear or convolution layer with weights of its own or tied to another layer's: its backward
+// computes weight gradients (the others' backward computes only input gradients).
+inline bool has_weight_gradient(const Layer& layer) {
+  return (layer.kind == LayerKind::linear || layer.kind == LayerKind::conv) && (layer.parameters > 0 || layer.tied_to >= 0);
+}
 
 // `share`: the layer as one rank sees it (rank_share, parallel_plan.hpp); `batch` samples;
 // `chained_elements`: for a fused layer, the elements per sample it receives from the previous

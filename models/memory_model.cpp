@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "models/fp8_recipe.hpp"
 #include "models/iteration_program.hpp"
+#include "models/layer_kernels.hpp"
 #include "models/pipeline_schedule.hpp"
 #include "models/zero3_schedule.hpp"
 
@@ -20,10 +22,12 @@ std::string gib(double bytes) {
 bool mixed(Precision p) { return p == Precision::fp16 || p == Precision::bf16 || p == Precision::fp8; }
 
 // Activation elements one rank keeps per sample for one virtual stage's layers, and the largest
-// single block's (needed again while it is recomputed).
+// single block's (needed again while it is recomputed), in elements of the storage precision: an
+// FP8 linear layer's saved input is its FP8 transpose (fp8_recipe.hpp), counted at its bytes.
 struct StageActivations {
   double kept = 0;
   double largest_block = 0;
+  double weight_inputs = 0;  // ZB-H1: what W reads, held from B to W
 };
 
 double checkpoint_elements(const Layer& share, const ParallelPlan& plan) {
@@ -40,7 +44,8 @@ StageActivations stage_activations(const ModelGraph& model, const ParallelPlan& 
   for (int i = range.first; i < range.last; ++i) {
     const Layer& layer = model.layers[static_cast<std::size_t>(i)];
     const Layer share = rank_share(layer, plan);
-    const double saved = share.saved_elements;
+    const double element = bytes_per_element(storage_precision(plan.precision));
+    const double saved = share.saved_elements * (runs_in_fp8(layer, plan.precision) ? kFp8Bytes / element : 1.0);
     if (layer.block != block) {
       a.largest_block = std::max(a.largest_block, block_total);
       block_total = 0;
@@ -51,6 +56,12 @@ StageActivations stage_activations(const ModelGraph& model, const ParallelPlan& 
       block = layer.block;
     }
     block_total += saved;
+    // A weight gradient dW = X^T dY reads the layer's input X (what it saved) and the gradient
+    // of its output dY (B computed it): a micro-batch whose W is deferred keeps both, even
+    // where recomputation dropped X after forward (B recomputed it).
+    if (has_weight_gradient(share)) {
+      a.weight_inputs += saved + share.activation_elements;
+    }
     const bool dropped = layer.block >= 0 && (plan.recompute == Recompute::full ||
                                               (plan.recompute == Recompute::selective && layer.attention_core));
     if (!dropped) a.kept += saved;
@@ -79,32 +90,41 @@ double compression_state(const ModelGraph& model, const ParallelPlan& plan, cons
 
 std::vector<MemoryBreakdown> memory_per_rank(const ModelGraph& model, const ParallelPlan& plan) {
   const auto ranges = stage_partition(plan, model);
-  const double element = bytes_per_element(plan.precision);
-  const double d = plan.data;
+  const double element = bytes_per_element(storage_precision(plan.precision));
+  const double d = plan.gradient_replicas();  // ZeRO shards over data x context ranks
   std::vector<MemoryBreakdown> out;
   for (int r = 0; r < plan.pipeline; ++r) {
     MemoryBreakdown m;
     m.pipeline_rank = r;
-    double params = 0, kept = 0, largest_block = 0, boundary = 0;
+    double params = 0, fp8_params = 0, kept = 0, largest_block = 0, boundary = 0, weight_inputs = 0;
     Zero3Schedule zero;
     for (int k = 0; k < plan.virtual_stages; ++k) {
       const LayerRange range = ranges[static_cast<std::size_t>(k * plan.pipeline + r)];
-      for (int i = range.first; i < range.last; ++i) params += rank_share(model.layers[static_cast<std::size_t>(i)], plan).parameters;
+      for (int i = range.first; i < range.last; ++i) {
+        const Layer& layer = model.layers[static_cast<std::size_t>(i)];
+        params += rank_share(layer, plan).parameters;
+        if (runs_in_fp8(layer, plan.precision)) fp8_params += rank_share(layer, plan).parameters;
+      }
       if (plan.zero_stage == 3) zero = build_zero3_schedule(model, plan, range, ZeroHostCosts{});
       const StageActivations a = stage_activations(model, plan, range);
       kept = std::max(kept, a.kept);  // chunks hold about the same; the peak count below weights them equally
+      weight_inputs = std::max(weight_inputs, a.weight_inputs);
       largest_block = std::max(largest_block, a.largest_block);
-      boundary = std::max(boundary, model.layers[static_cast<std::size_t>(range.last - 1)].activation_elements);
+      boundary = std::max(boundary, model.layers[static_cast<std::size_t>(range.last - 1)].activation_elements / plan.context);
     }
-    const double in_flight = peak_in_flight(plan, r);
     const double mb = plan.micro_batch_size;
     // ZeRO-3 keeps 1/d of the parameters, except the persistent ones (zero3_schedule.hpp).
     m.weights = plan.zero_stage == 3 ? ((params - zero.persistent_elements) / d + zero.persistent_elements) * element : params * element;
+    // Transformer Engine's cached FP8 weight copies and their transposes (not kept under ZeRO-3,
+    // whose weights are gathered for each use).
+    if (plan.zero_stage != 3) m.weights += fp8_params * kFp8WeightCopyBytes;
     m.gradients = params * bytes_per_element(plan.gradient_precision) / (plan.zero_stage >= 2 ? d : 1.0);
     const double state_per_param = (mixed(plan.precision) ? 4.0 : 0.0) + optimizer_state_bytes(plan.optimizer);
     // Parameter servers hold the optimizer state in their host memory.
     m.optimizer_state = plan.parameter_server.enabled ? 0.0 : params * state_per_param / (plan.zero_stage >= 1 ? d : 1.0);
-    m.activations = (kept * in_flight + largest_block) * mb * element;
+    // Micro-batches between forward and backward hold `kept`; under ZB-H1 those between B and W
+    // hold `weight_inputs` (pipeline_schedule.hpp: peak_held).
+    m.activations = (peak_held(plan, r, kept, weight_inputs) + largest_block) * mb * element;
     const double pipeline_buffers = plan.pipeline > 1 ? 2.0 * boundary * mb * element : 0.0;
     const double gradient_element = bytes_per_element(plan.gradient_precision);
     const double dp_buffers = plan.zero_stage == 3

@@ -2,19 +2,27 @@
 // Computed for every pipeline rank; the largest is what must fit.
 //
 // - weights: the rank's parameters (1/t of tensor-split layers, experts/e experts, its stages
-//   only) in the compute precision; 1/d of them under ZeRO-3, except the tensors it keeps
-//   gathered (DeepSpeed's persistent ones; the gathered ones are communication buffers).
+//   only) in the compute precision (bf16 under fp8); 1/d of them under ZeRO-3, except the tensors
+//   it keeps gathered (DeepSpeed's persistent ones; the gathered ones are communication buffers).
+//   Under fp8 also Transformer Engine's cached FP8 copy and FP8 transpose of each FP8 linear
+//   layer's weights (fp8_recipe.hpp; none under ZeRO-3).
 // - gradients: the same parameters in the gradient precision; 1/d under ZeRO-2 and -3.
 // - optimizer state: FP32 master weights under mixed precision (fp16/bf16/fp8), plus one
 //   momentum (SGD) or two moments (Adam) in FP32; 1/d under ZeRO-1, -2 and -3
 //   (Rajbhandari et al. 2020, sec. 5); none with parameter servers (they hold it).
 // - activations: the elements each layer keeps for backward (model_graph.hpp), for the rank's
-//   share of the layer, times the micro-batch size, times the micro-batches in flight at the
-//   schedule's peak on that rank (pipeline_schedule.hpp: p on the first rank under 1F1B, m under
+//   share of the layer (in bf16 under fp8, but an FP8 linear layer's saved input in FP8: TE
+//   keeps the FP8 transpose its weight-gradient GEMM reads), times the micro-batch size, times
+//   the micro-batches in flight at the schedule's peak on that rank (pipeline_schedule.hpp: p on the first rank under 1F1B, m under
 //   GPipe). Recomputation keeps, per block, only its input (full) or drops the attention core
 //   (selective); the block being recomputed needs its full activations once more. DeepSpeed's
 //   partition_activations divides the kept inputs by the tensor-parallel size (not again under
-//   sequence parallelism), cpu_checkpointing moves them to host memory.
+//   sequence parallelism), cpu_checkpointing moves them to host memory. Under ZB-H1 a micro-
+//   batch whose W pass is deferred keeps, from its B to its W, the input and the output gradient
+//   of each layer with weights (what dW = X^T dY reads), recomputed or not; the peak is taken
+//   over the schedule's passes (peak_held). Without recomputation that peak is 1F1B's (the
+//   first rank's), as Qi et al. state; with recomputation the deferred W inputs (the output
+//   layer's logit gradients above all) can raise it above 1F1B's.
 // - communication buffers: two gradient buckets (one filling, one reducing) without ZeRO-3; with
 //   it, the most parameters its schedule holds gathered at once (in use and prefetched: the
 //   prefetch window), its gradient buckets and the largest module's unreduced gradients

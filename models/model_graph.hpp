@@ -59,6 +59,9 @@ struct ConvDims {
 struct AttentionDims {
   double heads = 0, kv_heads = 0, query_length = 0, key_length = 0, head_dim = 0;
   bool causal = true;
+  // Context parallelism (ring attention): the key/value blocks a rank's queries meet, one per
+  // ring step; query_length and key_length are then the rank's block (layer_kernels.cpp).
+  int ring_steps = 1;
 };
 
 struct Layer {

@@ -61,7 +61,7 @@ double optimizer_state_bytes(Optimizer o) { return entry(o).state_bytes; }
 
 double optimizer_bytes_per_parameter(Optimizer o, Precision precision) {
   const bool mixed = precision == Precision::fp16 || precision == Precision::bf16 || precision == Precision::fp8;
-  return entry(o).step_bytes + (mixed ? bytes_per_element(precision) : 0.0);
+  return entry(o).step_bytes + (mixed ? bytes_per_element(storage_precision(precision)) : 0.0);
 }
 
 }  // namespace dlsim::models

@@ -21,7 +21,8 @@ std::optional<Optimizer> optimizer_from_string(const std::string& name);
 double optimizer_state_bytes(Optimizer o);
 
 // Bytes the step reads and writes per parameter it updates (FP32 master weights, FP32
-// gradients, its state), plus writing the low-precision copy under mixed precision.
+// gradients, its state), plus writing the low-precision copy under mixed precision (bf16 under
+// fp8: Transformer Engine casts its FP8 weight copies in forward, fp8_recipe.hpp).
 double optimizer_bytes_per_parameter(Optimizer o, Precision precision);
 
 }  // namespace dlsim::models

@@ -2,6 +2,8 @@
 #include "models/parallel_plan.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <stdexcept>
 
 namespace dlsim::models {
@@ -11,6 +13,7 @@ std::string to_string(PipelineSchedule s) {
     case PipelineSchedule::gpipe: return "gpipe";
     case PipelineSchedule::one_f_one_b: return "1f1b";
     case PipelineSchedule::interleaved: return "interleaved-1f1b";
+    case PipelineSchedule::zb_h1: return "zb-h1";
   }
   return "?";
 }
@@ -29,6 +32,7 @@ std::string to_string(Axis a) {
     case Axis::tensor: return "tensor";
     case Axis::pipeline: return "pipeline";
     case Axis::data: return "data";
+    case Axis::context: return "context";
   }
   return "?";
 }
@@ -53,17 +57,41 @@ int max_experts(const ModelGraph& model) {
   return e;
 }
 
+// Context parallelism as Megatron-Core runs it (see parallel_plan.hpp), and what dlsim models of it.
+void validate_context(const ParallelPlan& p, const ModelGraph& model) {
+  bool fused_attention = false;
+  for (const Layer& l : model.layers) {
+    if (l.kind == LayerKind::attention) fused_attention = true;
+    if (l.attention_core && l.kind != LayerKind::attention) {
+      reject("context", "ring attention runs on fused (FlashAttention-style) attention; model " + model.name +
+                            " computes attention unfused: set attention: flash");
+    }
+  }
+  if (!fused_attention) reject("context", "model " + model.name + " has no attention layer to split by sequence; use context: 1");
+  const double chunks = 2.0 * p.context;  // load-balanced causal split: 2c chunks per sequence
+  if (std::fmod(model.tokens_per_sample, chunks) != 0) {
+    reject("context", "splits each sequence into 2 x context = " + str(static_cast<long long>(chunks)) + " chunks; the " +
+                          str(static_cast<long long>(model.tokens_per_sample)) + " tokens per sequence do not divide");
+  }
+  if (p.zero_stage == 3) reject("context", "is not modelled with ZeRO-3; use zero_stage 0, 1 or 2");
+  if (p.expert > 1) reject("context", "is not modelled with expert parallelism; use expert: 1");
+  if (p.compression.method != CompressionMethod::none) reject("context", "is not modelled with gradient compression");
+  if (p.parameter_server.enabled) reject("context", "parameter servers serve plain data parallelism; use context: 1");
+}
+
 }  // namespace
 
 void validate_plan(const ParallelPlan& p, const ModelGraph& model, int devices) {
   for (const auto& [name, v] : {std::pair{"data", p.data}, {"tensor", p.tensor}, {"pipeline", p.pipeline},
-                                {"expert", p.expert}, {"virtual_stages", p.virtual_stages},
+                                {"expert", p.expert}, {"context", p.context}, {"virtual_stages", p.virtual_stages},
                                 {"micro_batches", p.micro_batches}, {"micro_batch_size", p.micro_batch_size}}) {
     if (v < 1) reject(name, "must be >= 1, got " + str(v));
   }
   if (p.devices() != devices) {
-    reject("data", "data x tensor x pipeline = " + str(p.data) + " x " + str(p.tensor) + " x " + str(p.pipeline) +
-                       " = " + str(p.devices()) + " accelerators, but the cluster has " + str(devices));
+    const std::string context = p.context > 1 ? " x " + str(p.context) : "";
+    reject("data", std::string("data x tensor x pipeline") + (p.context > 1 ? " x context" : "") + " = " + str(p.data) + " x " +
+                       str(p.tensor) + " x " + str(p.pipeline) + context + " = " + str(p.devices()) +
+                       " accelerators, but the cluster has " + str(devices));
   }
   if (p.zero_stage < 0 || p.zero_stage > 3) reject("zero_stage", "must be 0, 1, 2 or 3, got " + str(p.zero_stage));
   if (p.zero_stage >= 2 && p.pipeline > 1) {
@@ -102,9 +130,9 @@ void validate_plan(const ParallelPlan& p, const ModelGraph& model, int devices) 
     if (p.data % ps.replicas_per_node != 0) reject("parameter_server", "the replicas do not fill whole worker nodes");
     validate_parameter_server(ps, p.data / ps.replicas_per_node);
   }
-  std::array<bool, 3> seen{};
+  std::array<bool, 4> seen{};
   for (Axis a : p.order) {
-    if (seen[static_cast<int>(a)]) reject("order", "names " + to_string(a) + " twice; list tensor, pipeline and data once each");
+    if (seen[static_cast<int>(a)]) reject("order", "names " + to_string(a) + " twice; list tensor, context, pipeline and data once each");
     seen[static_cast<int>(a)] = true;
   }
   if (p.tensor > 1 && !model.has_tensor_layout()) {
@@ -116,11 +144,16 @@ void validate_plan(const ParallelPlan& p, const ModelGraph& model, int devices) 
     reject("tp_comm_overlap", "overlaps sequence parallelism's all-gathers and reduce-scatters with the GEMMs (as Megatron-Core "
                               "requires); needs sequence_parallel: true");
   }
+  if (p.schedule == PipelineSchedule::zb_h1 && p.zero_stage == 3) {
+    reject("schedule", "zb-h1 defers weight gradients, which ZeRO-3 reduce-scatters layer by layer inside backward; use "
+                       "zero_stage 0, 1 or 2");
+  }
   if (p.tp_comm_overlap && p.zero_stage == 3) reject("tp_comm_overlap", "is not modelled with ZeRO-3; use zero_stage 0, 1 or 2");
   if (p.overlap_param_gather && (p.zero_stage < 1 || p.zero_stage > 2)) {
     reject("overlap_param_gather", "overlaps the all-gather of the parameters a sharded optimizer updated (Megatron-Core's "
                                    "distributed optimizer); needs zero_stage 1 or 2");
   }
+  if (p.context > 1) validate_context(p, model);
   if (p.expert > 1) {
     const int experts = max_experts(model);
     if (experts == 0) reject("expert", "model " + model.name + " has no mixture-of-experts layers; use expert: 1");
@@ -136,6 +169,8 @@ void validate_plan(const ParallelPlan& p, const ModelGraph& model, int devices) 
       reject("micro_batches", "interleaved 1F1B needs micro_batches (" + str(p.micro_batches) +
                                   ") to be a multiple of pipeline (" + str(p.pipeline) + ")");
     }
+  } else if (p.schedule == PipelineSchedule::zb_h1 && p.virtual_stages != 1) {
+    reject("virtual_stages", "zb-h1 runs one model chunk per rank (ZB-H1, not ZB-V); use virtual_stages: 1");
   } else if (p.virtual_stages != 1) {
     reject("virtual_stages", "model chunks per rank need schedule: interleaved-1f1b");
   }
@@ -280,13 +315,15 @@ std::vector<LayerRange> stage_partition(const ParallelPlan& plan, const ModelGra
   return out;
 }
 
-int global_rank(const ParallelPlan& plan, int data_index, int pipeline_index, int tensor_index) {
+int global_rank(const ParallelPlan& plan, int data_index, int pipeline_index, int tensor_index, int context_index) {
   int rank = 0, stride = 1;
   for (Axis a : plan.order) {
-    const int index = a == Axis::tensor ? tensor_index : a == Axis::pipeline ? pipeline_index : data_index;
-    const int size = a == Axis::tensor ? plan.tensor : a == Axis::pipeline ? plan.pipeline : plan.data;
-    rank += index * stride;
-    stride *= size;
+    const std::array<int, 2> index_size = a == Axis::tensor     ? std::array{tensor_index, plan.tensor}
+                                          : a == Axis::pipeline ? std::array{pipeline_index, plan.pipeline}
+                                          : a == Axis::context  ? std::array{context_index, plan.context}
+                                                                : std::array{data_index, plan.data};
+    rank += index_size[0] * stride;
+    stride *= index_size[1];
   }
   return rank;
 }

@@ -2,10 +2,19 @@
 // numerics it trains with. Plain data; validate_plan() checks it against a model and a device
 // count, stage_partition() cuts the model into pipeline stages.
 //
-// Ranks: data x pipeline x tensor accelerators. By default tensor parallelism is innermost (the
-// t ranks of a tensor group are consecutive, so inside one node when t <= GPUs per node), then
-// pipeline stages, then data-parallel replicas outermost: `order` lists the axes from innermost
-// to outermost and may state any other mapping. Expert parallelism (mixture of experts) splits
+// Ranks: data x pipeline x context x tensor accelerators. By default tensor parallelism is
+// innermost (the t ranks of a tensor group are consecutive, so inside one node when t <= GPUs per
+// node), then context parallelism (as Megatron-Core's default rank order, tp-cp-ep-dp-pp, puts it
+// next to tp), then pipeline stages, then data-parallel replicas outermost: `order` lists the
+// axes from innermost to outermost and may state any other mapping.
+//
+// Context parallelism (Megatron-Core --context-parallel-size, Transformer Engine's ring
+// attention; Liu et al. 2023 "Ring Attention"): the c ranks of a context group split every
+// sequence into 2c chunks, rank i keeping chunks i and 2c-1-i (so causal attention is balanced);
+// every token-wise layer runs on the rank's 1/c of the tokens, and attention passes the keys and
+// values around the ring in c steps, each step's send/recv overlapped with the attention of the
+// block received before. The c ranks hold the same parameters: gradients are reduced, and ZeRO
+// shards, over data x context ranks. Expert parallelism (mixture of experts) splits
 // each data-parallel group into groups of e consecutive replicas that share their experts
 // (DeepSpeed-MoE / Megatron-LM style: e divides d).
 #pragma once
@@ -21,9 +30,11 @@
 
 namespace dlsim::models {
 
-enum class PipelineSchedule { gpipe, one_f_one_b, interleaved };
+// zb_h1: the zero-bubble schedule ZB-H1 (Qi et al., ICLR 2024), backward split into B and W
+// (pipeline_schedule.hpp).
+enum class PipelineSchedule { gpipe, one_f_one_b, interleaved, zb_h1 };
 enum class Recompute { none, selective, full };
-enum class Axis { tensor, pipeline, data };
+enum class Axis { tensor, pipeline, data, context };
 
 // ZeRO-3 / FSDP as a framework runs it (zero3_schedule.hpp has the mechanisms; only read when
 // zero_stage == 3). Element counts are parameters, as the frameworks count them.
@@ -73,6 +84,7 @@ struct ParallelPlan {
   int tensor = 1;
   int pipeline = 1;
   int expert = 1;                 // expert-parallel group size (divides data)
+  int context = 1;                // context-parallel group size (ranks splitting each sequence)
   bool sequence_parallel = false; // Megatron sequence parallelism (needs tensor > 1)
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
   int virtual_stages = 1;         // model chunks per pipeline rank (interleaved schedule)
@@ -94,7 +106,7 @@ struct ParallelPlan {
   // iteration's forward runs, each layer waiting only for its own bucket, instead of all at once
   // after the step.
   bool overlap_param_gather = false;
-  std::array<Axis, 3> order{Axis::tensor, Axis::pipeline, Axis::data};  // innermost first
+  std::array<Axis, 4> order{Axis::tensor, Axis::context, Axis::pipeline, Axis::data};  // innermost first
   ZeroConfig zero;                // how ZeRO-3 runs (zero_stage 3 only)
   ActivationCheckpointing checkpointing;
   // How the model's blocks (transformer layers) are split over the virtual pipeline stages
@@ -110,14 +122,17 @@ struct ParallelPlan {
   GradientCompression compression;          // of the data-parallel gradient reduction
   ParameterServerConfig parameter_server;   // enabled: parameter servers instead of all-reduce
 
-  int devices() const { return data * tensor * pipeline; }
+  int devices() const { return data * context * tensor * pipeline; }
+  // Ranks holding the same parameters of one tensor and pipeline rank: gradients are reduced,
+  // and ZeRO shards, over them.
+  int gradient_replicas() const { return data * context; }
   int virtual_pipeline() const { return pipeline * virtual_stages; }
   int global_batch() const { return data * micro_batches * micro_batch_size; }
 };
 
-std::string to_string(PipelineSchedule s);   // "gpipe", "1f1b", "interleaved-1f1b"
+std::string to_string(PipelineSchedule s);   // "gpipe", "1f1b", "interleaved-1f1b", "zb-h1"
 std::string to_string(Recompute r);          // "none", "selective", "full"
-std::string to_string(Axis a);               // "tensor", "pipeline", "data"
+std::string to_string(Axis a);               // "tensor", "pipeline", "data", "context"
 std::string to_string(ZeroImplementation z); // "deepspeed", "fsdp"
 std::string to_string(DeepSpeedFetch f);     // "per-parameter", "coalesced"
 std::string to_string(BackwardPrefetch b);   // "none", "pre", "post"
@@ -153,7 +168,8 @@ struct LayerRange {
 };
 std::vector<LayerRange> stage_partition(const ParallelPlan& plan, const ModelGraph& model);
 
-// Global rank (index into the job's accelerators) of (data replica, pipeline rank, tensor rank).
-int global_rank(const ParallelPlan& plan, int data_index, int pipeline_index, int tensor_index);
+// Global rank (index into the job's accelerators) of (data replica, pipeline rank, tensor rank,
+// context rank).
+int global_rank(const ParallelPlan& plan, int data_index, int pipeline_index, int tensor_index, int context_index = 0);
 
 }  // namespace dlsim::models

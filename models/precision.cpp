@@ -38,6 +38,8 @@ double bytes_per_element(Precision p) {
   throw std::invalid_argument("bytes_per_element: invalid Precision value");
 }
 
+Precision storage_precision(Precision p) { return p == Precision::fp8 ? Precision::bf16 : p; }
+
 std::string_view to_string(Precision p) {
   for (const auto& [precision, name] : kNames) {
     if (precision == p) return name;

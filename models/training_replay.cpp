@@ -41,6 +41,9 @@ struct Bucket {
   std::vector<WeightMatrix> matrices;  // PowerSGD
 };
 
+// Where a blocking collective's exposed time is counted.
+enum class Blocking { tensor, expert, context };
+
 class Replay {
  public:
   Replay(const TrainingConfig& c, IterationTrace* trace)
@@ -105,7 +108,7 @@ class Replay {
     const PassProgram* program = nullptr;
     std::size_t segment = 0;
     sim::Time pass_start, segment_start;
-    double compute = 0, forward = 0, backward = 0, recompute = 0, tensor = 0, expert = 0, gather_wait = 0;
+    double compute = 0, forward = 0, backward = 0, recompute = 0, tensor = 0, expert = 0, context = 0, gather_wait = 0;
     double reduce_wait = 0, zero_host = 0, offload = 0, after_step_host = 0;
     double parameters = 0;
     // plan.overlap_param_gather: parameter bytes gathered so far this iteration, where each
@@ -141,7 +144,9 @@ class Replay {
 
   const StageProgram& stage(int virtual_stage) const { return program_.stages[static_cast<std::size_t>(virtual_stage)]; }
   int virtual_stage(int r, const PassId& p) const { return p.chunk * P_ + r; }
-  VertexId accelerator(int d, int p, int t) const { return job_[static_cast<std::size_t>(global_rank(plan_, d, p, t))]; }
+  VertexId accelerator(int d, int p, int t, int c = 0) const {
+    return job_[static_cast<std::size_t>(global_rank(plan_, d, p, t, c))];
+  }
 
   // ---- trace -------------------------------------------------------------------------------
   int add_lane(const std::string& process, const std::string& thread) {
@@ -253,6 +258,16 @@ class Replay {
     for (int t = 0; t < plan_.tensor; ++t) g.push_back(accelerator(0, r, t));
     return {g};
   }
+  // Context groups of pipeline rank r (replica 0), one per tensor rank: the rings of ring attention.
+  Groups context_groups(int r) const {
+    Groups out;
+    for (int t = 0; t < plan_.tensor; ++t) {
+      std::vector<VertexId> g;
+      for (int c = 0; c < plan_.context; ++c) g.push_back(accelerator(0, r, t, c));
+      out.push_back(std::move(g));
+    }
+    return out;
+  }
   Groups expert_groups(int r) const {
     Groups out;
     for (int t = 0; t < plan_.tensor; ++t) {
@@ -262,14 +277,17 @@ class Replay {
     }
     return out;
   }
-  // Data-parallel groups of pipeline rank r, one per tensor rank: all replicas, or for expert
-  // parameters the replicas holding the same experts (every expert-th one).
+  // Data-parallel groups of pipeline rank r, one per tensor rank: all replicas (with every
+  // context rank of each: they hold the same parameters), or for expert parameters the replicas
+  // holding the same experts (every expert-th one).
   Groups data_groups(int r, bool expert) const {
     Groups out;
     const int step = expert ? plan_.expert : 1;
     for (int t = 0; t < plan_.tensor; ++t) {
       std::vector<VertexId> g;
-      for (int d = 0; d < plan_.data; d += step) g.push_back(accelerator(d, r, t));
+      for (int d = 0; d < plan_.data; d += step) {
+        for (int c = 0; c < plan_.context; ++c) g.push_back(accelerator(d, r, t, c));
+      }
       out.push_back(std::move(g));
     }
     return out;
@@ -282,11 +300,12 @@ class Replay {
     const PassId pass = rank.order[rank.next];
     const int vs = virtual_stage(r, pass);
     const std::size_t slot = static_cast<std::size_t>(vs * M_ + pass.micro_batch);
-    if (pass.forward ? (vs > 0 && !arrived_forward_[slot]) : (vs < V_ - 1 && !arrived_backward_[slot])) return;
+    // A W pass (ZB-H1) needs only its own B, which ran before it on this rank.
+    if (!pass.weight && (pass.forward ? (vs > 0 && !arrived_forward_[slot]) : (vs < V_ - 1 && !arrived_backward_[slot]))) return;
     ++rank.next;
     rank.busy = true;
     rank.pass = pass;
-    rank.program = pass.forward ? &stage(vs).forward : &stage(vs).backward;
+    rank.program = pass.forward ? &stage(vs).forward : pass.weight ? &stage(vs).weight : &stage(vs).backward;
     rank.segment = 0;
     rank.pass_start = engine_.now();
     rank.zero.begin_pass();
@@ -314,13 +333,16 @@ class Replay {
         }
         case SegmentKind::tensor:
           if (s.overlap_s > 0) {
-            overlapped_tensor(r, s);
+            overlapped_collective(r, s, tensor_groups(r), plan_.tensor, Blocking::tensor);
             return;
           }
-          run_groups(s.collective, s.bytes, tensor_groups(r), network::Algorithm::automatic, [this, r] { blocking_done(r, true); });
+          run_groups(s.collective, s.bytes, tensor_groups(r), network::Algorithm::automatic, [this, r] { blocking_done(r, Blocking::tensor); });
+          return;
+        case SegmentKind::context:
+          overlapped_collective(r, s, context_groups(r), plan_.context, Blocking::context);
           return;
         case SegmentKind::expert:
-          run_groups(s.collective, s.bytes, expert_groups(r), network::Algorithm::automatic, [this, r] { blocking_done(r, false); });
+          run_groups(s.collective, s.bytes, expert_groups(r), network::Algorithm::automatic, [this, r] { blocking_done(r, Blocking::expert); });
           return;
         case SegmentKind::zero:
           rank.zero_needed = rank.zero.needed(s.drain, s.wait_through);
@@ -354,7 +376,8 @@ class Replay {
     if (s.recompute) rank.recompute += s.seconds;
     else if (rank.pass.forward) rank.forward += s.seconds;
     else rank.backward += s.seconds;
-    // Gradients are final on the last micro-batch, or reduced every micro-batch when sharded.
+    // Gradients are final on the last micro-batch, or reduced every micro-batch when sharded;
+    // under ZB-H1 the W pass carries them (iteration_program.hpp).
     const bool reduce_now = plan_.zero_stage >= 2 || rank.pass.micro_batch == M_ - 1;
     if (!rank.pass.forward && reduce_now && s.gradient_bytes > 0) {
       add_gradients(r, s.gradient_bytes - s.expert_gradient_bytes, s.expert_gradient_bytes, s.gradient_matrices);
@@ -365,7 +388,7 @@ class Replay {
 
   // ---- plan.overlap_param_gather ------------------------------------------------------------
   bool overlap_param_gather() const {
-    return plan_.overlap_param_gather && (plan_.zero_stage == 1 || plan_.zero_stage == 2) && plan_.data > 1;
+    return plan_.overlap_param_gather && (plan_.zero_stage == 1 || plan_.zero_stage == 2) && plan_.gradient_replicas() > 1;
   }
 
   // The steady state of Megatron-Core's overlapped parameter gather: the previous step's update
@@ -373,7 +396,7 @@ class Replay {
   // while forward runs; nothing is gathered after the step.
   void start_param_gathers(int r) {
     Rank& rank = ranks_[static_cast<std::size_t>(r)];
-    const double element = bytes_per_element(plan_.precision);
+    const double element = bytes_per_element(storage_precision(plan_.precision));
     double total = 0;
     for (int k = 0; k < plan_.virtual_stages; ++k) {
       rank.chunk_offset.push_back(total);
@@ -408,38 +431,39 @@ class Replay {
     return rank.gathered < need * (1 - 1e-12);
   }
 
-  // A tensor collective pipelined with its GEMM (plan.tp_comm_overlap): both run at once, in
-  // `tensor` chunks; when both are done, one chunk of the shorter remains (the pipeline's fill).
-  // The GEMM counts as compute, the rest of the segment as tensor-parallel communication.
-  void overlapped_tensor(int r, const Segment& s) {
+  // A collective pipelined with the kernels it overlaps (s.overlap_s): a tensor collective with
+  // its GEMM (plan.tp_comm_overlap), the ring of ring attention with the attention kernels. Both
+  // run at once, in `chunks` pieces; when both are done, one piece of the shorter remains (the
+  // pipeline's fill). The kernels count as compute, the rest of the segment as communication.
+  void overlapped_collective(int r, const Segment& s, Groups groups, int chunks, Blocking blocking) {
     auto left = std::make_shared<int>(2);
     auto comm_s = std::make_shared<double>(0);
-    const double gemm = s.overlap_s;
+    const double kernels = s.overlap_s;
     const bool recompute = s.recompute;
     const sim::Time start = engine_.now();
-    auto both = [this, r, left, comm_s, gemm, recompute] {
+    auto both = [this, r, left, comm_s, kernels, recompute, chunks, blocking] {
       if (--*left > 0) return;
-      const double fill = std::min(*comm_s, gemm) / std::max(1, plan_.tensor);
-      after(fill, [this, r, gemm, recompute] {
+      const double fill = std::min(*comm_s, kernels) / std::max(1, chunks);
+      after(fill, [this, r, kernels, recompute, blocking] {
         Rank& rank = ranks_[static_cast<std::size_t>(r)];
-        rank.compute += gemm;
-        if (recompute) rank.recompute += gemm;
-        else (rank.pass.forward ? rank.forward : rank.backward) += gemm;
-        blocking_done(r, true, gemm);
+        rank.compute += kernels;
+        if (recompute) rank.recompute += kernels;
+        else (rank.pass.forward ? rank.forward : rank.backward) += kernels;
+        blocking_done(r, blocking, kernels);
       });
     };
-    run_groups(s.collective, s.bytes, tensor_groups(r), network::Algorithm::automatic, [this, start, comm_s, both] {
+    run_groups(s.collective, s.bytes, std::move(groups), network::Algorithm::automatic, [this, start, comm_s, both] {
       *comm_s = (engine_.now() - start).seconds();
       both();
     });
-    after(gemm, both);
+    after(kernels, both);
   }
 
-  void blocking_done(int r, bool tensor, double overlapped_compute_s = 0) {
+  void blocking_done(int r, Blocking blocking, double overlapped_compute_s = 0) {
     Rank& rank = ranks_[static_cast<std::size_t>(r)];
     const Segment& s = rank.program->segments[rank.segment];
     const double t = (engine_.now() - rank.segment_start).seconds() - overlapped_compute_s;
-    (tensor ? rank.tensor : rank.expert) += t;
+    (blocking == Blocking::tensor ? rank.tensor : blocking == Blocking::expert ? rank.expert : rank.context) += t;
     span(rank.lane_blocking, network::to_string(s.collective) + " " + size_label(s.bytes), "communication", rank.segment_start);
     ++rank.segment;
     advance(r);
@@ -450,11 +474,11 @@ class Replay {
     const PassId pass = rank.pass;
     const int vs = virtual_stage(r, pass);
     span(rank.lane_compute,
-         std::string(pass.forward ? "F" : "B") + " mb" + std::to_string(pass.micro_batch) +
+         std::string(pass.forward ? "F" : pass.weight ? "W" : "B") + " mb" + std::to_string(pass.micro_batch) +
              (plan_.virtual_stages > 1 ? " chunk" + std::to_string(pass.chunk) : ""),
          "compute", rank.pass_start);
     if (pass.forward && vs < V_ - 1) send(r, vs, pass.micro_batch, true);
-    if (!pass.forward && vs > 0) send(r, vs, pass.micro_batch, false);
+    if (!pass.forward && !pass.weight && vs > 0) send(r, vs, pass.micro_batch, false);
     rank.busy = false;
     if (rank.next == rank.order.size()) {
       rank.passes_done = true;
@@ -480,7 +504,7 @@ class Replay {
     Rank& rank = ranks_[static_cast<std::size_t>(r)];
     rank.sends[dir].push_back([this, r, to, to_vs, micro_batch, forward, per_rank, whole, gather_after, dir] {
       const sim::Time start = engine_.now();
-      auto remaining = std::make_shared<int>(plan_.tensor);
+      auto remaining = std::make_shared<int>(plan_.tensor * plan_.context);
       auto arrive = [this, r, to, to_vs, micro_batch, forward, whole, gather_after, dir, start] {
         Rank& sender = ranks_[static_cast<std::size_t>(r)];
         sender.pipe_busy += (engine_.now() - start).seconds();
@@ -502,17 +526,19 @@ class Replay {
       };
       auto shared_arrive = std::make_shared<std::function<void()>>(arrive);
       for (int t = 0; t < plan_.tensor; ++t) {
-        network::CollectiveSpec spec;
-        spec.kind = CollectiveKind::send_recv;
-        spec.bytes = per_rank;
-        spec.ranks = {accelerator(0, r, t), accelerator(0, to, t)};
-        if (spec.ranks[0] == spec.ranks[1] || per_rank <= 0) {
-          if (--*remaining == 0) after(0, *shared_arrive);
-          continue;
+        for (int c = 0; c < plan_.context; ++c) {
+          network::CollectiveSpec spec;
+          spec.kind = CollectiveKind::send_recv;
+          spec.bytes = per_rank;
+          spec.ranks = {accelerator(0, r, t, c), accelerator(0, to, t, c)};
+          if (spec.ranks[0] == spec.ranks[1] || per_rank <= 0) {
+            if (--*remaining == 0) after(0, *shared_arrive);
+            continue;
+          }
+          collectives_.start(spec, [remaining, shared_arrive](const network::CollectiveResult&) {
+            if (--*remaining == 0) (*shared_arrive)();
+          });
         }
-        collectives_.start(spec, [remaining, shared_arrive](const network::CollectiveResult&) {
-          if (--*remaining == 0) (*shared_arrive)();
-        });
       }
     });
     next_send(r, dir);
@@ -566,7 +592,7 @@ class Replay {
       return ps_reduction(ps, bucket.bytes, elements, plan_.data / ps.replicas_per_node,
                           optimizer_bytes_per_parameter(plan_.optimizer, plan_.precision));
     }
-    const int replicas = bucket.expert ? plan_.data / plan_.expert : plan_.data;
+    const int replicas = bucket.expert ? plan_.data / plan_.expert : plan_.gradient_replicas();
     return compressed_reduction({elements, bucket.matrices}, replicas, plan_.compression, g, c_.device, c_.profile);
   }
 
@@ -624,7 +650,7 @@ class Replay {
       try_reduce(r);
       maybe_optimizer(r);
     };
-    const int replicas = bucket.expert ? plan_.data / plan_.expert : plan_.data;
+    const int replicas = bucket.expert ? plan_.data / plan_.expert : plan_.gradient_replicas();
     if (phased()) {
       auto phases = std::make_shared<const std::vector<ReductionPhase>>(bucket_phases(bucket));
       rank.wire += wire_bytes(*phases, replicas);
@@ -645,7 +671,7 @@ class Replay {
     if (!rank.passes_done || rank.reducing || !rank.ready.empty() || rank.optimizer_started) return;
     rank.optimizer_started = true;
     rank.optimizer_start = engine_.now();
-    const double shard = plan_.zero_stage >= 1 ? plan_.data : 1;
+    const double shard = plan_.zero_stage >= 1 ? plan_.gradient_replicas() : 1;
     // Parameter servers step the optimizer on their CPUs (their time is in the pull's wait).
     const double bytes = plan_.parameter_server.enabled ? 0.0 : rank.parameters / shard * optimizer_bytes_per_parameter(plan_.optimizer, plan_.precision);
     // A fused multi-tensor optimizer (apex FusedAdam, torch's fused/foreach Adam) streams every
@@ -663,7 +689,7 @@ class Replay {
       if ((plan_.zero_stage == 1 || plan_.zero_stage == 2) && !overlap_param_gather()) {
         // Every replica updated its shard: gather the new parameters.
         const sim::Time start = engine_.now();
-        const double bytes = rk.parameters * bytes_per_element(plan_.precision);
+        const double bytes = rk.parameters * bytes_per_element(storage_precision(plan_.precision));
         run_groups(CollectiveKind::all_gather, bytes, data_groups(r, false), network::Algorithm::automatic, [this, r, start, bytes] {
           Rank& k = ranks_[static_cast<std::size_t>(r)];
           k.dp_busy += (engine_.now() - start).seconds();
@@ -770,6 +796,7 @@ class Replay {
     b.recompute_s = k.recompute;
     b.tensor_comm_s = k.tensor;
     b.expert_comm_s = k.expert;
+    b.context_comm_s = k.context;
     b.gather_wait_s = k.gather_wait;
     b.reduce_wait_s = k.reduce_wait;
     b.zero_host_s = k.zero_host + k.after_step_host;
@@ -777,7 +804,7 @@ class Replay {
     b.optimizer_s = k.optimizer;
     b.exposed_dp_comm_s = std::max(0.0, (k.finish - k.passes_end).seconds() - k.optimizer - k.after_step_host);
     b.compression_blocking_s = k.compression_blocking;
-    b.pipeline_bubble_s = std::max(0.0, k.passes_end.seconds() - k.compute - k.tensor - k.expert - k.gather_wait - k.reduce_wait -
+    b.pipeline_bubble_s = std::max(0.0, k.passes_end.seconds() - k.compute - k.tensor - k.expert - k.context - k.gather_wait - k.reduce_wait -
                                             k.zero_host - k.offload - k.compression_blocking);
     b.dp_comm_busy_s = k.dp_busy;
     b.pipeline_comm_busy_s = k.pipe_busy;
@@ -791,9 +818,9 @@ class Replay {
     b.tokens_per_s = b.samples_per_s * c_.model->tokens_per_sample;
     double recompute_per_sample = 0;
     for (const StageProgram& s : program_.stages) recompute_per_sample += s.recompute_flops / plan_.micro_batch_size;
-    // Recompute FLOPs above are per tensor rank; the job does them on every tensor rank.
+    // Recompute FLOPs above are per tensor and context rank; the job does them on every one.
     b.model_flops_per_iteration = c_.model->training_flops_per_sample() * samples;
-    b.hardware_flops_per_iteration = b.model_flops_per_iteration + recompute_per_sample * plan_.tensor * samples;
+    b.hardware_flops_per_iteration = b.model_flops_per_iteration + recompute_per_sample * plan_.tensor * plan_.context * samples;
     const double devices = plan_.devices();
     b.tflops_per_device = b.model_flops_per_iteration / b.iteration_s / devices / 1e12;
     const double peak = c_.device.peak(plan_.precision);
@@ -829,8 +856,8 @@ class Replay {
     double total = 0;
     for (std::size_t v = static_cast<std::size_t>(critical); v < program_.stages.size(); v += static_cast<std::size_t>(P_)) {
       const StageProgram& s = program_.stages[v];
-      for (std::size_t f = 0; f < family.size(); ++f) family[f] += s.forward.family_s[f] + s.backward.family_s[f];
-      total += s.forward.compute_s + s.backward.compute_s;
+      for (std::size_t f = 0; f < family.size(); ++f) family[f] += s.forward.family_s[f] + s.backward.family_s[f] + s.weight.family_s[f];
+      total += s.forward.compute_s + s.backward.compute_s + s.weight.compute_s;
     }
     double p10 = 0, p90 = 0;
     for (std::size_t f = 0; f < family.size(); ++f) {

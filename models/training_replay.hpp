@@ -45,7 +45,7 @@ struct TrainingConfig {
 };
 
 // Where the time of one iteration goes, on the pipeline rank that finishes its passes last.
-// iteration_s = compute_s + tensor_comm_s + expert_comm_s + gather_wait_s + reduce_wait_s
+// iteration_s = compute_s + tensor_comm_s + expert_comm_s + context_comm_s + gather_wait_s + reduce_wait_s
 //               + zero_host_s + activation_offload_s + compression_blocking_s + pipeline_bubble_s
 //               + exposed_dp_comm_s + optimizer_s  (each >= 0).
 struct IterationBreakdown {
@@ -56,6 +56,7 @@ struct IterationBreakdown {
   double recompute_s = 0;
   double tensor_comm_s = 0;       // blocking tensor-parallel collectives
   double expert_comm_s = 0;       // blocking expert all-to-alls
+  double context_comm_s = 0;      // ring attention's exchange beyond the attention it overlaps
   double gather_wait_s = 0;       // ZeRO-3: compute stream waiting on parameter all-gathers
   double reduce_wait_s = 0;       // ZeRO-3: compute stream waiting on gradient reduce-scatters (queued
                                   //   before a gather on the same stream, a full bucket, the end of backward)

@@ -49,7 +49,7 @@ struct Builder {
   double live = 0;                          // non-persistent elements gathered or in flight
 
   Builder(const ModelGraph& m, const ParallelPlan& p, LayerRange r, const ZeroHostCosts& h)
-      : model(m), plan(p), range(r), host(h), element(bytes_per_element(p.precision)),
+      : model(m), plan(p), range(r), host(h), element(bytes_per_element(storage_precision(p.precision))),
         gradient_element(bytes_per_element(p.gradient_precision)), ranks(p.data) {
     for (int i = r.first; i < r.last; ++i) {
       const Layer& layer = model.layers[static_cast<std::size_t>(i)];

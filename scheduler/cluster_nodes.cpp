@@ -80,15 +80,19 @@ void Simulation::arm_hazards(int id) {
   Node& n = nodes_[static_cast<std::size_t>(id)];
   const PoolSpec& ps = spec_.pools[static_cast<std::size_t>(n.pool)];
   const int gen = n.generation;
+  // A draw beyond the horizon never happens in this run: it is not scheduled. Long-tailed draws
+  // (a mean of decades) would otherwise overflow sim::Time; the draws themselves are unchanged, so
+  // the random streams stay in step.
+  const double left_s = options_.horizon_s - engine_.now().seconds();
   if (ps.reclaim.kind != Hazard::Kind::none) {
     const double t = sample_time_to_event(ps.reclaim, 0.0, streams_.stream("reclaim/" + ps.name));
     const double notice = std::min(ps.notice_s, t);
-    engine_.schedule_in(sim::Time::from_seconds(t - notice), [this, id, gen] { spot_notice(id, gen); });
-    engine_.schedule_in(sim::Time::from_seconds(t), [this, id, gen] { node_lost(id, gen, true); });
+    if (t - notice <= left_s) engine_.schedule_in(sim::Time::from_seconds(t - notice), [this, id, gen] { spot_notice(id, gen); });
+    if (t <= left_s) engine_.schedule_in(sim::Time::from_seconds(t), [this, id, gen] { node_lost(id, gen, true); });
   }
   if (ps.failure.kind != Hazard::Kind::none) {
     const double t = sample_time_to_event(ps.failure, 0.0, streams_.stream("failure/" + ps.name));
-    engine_.schedule_in(sim::Time::from_seconds(t), [this, id, gen] { node_lost(id, gen, false); });
+    if (t <= left_s) engine_.schedule_in(sim::Time::from_seconds(t), [this, id, gen] { node_lost(id, gen, false); });
   }
 }
 

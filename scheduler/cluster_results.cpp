@@ -13,10 +13,20 @@ ClusterResult Simulation::finish() {
     }
   }
   ClusterResult& r = result_;
-  // Jobs still under way at the horizon: count what they computed and kept.
+  // Jobs still under way at the horizon: count what they computed and kept, and the GPUs they
+  // hold (GPU-hours and their share of node time, as give_back counts them when a job lets go)
+  // without letting go, so that utilization and jobs_cost cover the whole run.
   for (Job& j : jobs_) {
     if (j.state == JobState::done || j.state == JobState::failed) continue;
     if (j.state == JobState::running) pause_running(j);
+    for (const Allocation& a : j.alloc) {
+      const Node& n = nodes_[static_cast<std::size_t>(a.node)];
+      const PoolSpec& ps = spec_.pools[static_cast<std::size_t>(n.pool)];
+      j.result.gpu_hours += a.gpus * (engine_.now() - a.since).seconds() / 3600.0;
+      const double share = node_value(ps, n.committed, a.since.seconds(), engine_.now().seconds()) * a.gpus / ps.gpus_per_node;
+      j.result.cost_usd += share;
+      node_category(j.result.costs, ps, n.committed) += share;
+    }
     if (j.spec->submit_s <= engine_.now().seconds()) close_state(j);  // not if it never arrived
     j.result.state = j.state;
     j.result.useful_iterations = j.saved;
@@ -34,9 +44,14 @@ ClusterResult Simulation::finish() {
       jct.push_back(jr.jct_s);
       r.makespan_s = std::max(r.makespan_s, jr.finish_s);
       queueing += jr.queueing_s;
+    }
+    // Checkpoints are stored from the first until the job ends, or until the horizon for a job
+    // still under way there.
+    if (jr.state != JobState::failed) {
       const CheckpointSpec& c = j.spec->checkpoint;
+      const double end_s = jr.state == JobState::done ? jr.finish_s : engine_.now().seconds();
       if (first_checkpoint_s_[static_cast<int>(id)] >= 0) {
-        const double months = (jr.finish_s - first_checkpoint_s_[static_cast<int>(id)]) / (30.0 * 86400.0);
+        const double months = (end_s - first_checkpoint_s_[static_cast<int>(id)]) / (30.0 * 86400.0);
         const double s = c.size_bytes / 1e9 * c.storage_price_per_gb_month * months;
         jr.cost_usd += s;
         jr.costs.storage += s;

@@ -40,6 +40,23 @@ TEST(ClusterScenarios, PoliciesOnATraceAndABadSetNamesTheKey) {
   EXPECT_NE(bad.err.find("topology-aware"), std::string::npos) << bad.err;
 }
 
+// Issue 19: the recipe in trace-policies.yaml's header (the real Philly jobs) works as written.
+TEST(ClusterScenarios, TracePoliciesHeaderRecipeForThePhillyTraceWorks) {
+  const std::string scenario = scenario_path("trace-policies.yaml");
+  const std::string text = slurp(scenario);
+  const std::string marker = "#   --set '";
+  const auto at = text.find(marker);
+  ASSERT_NE(at, std::string::npos) << "the header states no --set recipe";
+  const std::string recipe = text.substr(at + 4, text.find('\n', at) - at - 4);
+  if (!std::filesystem::exists(std::string(DLSIM_SOURCE_DIR) + "/../shared/data/traces/philly_pollux/philly.csv")) {
+    GTEST_SKIP() << "../shared/data/traces absent";
+  }
+  const auto dir = fresh_folder("philly-recipe");
+  const CommandResult r = run_dlsim(dir, "check '" + scenario + "' " + recipe);
+  EXPECT_EQ(r.exit_code, 0) << recipe << "\n" << r.err;
+  EXPECT_NE(r.out.find("4000 jobs"), std::string::npos) << r.out;
+}
+
 TEST(ClusterScenarios, TopologyPlacementComparesThreePlacementsOfModelJobs) {
   const auto dir = fresh_folder("topology");
   const CommandResult r = run_dlsim(dir, "run '" + scenario_path("topology-placement.yaml") + "' --set trace.jobs=120");

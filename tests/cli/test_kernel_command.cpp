@@ -120,7 +120,7 @@ TEST(KernelCommand, BadUseExitsTwo) {
       {"kernel --input t.csv --output o.csv --gpu A100", "takes no --device or --gpu"},
       {"kernel --device A100-80GB --gemm 8x8x8 --input t.csv", "give one of"},
       {"kernel --device A100-80GB --gemm 8x8x8 --output o.csv", "--output: goes with --input"},
-      {"kernel scenario.yaml", "kernel takes no positional argument"},
+      {"kernel scenario.yaml", "dlsim kernel: takes no positional argument ('scenario.yaml')"},
       {"kernel --input t.csv --output ./t.csv", "--output: is the input table"}};
   const std::string table = "gpu,source_model,op,m,n,k,dtype,median_ms\nA100,x,attn_post_proj,64,4096,4096,fp16,0.02\n";
   write(dir / "t.csv", table);

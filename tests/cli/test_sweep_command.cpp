@@ -55,6 +55,22 @@ TEST(SweepCommand, OneAndTwoThreadsWriteTheSameStore) {
   EXPECT_GT(slurp(dir / "one.h5").size(), 10000u);
 }
 
+TEST(SweepCommand, QuietPrintsNothingAndACompleteStoreLeavesNoJournal) {
+  const auto dir = fresh_folder("sweep-quiet");
+  write(dir / "s.yaml", kTrainingSweep);
+  const CommandResult quiet = run_dlsim(dir, "sweep s.yaml -j 2 --output q.h5 --quiet");
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_EQ(quiet.out, "");
+  EXPECT_EQ(quiet.err, "");
+  EXPECT_GT(slurp(dir / "q.h5").size(), 10000u);
+  EXPECT_FALSE(std::filesystem::exists(dir / "q.h5.journal"));
+  const CommandResult loud = run_dlsim(dir, "sweep s.yaml -j 2 --output l.h5");
+  ASSERT_EQ(loud.exit_code, 0) << loud.err;
+  EXPECT_NE(loud.out.find("wrote l.h5\n"), std::string::npos) << loud.out;
+  EXPECT_EQ(loud.out.find("journal"), std::string::npos) << loud.out;
+  EXPECT_FALSE(std::filesystem::exists(dir / "l.h5.journal"));
+}
+
 TEST(SweepCommand, MpiRanksWriteTheSameStoreAsALocalRun) {
 #ifndef DLSIM_MPIEXEC
   GTEST_SKIP() << "dlsim was built without MPI (libopenmpi-dev not found)";
@@ -103,6 +119,7 @@ TEST(SweepCommand, AKilledSweepResumesWithoutLosingOrRepeatingAVariant) {
   ::waitpid(child, &status, 0);
   ASSERT_TRUE(WIFSIGNALED(status)) << "the sweep ended before it could be killed: make its variants longer";
 
+  std::filesystem::copy_file(journal, dir / "cut-journal.copy");  // for the other sweep's resume below
   const CommandResult resumed = run_dlsim(dir, "sweep c.yaml -j 1 --output cut.h5 --resume");
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   std::smatch m;
@@ -113,7 +130,9 @@ TEST(SweepCommand, AKilledSweepResumesWithoutLosingOrRepeatingAVariant) {
   EXPECT_LT(before, 24);              // ...the kill came mid-way...
   EXPECT_EQ(before + now, 24);        // ...and only the rest ran again
   EXPECT_EQ(slurp(dir / "cut.h5"), slurp(dir / "whole.h5"));  // nothing lost or twice
+  EXPECT_FALSE(std::filesystem::exists(journal));  // the store is complete: the journal is gone
   // A journal of another sweep is refused, not mixed in.
+  std::filesystem::copy_file(dir / "cut-journal.copy", journal);
   const CommandResult other = run_dlsim(dir, "sweep c.yaml -j 1 --output cut.h5 --resume --set seed=9");
   EXPECT_EQ(other.exit_code, 1);
   EXPECT_NE(other.err.find("journal of another sweep"), std::string::npos) << other.err;

@@ -3,6 +3,7 @@
 // the scenario, and the trace written by a run.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "experiment/config_error.hpp"
 #include "experiment/load.hpp"
+#include "experiment/plan_yaml.hpp"
 #include "experiment/results.hpp"
 #include "models/zoo.hpp"
 
@@ -113,6 +115,25 @@ TEST(PlanSection, ErrorsPointAtThePlanKeyThatDecidesThem) {
   }
 }
 
+TEST(PlanSection, ZeroBubbleScheduleIsReadAndItsRestrictionsAreLocated) {
+  const Scenario s = load(gpt_scenario("  plan: {pipeline: 4, schedule: zb-h1}\n"));
+  EXPECT_EQ(s.plan_for(2).schedule, models::PipelineSchedule::zb_h1);
+  // {plan, the key blamed, the value's text (located there), a piece of the message}
+  const std::vector<std::array<std::string, 4>> bad = {
+      {"{pipeline: 4, schedule: zb-h1, virtual_stages: 2}", "virtual_stages", "2}", "zb-h1 runs one model chunk per rank"},
+      {"{schedule: zb-h1, zero_stage: 3}", "schedule", "zb-h1,", "use zero_stage 0, 1 or 2"},
+      {"{schedule: zb-h2}", "schedule", "zb-h2", "zb-h1"},
+  };
+  for (const auto& [plan, key, value, why] : bad) {
+    const std::string text = gpt_scenario("  plan: " + plan + "\n");
+    const ConfigError e = error_of(text);
+    EXPECT_EQ(e.key_path(), "workload.plan." + key) << plan;
+    EXPECT_EQ(e.where().line, test::position_of(text, value).first) << plan;
+    EXPECT_EQ(e.where().column, test::position_of(text, value).second) << plan;
+    EXPECT_NE(e.message().find(why), std::string::npos) << e.what();
+  }
+}
+
 TEST(PlanSection, AModelThatDoesNotFitIsRejectedWithItsBreakdown) {
   // GPT-3 175B data-parallel only on one node of A100-80GB.
   const std::string text =
@@ -151,9 +172,15 @@ TEST(PlanSection, SweepOverPlansGivesARowPerNodeCountAndPlan) {
     EXPECT_LT(row.mfu, 1) << row.plan;
     EXPECT_GT(row.memory_bytes, 0) << row.plan;
   }
-  // A bad plan inside the sweep is located there.
-  const ConfigError e = error_of(gpt_scenario("sweep:\n  plan:\n    - {}\n    - {tensor: 3}\n", 2, "{global: 16}"));
-  EXPECT_EQ(e.key_path(), "sweep.plan[1].tensor");
+  // A plan inside the sweep that cannot split the model is an infeasible row, located there
+  // (issue 20: one bad point does not abort a sweep); alone it is the error.
+  const Scenario bad = load(gpt_scenario("sweep:\n  plan:\n    - {}\n    - {tensor: 3}\n", 2, "{global: 16}"));
+  ASSERT_EQ(bad.infeasible.size(), 1u);
+  EXPECT_EQ(bad.infeasible[0].plan_index, 1);
+  EXPECT_EQ(bad.infeasible[0].key_path, "sweep.plan[1].tensor");
+  EXPECT_GT(bad.infeasible[0].where.line, 0);
+  const ConfigError e = error_of(gpt_scenario("sweep:\n  plan:\n    - {tensor: 3}\n", 2, "{global: 16}"));
+  EXPECT_EQ(e.key_path(), "sweep.plan[0].tensor");
 }
 
 TEST(PlanSection, ADefinedTransformerRunsLikeTheZooModelOfTheSameShape) {
@@ -182,6 +209,36 @@ TEST(PlanSection, UnevenStagesRunAndAreSpelledOut) {
   ASSERT_EQ(even.rows.size(), 1u);
   ASSERT_EQ(listed.rows.size(), 1u);
   EXPECT_LT(listed.rows[0].samples_per_s, even.rows[0].samples_per_s);
+}
+
+TEST(PlanSection, ContextParallelismIsAnAxisOfItsOwn) {
+  // 16 GPUs = tensor 2 x context 4 x data 2; a three-axis order gets context just outside tensor.
+  const Scenario s = load(gpt_scenario("  plan: {tensor: 2, sequence_parallel: true, context: 4, order: [tensor, pipeline, data]}\n"));
+  const models::ParallelPlan p = s.plan_for(2);
+  EXPECT_EQ(p.context, 4);
+  EXPECT_EQ(p.data, 2);
+  EXPECT_EQ(p.order, (std::array{models::Axis::tensor, models::Axis::context, models::Axis::pipeline, models::Axis::data}));
+  EXPECT_NE(describe_plan(p).find(" c4"), std::string::npos) << describe_plan(p);
+  const Results r = run(s);
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_GE(r.rows[0].context_comm_s, 0);
+  EXPECT_NE(r.resolved_yaml.find("context: 4"), std::string::npos) << r.resolved_yaml;
+  EXPECT_NE(r.resolved_yaml.find("order: [tensor, context, pipeline, data]"), std::string::npos) << r.resolved_yaml;
+  // Four axes in any order.
+  const Scenario outer = load(gpt_scenario("  plan: {tensor: 2, context: 4, order: [tensor, data, pipeline, context]}\n"));
+  EXPECT_EQ(outer.plan_for(2).order[3], models::Axis::context);
+  {
+    const std::string text = gpt_scenario("  plan: {tensor: 2, context: 4, order: [tensor, sequence, data]}\n");
+    const ConfigError e = error_of(text);
+    EXPECT_EQ(e.key_path(), "workload.plan.order[1]");
+    EXPECT_NE(e.message().find("allowed: tensor, context, pipeline, data"), std::string::npos) << e.what();
+  }
+  {
+    // 2048 tokens do not split into 2 x 3 chunks (and 3 does not divide 16 GPUs either way).
+    const std::string text = gpt_scenario("  plan: {tensor: 1, context: 3, data: 5}\n", 2, "{global: 60}");
+    const ConfigError e = error_of(text);
+    EXPECT_EQ(e.key_path().rfind("workload.plan.", 0), 0u) << e.what();
+  }
 }
 
 TEST(PlanSection, ResolvedScenarioSpellsOutThePlan) {

@@ -68,7 +68,7 @@ const std::vector<Case>& cases() {
       {"yaml_bad_indentation", "  nodes: 1\n", " nodes: 1\n", "", 4, 2, "invalid YAML"},
       {"top_level_list", kBase, "- cluster\n- workload\n", "", 1, 1, "a scenario is a mapping"},
       {"top_level_scalar", kBase, "just some text\n", "", 1, 1, "a scenario is a mapping"},
-      {"empty_scenario", kBase, "", "", 0, 0, "the scenario is empty"},
+      {"empty_scenario", kBase, "", "", 1, 1, "the scenario is empty"},
       {"duplicate_key", "  nodes: 1\n", "  nodes: 1\n  nodes: 2\n", "cluster.nodes", 5, 3, "duplicate key 'nodes'"},
       {"duplicate_top_level_key", "  results: out.h5\n", "  results: out.h5\nseed: 2\n", "seed", 15, 1,
        "duplicate key 'seed'"},
@@ -195,6 +195,24 @@ const std::vector<Case>& cases() {
       {"catalog_file_missing", "seed: 1\n", "seed: 1\ncatalog: no-such-catalog-dlsim-test.yaml\n", "catalog", 2, 10,
        "cannot read catalog file"},
 
+      // --- shapes yaml-cpp itself would throw on (issue 19): located errors, never yaml-cpp's ---
+      {"output_scalar", "output:\n  results: out.h5\n", "output: x.h5\n", "output", 13, 9,
+       "expected a mapping of keys to values, got 'x.h5'"},
+      {"sweep_grid_complex_key", "  nodes: [1, 2, 4]\n", "  nodes: [1, 2, 4]\n  grid: {[a]: [1]}\n", "sweep.grid", 13, 10,
+       "a key must be a name, got a list"},
+      {"sweep_random_complex_key", "  nodes: [1, 2, 4]\n",
+       "  nodes: [1, 2, 4]\n  random: {samples: 2, keys: {[a]: {integer: [1, 2]}}}\n", "sweep.random.keys", 13, 31,
+       "a key must be a name"},
+      {"complex_key_in_section", "  nodes: 1\n", "  nodes: 1\n  {a: 1}: 2\n", "cluster", 5, 3, "a key must be a name, got a mapping"},
+      // A second document was silently ignored.
+      {"second_document", "  results: out.h5\n", "  results: out.h5\n---\nseed: 2\n", "", 16, 1, "a second YAML document"},
+      // Output files that are not regular files: refused before anything runs.
+      {"results_is_a_folder", "  results: out.h5\n", "  results: .\n", "output.results", 14, 12, "is a folder"},
+      {"csv_is_a_device", "  results: out.h5\n", "  results: out.h5\n  csv: /dev/null\n", "output.csv", 15, 8, "is a device"},
+      // --set key=null removes the key, as null in the file does: a required key is then missing, at the --set.
+      {"set_instance_null", "", "", "cluster.instance", 0, 0, "missing required key 'instance'", kBase, {"cluster.instance=null"},
+       "--set cluster.instance=null"},
+
       // --- a bad value from --set is reported at the --set, not in the file ---
       {"set_nodes_zero", "", "", "cluster.nodes", 0, 0, "out of range", kBase, {"cluster.nodes=0"},
        "--set cluster.nodes=0"},
@@ -265,6 +283,18 @@ TEST(ScenarioErrorsTable, BasesAreValid) {
   EXPECT_EQ(b.cluster.instance_name, "inline");
   EXPECT_EQ(b.cluster.instance.accelerators_per_node, 8);
   EXPECT_EQ(b.cluster.device.name, "V100-16GB");
+}
+
+// "--set output.trace=null" means no trace, as `trace: null` in the file; it wrote a file named "null".
+TEST(ScenarioErrorsTable, SetNullRemovesAnOutput) {
+  EXPECT_EQ(load_scenario_text(kBase, "base.yaml", {"output.results=null"}).output.results, "");
+  EXPECT_EQ(load_scenario_text(kBase, "base.yaml", {"output.trace=~"}).output.trace, "");
+  EXPECT_EQ(load_scenario_text(kBase, "base.yaml", {"output.trace=t.json"}).output.trace, "t.json");
+}
+
+// A trailing '---' with nothing after it is not a second document.
+TEST(ScenarioErrorsTable, TrailingDocumentMarkerIsAccepted) {
+  EXPECT_EQ(load_scenario_text(std::string(kBase) + "---\n", "base.yaml").output.results, "out.h5");
 }
 
 // Integers are read exactly: a seed above 2^53 is not rounded through a double.

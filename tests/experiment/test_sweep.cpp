@@ -92,6 +92,24 @@ TEST(Sweep, ABadVariantIsReportedWithItsValuesBeforeAnythingRuns) {
   }
 }
 
+// `dlsim check` validates variants one at a time and keeps none (issue 19: 10^6 variants held
+// 5 GB); the error is the first bad variant's by index, whatever the thread count.
+TEST(Sweep, CheckVariantsReportsTheFirstBadVariantOnAnyThreadCount) {
+  std::vector<std::vector<std::string>> variants;
+  for (int n = 1; n <= 40; ++n) variants.push_back({"cluster.nodes=" + std::to_string(n == 17 || n == 30 ? 0 : n)});
+  for (int threads : {1, 2, 4}) {
+    try {
+      check_variants(text_source(), variants, threads);
+      ADD_FAILURE() << "accepted a bad variant";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(e.message().find("[in sweep variant 16 (cluster.nodes=0)]"), std::string::npos) << e.what();
+    }
+  }
+  variants[16] = {"cluster.nodes=17"};
+  variants[29] = {"cluster.nodes=30"};
+  EXPECT_NO_THROW(check_variants(text_source(), variants, 2));
+}
+
 TEST(Sweep, ASetInterruptFlagStopsItWithInterrupted) {
   sim::InterruptFlag flag{true};
   EXPECT_THROW(run_sweep(text_source(), {{"workload.precision", {"fp16", "fp32"}}}, 2, &flag), sim::Interrupted);

@@ -68,6 +68,8 @@ TEST(Units, UnitCaseMatters) {
 
 TEST(Units, Formatting) {
   EXPECT_EQ(format_bandwidth(3.125e9), "25 Gbps");
+  EXPECT_EQ(format_byte_rate(2.039e12), "2.039 TB/s");
+  EXPECT_EQ(format_byte_rate(900e9), "900 GB/s");
   EXPECT_EQ(format_size(80.0 * 1024 * 1024 * 1024), "80 GiB");
   EXPECT_EQ(format_duration(0.0015), "1.5 ms");
   EXPECT_EQ(format_duration(7200), "2 h");

@@ -17,36 +17,9 @@ namespace {
 
 using test::config;
 using test::dgx_cluster;
+using test::pipeline_plan;
 using test::sum_of_parts;
-
-// A model of `blocks` identical blocks of one big matrix layer with a tiny output, so that
-// compute dominates and pipeline transfers cost next to nothing.
-ModelGraph uniform_model(int blocks) {
-  ModelGraph g;
-  g.name = "uniform";
-  g.sample_unit = "sample";
-  for (int b = 0; b < blocks; ++b) {
-    Layer l;
-    l.name = "block" + std::to_string(b);
-    l.kind = LayerKind::linear;
-    l.forward_flops = 4e11;   // ~1.3 ms forward on an A100 at fp16
-    l.input_elements = 16;
-    l.activation_elements = 16;
-    l.block = b;
-    g.layers.push_back(l);
-  }
-  return g;
-}
-
-ParallelPlan pipeline_plan(PipelineSchedule schedule, int p, int m, int v = 1) {
-  ParallelPlan plan;
-  plan.pipeline = p;
-  plan.micro_batches = m;
-  plan.schedule = schedule;
-  plan.virtual_stages = v;
-  plan.precision = Precision::fp16;
-  return plan;
-}
+using test::uniform_model;
 
 TEST(TrainingReplay, GPipeBubbleIsPMinusOneOverMPlusPMinusOne) {
   const network::Topology topology = dgx_cluster(1);

@@ -106,6 +106,29 @@ TEST(JobTimeline, JobsUnderWayAtTheHorizonEndThereAndLaterOnesHaveNoSpans) {
   expect_contiguous_and_consistent(spec, r);
 }
 
+// Issue 19: jobs still holding GPUs at the horizon count their GPU-hours and their share of the
+// node time in utilization and jobs_cost (they were dropped: utilization 0.923 where the
+// timeline said 0.996, up to 42% of the cost attributed to nobody).
+TEST(JobTimeline, JobsUnderWayAtTheHorizonCountTheirGpuHoursAndCost) {
+  ClusterSpec spec;
+  spec.pools = {builders::pool("a", 2, 4, 10)};
+  // "whole" holds one node from 0 to the horizon; "half" the other from 1800 s; nothing finishes.
+  spec.jobs = {job("whole", 0, 4, 100000), job("half", 1800, 4, 100000)};
+  SimulationOptions o;
+  o.horizon_s = 3600;
+  const ClusterResult r = simulate_cluster(spec, o);
+  ASSERT_EQ(r.unfinished, 2);
+  EXPECT_NEAR(r.jobs[0].gpu_hours, 4.0, 1e-9);
+  EXPECT_NEAR(r.jobs[1].gpu_hours, 2.0, 1e-9);
+  // 8 GPUs held for an hour, 6 GPU-hours of them by jobs.
+  EXPECT_NEAR(r.gpu_utilization, 6.0 / 8.0, 1e-9);
+  double jobs_cost = 0;
+  for (const JobResult& j : r.jobs) jobs_cost += j.cost_usd;
+  EXPECT_GT(r.jobs[1].cost_usd, 0.0);
+  // Every dollar of node time is either a job's or idle.
+  EXPECT_NEAR(jobs_cost + r.idle_cost_usd, r.compute_cost_usd, 1e-6 * r.compute_cost_usd);
+}
+
 TEST(ClusterInterrupt, ASetFlagAbandonsTheRunWithInterrupted) {
   ClusterSpec spec;
   spec.pools = {one_pool(1, 1)};
