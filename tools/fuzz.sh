@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the scenario loader's libFuzzer target (tests/fuzz) with clang, ASan and UBSan in
 # build-fuzz/, then runs RUNS inputs (default 10000, about a minute), starting from every shipped
-# scenario and the bad-input corpus, with a fixed seed so that a run is repeatable (CI's is).
+# scenario and the bad-input corpus, with a fixed seed (runs are alike, not byte-identical across
+# machines: CI's first run met an input that this machine's run from the same seed did not).
 # Exits non-zero on a finding (a crash, a sanitizer report, a hang, an error not located in the
 # file); the input that caused it is left in build-fuzz/.
 # usage: tools/fuzz.sh [RUNS] [libFuzzer options...]   e.g. tools/fuzz.sh 10000000 -seed=0 (a random seed)
