@@ -23,7 +23,8 @@ cmake --build build-fuzz --target fuzz_scenario_loader -j "$(nproc 2>/dev/null |
 corpus=build-fuzz/corpus
 mkdir -p "$corpus"
 i=0
-for f in scenarios/*.yaml scenarios/published/*.yaml tests/data/bad_inputs/*.yaml; do
+# tests/fuzz/regressions: the inputs of past findings, run again first.
+for f in tests/fuzz/regressions/*.yaml scenarios/*.yaml scenarios/published/*.yaml tests/data/bad_inputs/*.yaml; do
   [ -f "$f" ] || continue
   cp -n "$f" "$corpus/seed-$(printf '%03d' $i)-$(basename "$f")"
   i=$((i + 1))
