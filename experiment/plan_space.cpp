@@ -27,12 +27,7 @@ std::vector<models::ParallelPlan> enumerate_plans(const Scenario& s, int nodes) 
   const bool context_ok = wl.decoder && wl.decoder->flash_attention && wl.sequence_length >= kContextMinTokens;
   const std::vector<int> contexts = context_ok ? std::vector<int>{1, 2, 4} : std::vector<int>{1};
 
-  models::ParallelPlan base;
-  base.precision = wl.precision;
-  base.gradient_precision = wl.gradient_precision;
-  base.optimizer = wl.optimizer;
-  base.overlap_grad_reduce = wl.overlap;
-  base.bucket_bytes = wl.bucket_bytes;
+  const models::ParallelPlan base = plan_with_numerics(wl);
 
   std::vector<models::ParallelPlan> plans;
   for (int tensor : powers_of_two_up_to(s.cluster.instance.accelerators_per_node)) {

@@ -282,6 +282,16 @@ std::string describe_plan(const models::ParallelPlan& p) {
   return s;
 }
 
+models::ParallelPlan plan_with_numerics(const WorkloadConfig& workload) {
+  models::ParallelPlan p;
+  p.precision = workload.precision;
+  p.gradient_precision = workload.gradient_precision;
+  p.optimizer = workload.optimizer;
+  p.overlap_grad_reduce = workload.overlap;
+  p.bucket_bytes = workload.bucket_bytes;
+  return p;
+}
+
 std::vector<PlanConfig> Scenario::plans() const {
   return sweep.plans.empty() ? std::vector<PlanConfig>{workload.plan} : sweep.plans;
 }
@@ -289,7 +299,7 @@ std::vector<PlanConfig> Scenario::plans() const {
 models::ParallelPlan Scenario::plan_for(int nodes, int plan_index) const {
   const PlanConfig& c = sweep.plans.empty() ? workload.plan : sweep.plans.at(static_cast<std::size_t>(plan_index));
   const int accelerators = nodes * cluster.instance.accelerators_per_node;
-  models::ParallelPlan p;
+  models::ParallelPlan p = plan_with_numerics(workload);
   p.tensor = c.tensor;
   p.pipeline = c.pipeline;
   p.expert = c.expert;
@@ -322,11 +332,6 @@ models::ParallelPlan Scenario::plan_for(int nodes, int plan_index) const {
     ps.latency_s = cluster.instance.network_latency_s;
     ps.replicas_per_node = cluster.instance.accelerators_per_node;
   }
-  p.precision = workload.precision;
-  p.gradient_precision = workload.gradient_precision;
-  p.optimizer = workload.optimizer;
-  p.overlap_grad_reduce = workload.overlap;
-  p.bucket_bytes = workload.bucket_bytes;
   const int model_ways = c.tensor * c.pipeline * c.context;
   if (c.data > 0) {
     p.data = c.data;

@@ -105,6 +105,10 @@ struct WorkloadConfig {
   PlanConfig plan;
 };
 
+// A plan with the workload's numerics set (precision, gradient precision, optimizer, gradient
+// reduction overlap and bucket), the parts of a ParallelPlan the plan: keys do not decide.
+models::ParallelPlan plan_with_numerics(const WorkloadConfig& workload);
+
 // A collective sweep instead of a training job: the operation over message sizes, by one group
 // of ranks or by several at once (to measure contention).
 struct CollectiveConfig {
