@@ -60,6 +60,10 @@ const std::vector<Column<ResultRow>>& training_columns() {
       {"context_parallel_time", "s",
        "ring attention's key/value exchange not hidden behind the attention kernels (context parallelism), per iteration",
        kReal, [](const ResultRow& r) { return r.context_comm_s; }},
+      {"pipeline_send_time", "s",
+       "compute stream waiting for its own pipeline sends to arrive (exchanges that block, plan.overlap_p2p false), per "
+       "iteration",
+       kReal, [](const ResultRow& r) { return r.pipeline_comm_s; }},
       {"pipeline_bubble_time", "s", "compute stream idle waiting for other pipeline stages, per iteration", kReal,
        [](const ResultRow& r) { return r.pipeline_bubble_s; }},
       {"framework_overhead_time", "s",

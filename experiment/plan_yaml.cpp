@@ -186,6 +186,7 @@ PlanConfig read_plan(MapReader& r) {
                 : recompute == "selective" ? models::Recompute::selective
                                            : models::Recompute::none;
   p.scatter_gather = r.boolean("scatter_gather", true);
+  p.overlap_p2p = r.boolean("overlap_p2p", false);
   p.tp_comm_overlap = r.boolean("tp_comm_overlap", false);
   p.overlap_param_gather = r.boolean("overlap_param_gather", false);
   read_zero(r, p);
@@ -311,6 +312,7 @@ models::ParallelPlan Scenario::plan_for(int nodes, int plan_index) const {
   p.recompute = c.recompute;
   p.order = c.order;
   p.scatter_gather = c.scatter_gather;
+  p.overlap_p2p = c.overlap_p2p;
   p.tp_comm_overlap = c.tp_comm_overlap;
   p.overlap_param_gather = c.overlap_param_gather;
   p.zero = c.zero;

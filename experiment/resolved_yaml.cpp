@@ -179,6 +179,7 @@ void emit_plan(YAML::Emitter& out, const PlanConfig& p) {
   for (models::Axis a : p.order) out << models::to_string(a);
   out << YAML::EndSeq;
   out << YAML::Key << "scatter_gather" << YAML::Value << p.scatter_gather;
+  out << YAML::Key << "overlap_p2p" << YAML::Value << p.overlap_p2p;
   out << YAML::Key << "tp_comm_overlap" << YAML::Value << p.tp_comm_overlap;
   out << YAML::Key << "overlap_param_gather" << YAML::Value << p.overlap_param_gather;
   if (!p.stage_layers.empty()) {

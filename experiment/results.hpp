@@ -50,6 +50,7 @@ struct ResultRow {
   double tensor_comm_s = 0;        // blocking tensor-parallel collectives
   double expert_comm_s = 0;        // blocking expert all-to-alls
   double context_comm_s = 0;       // ring attention's exchange beyond the attention it overlaps
+  double pipeline_comm_s = 0;      // compute stream blocked on its own pipeline sends
   double pipeline_bubble_s = 0;
   double framework_overhead_s = 0;   // ZeRO-3 host work the device waits for, blocking activation copies
   std::string gradient_compression = "none";  // plan.gradient_compression.method

@@ -69,6 +69,7 @@ ResultRow training_row(const Scenario& s, int nodes, const models::ParallelPlan&
   row.tensor_comm_s = step.tensor_comm_s;
   row.expert_comm_s = step.expert_comm_s;
   row.context_comm_s = step.context_comm_s;
+  row.pipeline_comm_s = step.pipeline_comm_s;
   row.pipeline_bubble_s = step.pipeline_bubble_s;
   row.tokens_per_s = step.tokens_per_s;
   row.tflops_per_accelerator = step.tflops_per_device;

@@ -65,6 +65,7 @@ struct PlanConfig {
   models::Recompute recompute = models::Recompute::none;
   std::array<models::Axis, 4> order{models::Axis::tensor, models::Axis::context, models::Axis::pipeline, models::Axis::data};
   bool scatter_gather = true;
+  bool overlap_p2p = false;       // Megatron-Core --overlap-p2p-communication (pipeline sends beside compute)
   bool tp_comm_overlap = false;   // Megatron-Core --tp-comm-overlap (needs sequence_parallel)
   bool overlap_param_gather = false;  // Megatron-Core --overlap-param-gather (needs zero_stage 1 or 2)
   models::ZeroConfig zero;        // plan.zero (zero_stage 3 only)

@@ -44,6 +44,7 @@ JobKey JobKey::of(const TrainingConfig& c, const std::string& fabric) {
   k.sequence_parallel = p.sequence_parallel;
   k.overlap = p.overlap_grad_reduce;
   k.scatter_gather = p.scatter_gather;
+  k.overlap_p2p = p.overlap_p2p;
   k.tp_comm_overlap = p.tp_comm_overlap;
   k.overlap_param_gather = p.overlap_param_gather;
   k.stage_layers = p.stage_layers;

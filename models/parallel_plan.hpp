@@ -98,6 +98,11 @@ struct ParallelPlan {
   bool overlap_grad_reduce = true;  // reduce gradient buckets while backward runs
   double bucket_bytes = 25.0 * 1024 * 1024;  // PyTorch DDP's bucket_cap_mb default (25 MB)
   bool scatter_gather = true;     // Megatron: pipeline sends 1/t per tensor rank, all-gather after
+  // Megatron-Core's --overlap-p2p-communication: a stage's pipeline sends run beside its next
+  // pass. Off (Megatron's default, and all Megatron-LM before it): the exchange blocks, because
+  // p2p_communication waits on its isend/irecv requests (wait_on_reqs) and then synchronizes the
+  // device (batch_p2p_sync), so the stage starts its next pass only when its send has arrived.
+  bool overlap_p2p = false;
   // Megatron-Core's --tp-comm-overlap (Transformer Engine userbuffers): sequence parallelism's
   // all-gathers and reduce-scatters pipelined with the GEMMs next to them (iteration_program.hpp).
   bool tp_comm_overlap = false;

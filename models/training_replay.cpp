@@ -134,6 +134,10 @@ class Replay {
     // pipeline sends, one at a time per direction
     std::deque<std::function<void()>> sends[2];
     bool sending[2] = {false, false};
+    // !plan.overlap_p2p: the compute stream waits for the send its last pass issued
+    bool exchange_blocked = false;
+    sim::Time exchange_mark;
+    double exchange = 0;  // s blocked so, per iteration
     // ZeRO-3: the data-parallel stream, and a wait at a ZeRO point
     Zero3Stream zero;
     bool zero_waiting = false;
@@ -296,7 +300,7 @@ class Replay {
   // ---- passes ------------------------------------------------------------------------------
   void try_start(int r) {
     Rank& rank = ranks_[static_cast<std::size_t>(r)];
-    if (rank.busy || rank.next >= rank.order.size()) return;
+    if (rank.busy || rank.exchange_blocked || rank.next >= rank.order.size()) return;
     const PassId pass = rank.order[rank.next];
     const int vs = virtual_stage(r, pass);
     const std::size_t slot = static_cast<std::size_t>(vs * M_ + pass.micro_batch);
@@ -477,9 +481,20 @@ class Replay {
          std::string(pass.forward ? "F" : pass.weight ? "W" : "B") + " mb" + std::to_string(pass.micro_batch) +
              (plan_.virtual_stages > 1 ? " chunk" + std::to_string(pass.chunk) : ""),
          "compute", rank.pass_start);
-    if (pass.forward && vs < V_ - 1) send(r, vs, pass.micro_batch, true);
-    if (!pass.forward && !pass.weight && vs > 0) send(r, vs, pass.micro_batch, false);
+    const bool sends_forward = pass.forward && vs < V_ - 1;
+    const bool sends_backward = !pass.forward && !pass.weight && vs > 0;
     rank.busy = false;
+    if ((sends_forward || sends_backward) && !plan_.overlap_p2p) {
+      rank.exchange_blocked = true;  // after_pass runs when the send has arrived
+      rank.exchange_mark = engine_.now();
+    }
+    if (sends_forward) send(r, vs, pass.micro_batch, true);
+    if (sends_backward) send(r, vs, pass.micro_batch, false);
+    if (!rank.exchange_blocked) after_pass(r);
+  }
+
+  void after_pass(int r) {
+    Rank& rank = ranks_[static_cast<std::size_t>(r)];
     if (rank.next == rank.order.size()) {
       rank.passes_done = true;
       rank.passes_end = engine_.now();
@@ -513,6 +528,11 @@ class Replay {
              "communication", start);
         sender.sending[dir] = false;
         next_send(r, dir);
+        if (sender.exchange_blocked) {
+          sender.exchange_blocked = false;
+          sender.exchange += (engine_.now() - sender.exchange_mark).seconds();
+          after_pass(r);
+        }
         auto deliver = [this, to, to_vs, micro_batch, forward] {
           auto& arrived = forward ? arrived_forward_ : arrived_backward_;
           arrived[static_cast<std::size_t>(to_vs * M_ + micro_batch)] = 1;
@@ -804,8 +824,9 @@ class Replay {
     b.optimizer_s = k.optimizer;
     b.exposed_dp_comm_s = std::max(0.0, (k.finish - k.passes_end).seconds() - k.optimizer - k.after_step_host);
     b.compression_blocking_s = k.compression_blocking;
+    b.pipeline_comm_s = k.exchange;
     b.pipeline_bubble_s = std::max(0.0, k.passes_end.seconds() - k.compute - k.tensor - k.expert - k.context - k.gather_wait - k.reduce_wait -
-                                            k.zero_host - k.offload - k.compression_blocking);
+                                            k.zero_host - k.offload - k.compression_blocking - k.exchange);
     b.dp_comm_busy_s = k.dp_busy;
     b.pipeline_comm_busy_s = k.pipe_busy;
     b.gradient_buckets = k.buckets;

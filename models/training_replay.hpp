@@ -46,7 +46,7 @@ struct TrainingConfig {
 
 // Where the time of one iteration goes, on the pipeline rank that finishes its passes last.
 // iteration_s = compute_s + tensor_comm_s + expert_comm_s + context_comm_s + gather_wait_s + reduce_wait_s
-//               + zero_host_s + activation_offload_s + compression_blocking_s + pipeline_bubble_s
+//               + zero_host_s + activation_offload_s + compression_blocking_s + pipeline_comm_s + pipeline_bubble_s
 //               + exposed_dp_comm_s + optimizer_s  (each >= 0).
 struct IterationBreakdown {
   double iteration_s = 0;
@@ -63,6 +63,7 @@ struct IterationBreakdown {
   double zero_host_s = 0;         // ZeRO-3: device idle while the host runs hooks, issues collectives,
                                   //   synchronizes (zero3_schedule.hpp), incl. after the optimizer step
   double activation_offload_s = 0;  // blocking copies of kept activations to and from the host
+  double pipeline_comm_s = 0;     // compute stream blocked on its own pipeline sends (!plan.overlap_p2p)
   double pipeline_bubble_s = 0;   // compute stream idle waiting for other stages
   double exposed_dp_comm_s = 0;   // after the last pass, waiting for gradient reduction (and ZeRO gathers)
   double optimizer_s = 0;

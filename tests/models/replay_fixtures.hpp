@@ -68,7 +68,7 @@ inline ParallelPlan pipeline_plan(PipelineSchedule schedule, int p, int m, int v
 // IterationBreakdown's parts (training_replay.hpp): they add up to iteration_s.
 inline double sum_of_parts(const IterationBreakdown& b) {
   return b.compute_s + b.tensor_comm_s + b.expert_comm_s + b.context_comm_s + b.gather_wait_s + b.reduce_wait_s + b.zero_host_s +
-         b.activation_offload_s + b.compression_blocking_s + b.pipeline_bubble_s + b.exposed_dp_comm_s + b.optimizer_s;
+         b.activation_offload_s + b.compression_blocking_s + b.pipeline_comm_s + b.pipeline_bubble_s + b.exposed_dp_comm_s + b.optimizer_s;
 }
 
 }  // namespace dlsim::models::test

@@ -48,6 +48,32 @@ TEST(TrainingReplay, OneFOneBHasGPipesBubbleAndInterleavingDividesIt) {
   EXPECT_LT(inter.iteration_s, one_f.iteration_s);
 }
 
+// Megatron's pipeline exchange waits for its requests and synchronizes the device
+// (p2p_communication.py): a stage starts its next pass only when its send has arrived. The first
+// stage of a 1F1B pipeline (the rank that finishes last) sends one activation per micro-batch,
+// so its blocked time is the busy time of its sends when they run beside compute instead.
+TEST(TrainingReplay, BlockingPipelineSendsHoldTheSendersNextPass) {
+  const network::Topology topology = dgx_cluster(1);
+  ModelGraph model = uniform_model(8);
+  for (Layer& l : model.layers) l.activation_elements = 64e6;  // 128 MB of fp16 per micro-batch
+  const int p = 2, m = 4;
+  ParallelPlan overlapped_plan = pipeline_plan(PipelineSchedule::one_f_one_b, p, m);
+  overlapped_plan.overlap_p2p = true;
+  const auto blocking = replay_iteration(config(model, topology, pipeline_plan(PipelineSchedule::one_f_one_b, p, m)));
+  const auto overlapped = replay_iteration(config(model, topology, overlapped_plan));
+  ASSERT_EQ(blocking.critical_rank, 0);
+  ASSERT_EQ(overlapped.critical_rank, 0);
+  EXPECT_EQ(overlapped.pipeline_comm_s, 0);
+  EXPECT_GT(overlapped.pipeline_comm_busy_s, 0);
+  EXPECT_NEAR(blocking.pipeline_comm_s, overlapped.pipeline_comm_busy_s, 0.01 * overlapped.pipeline_comm_busy_s);
+  EXPECT_GT(blocking.iteration_s, overlapped.iteration_s);
+  EXPECT_NEAR(sum_of_parts(blocking), blocking.iteration_s, 1e-6 * blocking.iteration_s);
+  EXPECT_NEAR(sum_of_parts(overlapped), overlapped.iteration_s, 1e-6 * overlapped.iteration_s);
+  // Without a pipeline nothing is sent.
+  const auto alone = replay_iteration(config(model, topology, pipeline_plan(PipelineSchedule::one_f_one_b, 1, m)));
+  EXPECT_EQ(alone.pipeline_comm_s, 0);
+}
+
 TEST(TrainingReplay, DataParallelTimeLiesBetweenOverlappedAndExposedBounds) {
   const network::Topology topology = dgx_cluster(4, 100);
   const ModelGraph model = bert_large(128);

@@ -179,7 +179,8 @@ def test_breakdown_bars_add_up_to_the_iteration_time(plans, tmp_path):
     ax = fig.axes[0]
     np.testing.assert_allclose(bar_totals(ax), 1e3 * plans.table["iteration_time"], rtol=1e-6)
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert legend == ["compute", "optimizer", "exposed communication", "tensor-parallel", "pipeline bubble"]
+    assert legend == ["compute", "optimizer", "exposed communication", "tensor-parallel", "pipeline sends",
+                      "pipeline bubble"]
     assert ax.get_ylabel() == "time per iteration (ms)"
     assert len(ax.containers) == len(legend)
     assert all(len(c) == len(plans.table) for c in ax.containers)

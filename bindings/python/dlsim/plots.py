@@ -43,6 +43,8 @@ _BREAKDOWN = [
     ("exposed communication", lambda t: t["exposed_communication_time"]),
     ("tensor-parallel", lambda t: t["tensor_parallel_time"]),
     ("expert all-to-all", lambda t: t["expert_all_to_all_time"]),
+    ("context-parallel ring", lambda t: t.get("context_parallel_time", 0 * t["iteration_time"])),
+    ("pipeline sends", lambda t: t.get("pipeline_send_time", 0 * t["iteration_time"])),
     ("pipeline bubble", lambda t: t["pipeline_bubble_time"]),
     ("framework overhead", lambda t: t.get("framework_overhead_time", 0 * t["iteration_time"])),
     ("gradient compression", lambda t: t.get("compression_blocking_time", 0 * t["iteration_time"])),
@@ -170,7 +172,8 @@ def breakdown(results: Results, ax=None) -> Figure:
     Segments: compute (``compute_time`` less ``recompute_time``), optimizer (``optimizer_time``),
     recompute (``recompute_time``), exposed communication (``exposed_communication_time``),
     tensor-parallel (``tensor_parallel_time``), expert all-to-all (``expert_all_to_all_time``),
-    pipeline bubble (``pipeline_bubble_time``), framework overhead (``framework_overhead_time``),
+    context-parallel ring (``context_parallel_time``), blocking pipeline sends
+    (``pipeline_send_time``), pipeline bubble (``pipeline_bubble_time``), framework overhead (``framework_overhead_time``),
     gradient compression on the compute stream (``compression_blocking_time``);
     a bar adds up to ``iteration_time``. Categories
     that are zero everywhere (below a millionth of the longest iteration) are left out. The y axis
