@@ -206,6 +206,22 @@ TEST(Protocols, FractionsAndLatenciesShapeTheFlows) {
   EXPECT_NEAR(tiny.time_s, (6.6 + 14 * 0.6) * 1e-6 + nccl_launch_overhead_s(80), 0.5e-6);
 }
 
+// A forced LL128 ring on an Ampere NVSwitch node runs at the achieved fractions: its latency
+// beyond the launch is 0.31 of the tuner's (14 + 14 x 1.9 us) and its bus bandwidth 0.60 of the
+// tuner's 0.92 of the ring's.
+TEST(Protocols, Ll128OnAmpereRunsAtItsAchievedBandwidthAndLatency) {
+  const NodeSpec n = nccl_node(NodeKind::nvswitch, 300e9, LinkTech::nvlink3, 80);
+  const Topology t = build_cluster(n, nodes(1));
+  const CollectiveResult simple = run_collective(t, all_reduce(t.accelerators(), kGiB, Algorithm::ring, Protocol::simple));
+  const CollectiveResult ll128 = run_collective(t, all_reduce(t.accelerators(), kGiB, Algorithm::ring, Protocol::ll128));
+  EXPECT_EQ(ll128.protocol, Protocol::ll128);
+  EXPECT_NEAR(ll128.busbw / simple.busbw, 0.92 * 132.0 / 221.0, 0.01);
+  const double bytes = 1024;  // latency-bound
+  const CollectiveResult tiny = run_collective(t, all_reduce(t.accelerators(), bytes, Algorithm::ring, Protocol::ll128));
+  const double launch = nccl_launch_overhead_s(80);
+  EXPECT_NEAR(tiny.time_s - launch, (14 + 14 * 1.9) * 1e-6 * 12.4 / 40.6, 0.3e-6);
+}
+
 // NCCL over TCP sockets: each flow crossing a NIC is one CPU-copied stream (2.06 GB/s), so one
 // GPU per node over 100 Gb/s gets the stream's rate; RDMA (EDR InfiniBand) gets 12.2 GB/s.
 TEST(Transport, TcpIsSlowerThanRdmaBecauseEachStreamIsCpuBound) {
