@@ -110,11 +110,15 @@ std::string percent(double v) {
 // - network/nccl_tuning.cpp's launch overhead per GPU generation: the DGX systems' single-node
 //   all-reduce rows below 1 MiB (a100_dgx: Ampere, h100_dgx: Hopper);
 // - nccl-vidur-a100-dgx.yaml's socket_bandwidth (the unknown 2-node network): the all-reduce
-//   across 2 nodes with 1 GPU each, at >= 1 MiB.
-bool fit_row(const std::string& system, const std::string& collective, int workers, int per_node, double bytes) {
+//   across 2 nodes with 1 GPU each, at >= 1 MiB;
+// - nccl_tuning.cpp's LL128 bandwidth and latency on Ampere NVLink: the a100_dgx all-reduce on
+//   8 GPUs of one node at >= 1 MiB, where NCCL runs ring/LL128 (`choice`, as predicted).
+bool fit_row(const std::string& system, const std::string& collective, int workers, int per_node, double bytes,
+             const std::string& choice) {
   if (collective != "all_reduce") return false;
   const bool dgx = system == "a100_dgx" || system == "h100_dgx";
   if (dgx && workers == per_node && bytes < kMiB) return true;
+  if (system == "a100_dgx" && workers == 8 && per_node == 8 && bytes >= kMiB && choice == "ring/ll128") return true;
   return system == "a100_dgx" && workers == 2 && per_node == 1 && bytes >= kMiB;
 }
 
@@ -184,7 +188,6 @@ CollectiveValidation validate_collectives(const std::vector<CollectiveMeasuremen
     for (const auto* r : rows) {
       s.bytes.push_back(r->bytes);
       s.measured_s.push_back(r->seconds);
-      s.fit.push_back(fit_row(system, collective, workers, per_node, r->bytes));
     }
     // A scenario runs at most 200 sizes: run the series in slices.
     for (std::size_t first = 0; first < s.bytes.size(); first += 200) {
@@ -196,6 +199,9 @@ CollectiveValidation validate_collectives(const std::vector<CollectiveMeasuremen
         s.predicted_s.push_back(row.time_s);
         s.choice.push_back(row.algorithm + "/" + row.protocol);
       }
+    }
+    for (std::size_t i = 0; i < s.bytes.size(); ++i) {
+      s.fit.push_back(fit_row(system, collective, workers, per_node, s.bytes[i], i < s.choice.size() ? s.choice[i] : ""));
     }
     report.series.push_back(std::move(s));
   }

@@ -44,7 +44,7 @@ Table plan_table(const PlanResults& results) {
   num("best", "", "1 for the best point of the objective", Type::integer, [](const PlanCandidate& k) { return k.best ? 1.0 : 0.0; });
   num("memory_per_accelerator", "B", "peak memory of one accelerator (the fullest pipeline rank)", Type::real,
       [](const PlanCandidate& k) { return k.memory_bytes; });
-  num("iteration_time_bound", "s", "lower bound on the iteration time: model FLOPs at the accelerators' peak", Type::real,
+  num("iteration_time_bound", "s", "lower bound on the iteration time: the busiest pipeline rank's compute kernels (or model FLOPs at the accelerators' peak where that is more)", Type::real,
       [](const PlanCandidate& k) { return k.bound_iteration_s; });
   num("time_to_train_bound", "s", "lower bound on the time to train", Type::real, [](const PlanCandidate& k) { return k.bound_time_to_train_s; });
   num("cost_to_train_bound", "USD", "lower bound on the cost to train (on-demand)", Type::real, [](const PlanCandidate& k) { return k.bound_cost; });

@@ -29,6 +29,14 @@ std::vector<models::ParallelPlan> enumerate_plans(const Scenario& s, int nodes) 
 
   const models::ParallelPlan base = plan_with_numerics(wl);
 
+  // Selective recomputation re-runs the attention cores (scores, softmax, dropout): a model whose
+  // attention is fused (FlashAttention) has none, and its selective plans would repeat the plans
+  // without recomputation exactly.
+  std::vector<models::Recompute> recomputes{models::Recompute::none, models::Recompute::full};
+  if (std::any_of(wl.model.layers.begin(), wl.model.layers.end(), [](const models::Layer& l) { return l.attention_core; })) {
+    recomputes.insert(recomputes.begin() + 1, models::Recompute::selective);
+  }
+
   std::vector<models::ParallelPlan> plans;
   for (int tensor : powers_of_two_up_to(s.cluster.instance.accelerators_per_node)) {
     for (int pipeline = 1; pipeline <= blocks; ++pipeline) {
@@ -59,7 +67,7 @@ std::vector<models::ParallelPlan> enumerate_plans(const Scenario& s, int nodes) 
           for (int zero : zero_stages) {
             for (int size : powers_of_two_up_to(replica_batch)) {
               if (replica_batch % size != 0) continue;
-              for (models::Recompute recompute : {models::Recompute::none, models::Recompute::selective, models::Recompute::full}) {
+              for (models::Recompute recompute : recomputes) {
                 models::ParallelPlan p = base;
                 p.data = data;
                 p.tensor = tensor;

@@ -185,6 +185,7 @@ PlanConfig read_plan(MapReader& r) {
   p.recompute = recompute == "full" ? models::Recompute::full
                 : recompute == "selective" ? models::Recompute::selective
                                            : models::Recompute::none;
+  p.recompute_layers = static_cast<int>(r.integer("recompute_layers", 1, 1'000'000, 0));
   p.scatter_gather = r.boolean("scatter_gather", true);
   p.overlap_p2p = r.boolean("overlap_p2p", false);
   p.tp_comm_overlap = r.boolean("tp_comm_overlap", false);
@@ -263,6 +264,7 @@ std::string describe_plan(const models::ParallelPlan& p) {
   if (p.recompute != models::Recompute::none) {
     s += " rc-";
     s += models::to_string(p.recompute);
+    if (p.recompute_layers > 0) add("", p.recompute_layers);
   }
   if (p.compression.method != models::CompressionMethod::none) {
     s += " ";
@@ -310,6 +312,7 @@ models::ParallelPlan Scenario::plan_for(int nodes, int plan_index) const {
   p.virtual_stages = c.virtual_stages;
   p.zero_stage = c.zero_stage;
   p.recompute = c.recompute;
+  p.recompute_layers = c.recompute_layers;
   p.order = c.order;
   p.scatter_gather = c.scatter_gather;
   p.overlap_p2p = c.overlap_p2p;

@@ -1,7 +1,7 @@
 // workload.plan: how a training job splits over the accelerators (models/parallel_plan.hpp).
 //   plan: {data, tensor, pipeline, expert, sequence_parallel, schedule, virtual_stages,
 //          micro_batch_size, micro_batches, zero_stage, recompute, order, scatter_gather,
-//          overlap_p2p, tp_comm_overlap, overlap_param_gather,
+//          recompute_layers, overlap_p2p, tp_comm_overlap, overlap_param_gather,
 //          zero: {implementation, fetch, prefetch_bucket_size, max_live_parameters,
 //                 max_reuse_distance, param_persistence_threshold, reduce_bucket_size,
 //                 overlap_comm, backward_prefetch},

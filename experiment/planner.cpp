@@ -13,6 +13,7 @@
 #include "experiment/plan_yaml.hpp"
 #include "experiment/sweep.hpp"
 #include "experiment/units.hpp"
+#include "models/iteration_program.hpp"
 #include "models/memory_model.hpp"
 
 namespace dlsim::experiment {
@@ -47,17 +48,105 @@ bool dominates(double time_a, double cost_a, double time_b, double cost_b) {
   return (time_a < time_b && cost_a <= cost_b) || (time_a <= time_b && cost_a < cost_b);
 }
 
+// The most bytes per second an accelerator of the topology can receive: the sum of the raw
+// bandwidths of the links into it (the largest over the accelerators).
+double accelerator_ingress(const network::Topology& topology) {
+  std::vector<double> into(topology.vertex_count(), 0.0);
+  for (std::size_t l = 0; l < topology.link_count(); ++l) {
+    const network::LinkInfo& link = topology.link(static_cast<network::LinkId>(l));
+    into[static_cast<std::size_t>(link.to)] += link.bandwidth;
+  }
+  double most = 0;
+  for (network::VertexId a : topology.accelerators()) most = std::max(most, into[static_cast<std::size_t>(a)]);
+  return most;
+}
+
+// The most bytes per second a node of the topology can receive from outside it: the sum of the
+// raw bandwidths of the links that enter it (the largest over the nodes).
+double node_ingress(const network::Topology& topology) {
+  std::vector<double> into(static_cast<std::size_t>(std::max(1, topology.nodes())), 0.0);
+  for (std::size_t l = 0; l < topology.link_count(); ++l) {
+    const network::LinkInfo& link = topology.link(static_cast<network::LinkId>(l));
+    const int to = topology.vertex(link.to).node, from = topology.vertex(link.from).node;
+    if (to >= 0 && to != from && static_cast<std::size_t>(to) < into.size()) into[static_cast<std::size_t>(to)] += link.bandwidth;
+  }
+  return *std::max_element(into.begin(), into.end());
+}
+
+// What a pass holds its rank's compute stream for, at least: its compute segments (kernel model
+// times, recomputation included), the GEMMs and attention kernels run inside overlapped
+// collectives (the pair lasts at least as long), and each blocking tensor-parallel collective no
+// faster than the (t - 1)/t of its buffer that every rank must receive, over all its links at
+// their raw rate. Expert all-to-alls and ZeRO-3 waits count as nothing.
+double pass_bound_s(const models::PassProgram& pass, const models::ParallelPlan& plan, double ingress) {
+  double t = 0;
+  for (const models::Segment& s : pass.segments) {
+    if (s.kind == models::SegmentKind::compute) t += s.seconds;
+    if (s.kind == models::SegmentKind::context) t += s.overlap_s;
+    if (s.kind == models::SegmentKind::tensor) {
+      t += s.overlap_s > 0 ? s.overlap_s : (ingress > 0 ? s.bytes * (plan.tensor - 1) / plan.tensor / ingress : 0.0);
+    }
+  }
+  return t;
+}
+
+// A lower bound on the iteration from the passes of the busiest pipeline rank r: before its
+// first pass, micro-batch 0 runs forward through the r virtual stages ahead of it (chunk 0 of
+// ranks 0 .. r-1); then the rank runs all its passes, one micro-batch after another; after its
+// last (the backward of chunk 0 under 1F1B, GPipe and the interleaved schedule), the last
+// micro-batch's gradient runs backward through those r stages again (not counted under ZB-H1,
+// whose last pass may be a W). The replay adds sends, waits, bubbles beyond these, exposed
+// data-parallel communication and the optimizer step: far tighter than 100% MFU, never above.
+//
+// And the data-parallel gradient reduction must end within the iteration, however it overlaps:
+// when the model-parallel group (tensor x pipeline, placed innermost) fills whole nodes, every
+// replica of a rank sits in another node, so each GPU's gradients reach the others through its
+// node's links from outside, at least (d - 1)/d of them per GPU (a reduce-scatter's share; an
+// all-reduce moves more). With context parallelism the reduction also runs over context ranks,
+// possibly inside a node: no such bound then.
+double iteration_bound_s(const Scenario& s, const models::ParallelPlan& plan, double ingress, double node_in) {
+  const models::IterationProgram program = models::build_iteration_program(s.workload.model, plan, s.cluster.device, s.cluster.profile);
+  const int per_node = s.cluster.instance.accelerators_per_node;
+  const models::ParallelPlan placement;  // the default rank order: tensor innermost, data outermost
+  double reduction = 0;
+  if (plan.data > 1 && plan.context == 1 && node_in > 0 && plan.order == placement.order &&
+      plan.tensor * plan.pipeline >= per_node && (plan.tensor * plan.pipeline) % per_node == 0) {
+    double fewest = std::numeric_limits<double>::infinity();  // gradient bytes of the lightest rank
+    for (std::size_t r = 0; r < static_cast<std::size_t>(plan.pipeline); ++r) {
+      double params = 0;
+      for (std::size_t v = r; v < program.stages.size(); v += static_cast<std::size_t>(plan.pipeline)) {
+        params += program.stages[v].parameters - program.stages[v].expert_parameters;
+      }
+      fewest = std::min(fewest, params * models::bytes_per_element(plan.gradient_precision));
+    }
+    reduction = per_node * fewest * (plan.data - 1) / plan.data / node_in;
+  }
+  const std::size_t p = static_cast<std::size_t>(plan.pipeline);
+  double best = 0, head = 0, tail = 0;
+  for (std::size_t r = 0; r < p; ++r) {
+    double passes = 0;
+    for (std::size_t v = r; v < program.stages.size(); v += p) {
+      const models::StageProgram& stage = program.stages[v];
+      passes += pass_bound_s(stage.forward, plan, ingress) + pass_bound_s(stage.backward, plan, ingress) +
+                pass_bound_s(stage.weight, plan, ingress);
+    }
+    const bool tail_counts = plan.schedule != models::PipelineSchedule::zb_h1;
+    best = std::max(best, head + passes * plan.micro_batches + (tail_counts ? tail : 0.0));
+    head += pass_bound_s(program.stages[r].forward, plan, ingress);
+    tail += pass_bound_s(program.stages[r].backward, plan, ingress);
+  }
+  return std::max(best, reduction);
+}
+
 // The candidates of one instance type and node count, each checked against memory and bounded.
-std::vector<PlanCandidate> candidates_of(const Scenario& s, std::size_t index, int nodes, const PlanSearchConfig& search) {
+std::vector<PlanCandidate> candidates_of(const Scenario& s, std::size_t index, int nodes, const PlanSearchConfig& search,
+                                         double ingress, double node_in) {
   const WorkloadConfig& wl = s.workload;
   const int accelerators = nodes * s.cluster.instance.accelerators_per_node;
   const double memory = s.cluster.device.memory_bytes;
   const double iterations = wl.iterations > 0 ? static_cast<double>(wl.iterations) : std::ceil(wl.epochs * wl.dataset_samples / wl.batch);
   // 100% MFU: the model's training FLOPs of an iteration over every accelerator at its peak.
-  const double bound_iteration_s =
-      wl.model.training_flops_per_sample() * wl.batch / (accelerators * s.cluster.device.peak(wl.precision)) * kBoundSlack;
-  const double bound_time = bound_iteration_s * iterations;
-  const double bound_cost = s.cluster.instance.price_per_hour * nodes * bound_time / 3600.0;
+  const double peak_bound_s = wl.model.training_flops_per_sample() * wl.batch / (accelerators * s.cluster.device.peak(wl.precision));
   std::vector<PlanCandidate> out;
   for (const models::ParallelPlan& plan : enumerate_plans(s, nodes)) {
     PlanCandidate c;
@@ -67,22 +156,25 @@ std::vector<PlanCandidate> candidates_of(const Scenario& s, std::size_t index, i
     c.accelerators = accelerators;
     c.plan = plan;
     c.label = describe_plan(plan);
-    c.bound_iteration_s = bound_iteration_s;
-    c.bound_time_to_train_s = bound_time;
-    c.bound_cost = bound_cost;
     const models::MemoryBreakdown mem = models::peak_memory(wl.model, plan);
     c.memory_bytes = mem.total();
-    if (c.memory_bytes > memory) {
+    const bool fits = c.memory_bytes <= memory;
+    // Only what fits is simulated, so only that needs the tighter bound (it costs a kernel model pass).
+    c.bound_iteration_s = std::max(peak_bound_s, fits ? iteration_bound_s(s, plan, ingress, node_in) : 0.0) * kBoundSlack;
+    c.bound_time_to_train_s = c.bound_iteration_s * iterations;
+    c.bound_cost = s.cluster.instance.price_per_hour * nodes * c.bound_time_to_train_s / 3600.0;
+    const double bound_time = c.bound_time_to_train_s, bound_cost = c.bound_cost;
+    if (!fits) {
       c.status = "no-fit";
       c.reason = "needs " + format_size(c.memory_bytes) + " on pipeline rank " + std::to_string(mem.pipeline_rank) + ", " +
                  format_size(c.memory_bytes - memory) + " over the " + format_size(memory) + " of " + s.cluster.device.name +
                  "; largest term: " + dominant_term(mem);
     } else if (search.deadline_s > 0 && bound_time > search.deadline_s) {
       c.status = "deadline";
-      c.reason = "needs at least " + format_duration(bound_time) + " even at 100% MFU; the deadline is " + format_duration(search.deadline_s);
+      c.reason = "needs at least " + format_duration(bound_time) + " for its compute alone; the deadline is " + format_duration(search.deadline_s);
     } else if (search.budget_usd > 0 && bound_cost > search.budget_usd) {
       c.status = "budget";
-      c.reason = "costs at least " + usd(bound_cost) + " even at 100% MFU; the budget is " + usd(search.budget_usd);
+      c.reason = "costs at least " + usd(bound_cost) + " for its compute alone; the budget is " + usd(search.budget_usd);
     }
     out.push_back(std::move(c));
   }
@@ -142,9 +234,12 @@ PlanResults search_plans(const std::vector<Scenario>& scenarios, const PlanOptio
     }
   }
   std::vector<std::vector<PlanCandidate>> per_group(groups.size());
+  Topologies topologies(groups.size());
   for_each_on_threads(groups.size(), options.threads, true, [&](std::size_t g) {
     sim::check_interrupt(interrupt);
-    per_group[g] = candidates_of(scenarios[groups[g].scenario], groups[g].scenario, groups[g].nodes, search);
+    const Scenario& s = scenarios[groups[g].scenario];
+    const network::Topology& topology = topologies.get(g, s, groups[g].nodes);
+    per_group[g] = candidates_of(s, groups[g].scenario, groups[g].nodes, search, accelerator_ingress(topology), node_ingress(topology));
   });
   std::vector<std::size_t> group_of;
   for (std::size_t g = 0; g < groups.size(); ++g) {
@@ -173,7 +268,6 @@ PlanResults search_plans(const std::vector<Scenario>& scenarios, const PlanOptio
 
   // 3. Waves of a fixed size (never the thread count: which candidates are pruned must not
   // depend on it): prune against the current front of feasible points, simulate the rest.
-  Topologies topologies(groups.size());
   std::vector<std::size_t> front;  // feasible simulated points no other feasible one beats
   std::size_t next = 0;
   while (next < order.size()) {
@@ -188,7 +282,7 @@ PlanResults search_plans(const std::vector<Scenario>& scenarios, const PlanOptio
         const PlanCandidate& b = cands[*beaten_by];
         c.status = "pruned";
         c.reason = "at best " + format_duration(c.bound_time_to_train_s) + " and " + usd(c.bound_cost) +
-                   " (100% MFU), beaten by " + b.instance + " x " + std::to_string(b.nodes) + " " + b.label + " (" +
+                   " (its compute alone), beaten by " + b.instance + " x " + std::to_string(b.nodes) + " " + b.label + " (" +
                    format_duration(b.row.time_to_train_s) + ", " + usd(b.row.cost_to_train) + ")";
         continue;
       }

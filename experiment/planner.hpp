@@ -7,9 +7,11 @@
 // lower bound on both time and cost: such a candidate can be neither on the Pareto front nor the
 // best point, so the pruned search returns exactly the exhaustive search's best point and front.
 //
-// The lower bound: the model's training FLOPs of an iteration over the accelerators at their
-// peak for the precision (100% MFU); times the iterations to train, and times the cluster's
-// on-demand price. On-demand capacity only: spot-aware costing (reclaims, checkpoints, restarts
+// The lower bound on an iteration: the larger of the model's training FLOPs over the accelerators
+// at their peak (100% MFU) and the compute stream's own work on the busiest pipeline rank (every
+// kernel of its passes as the kernel model times it, once per micro-batch: what the replay runs
+// whole before adding communication, bubbles and the optimizer); times the iterations to train,
+// and times the cluster's on-demand price. On-demand capacity only: spot-aware costing (reclaims, checkpoints, restarts
 // simulated in the cluster model) is a later step of issue 20.
 #pragma once
 #include <cstddef>
@@ -74,7 +76,7 @@ struct PlanOptions {
 // (1, 2, 4 with fused attention and sequences of 8K tokens or more), sequence parallelism with
 // tensor > 1, 1F1B or interleaved 1F1B with 2 or 4 virtual stages, ZeRO 0 and 1 (2 and 3 without
 // a pipeline), micro-batch sizes (powers of two dividing the replica batch), recomputation none,
-// selective or full; only those validate_plan accepts.
+// selective (models with unfused attention only) or full; only those validate_plan accepts.
 std::vector<models::ParallelPlan> enumerate_plans(const Scenario& scenario, int nodes);
 
 // The per-instance scenarios of a plan scenario: the file as loaded, and again with

@@ -175,6 +175,7 @@ void emit_plan(YAML::Emitter& out, const PlanConfig& p) {
   out << YAML::Key << "micro_batches" << YAML::Value << (p.micro_batches > 0 ? std::to_string(p.micro_batches) : "derived");
   out << YAML::Key << "zero_stage" << YAML::Value << p.zero_stage;
   out << YAML::Key << "recompute" << YAML::Value << models::to_string(p.recompute);
+  if (p.recompute_layers > 0) out << YAML::Key << "recompute_layers" << YAML::Value << p.recompute_layers;
   out << YAML::Key << "order" << YAML::Value << YAML::Flow << YAML::BeginSeq;
   for (models::Axis a : p.order) out << models::to_string(a);
   out << YAML::EndSeq;

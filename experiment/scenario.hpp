@@ -63,6 +63,7 @@ struct PlanConfig {
   int micro_batches = 0;          // 0: derived from the batch and micro_batch_size
   int zero_stage = 0;
   models::Recompute recompute = models::Recompute::none;
+  int recompute_layers = 0;       // full recomputation of the first N blocks per stage only (0: all)
   std::array<models::Axis, 4> order{models::Axis::tensor, models::Axis::context, models::Axis::pipeline, models::Axis::data};
   bool scatter_gather = true;
   bool overlap_p2p = false;       // Megatron-Core --overlap-p2p-communication (pipeline sends beside compute)

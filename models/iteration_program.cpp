@@ -462,14 +462,17 @@ IterationProgram build_iteration_program(const ModelGraph& model, const Parallel
   for (const LayerRange& range : ranges) {
     StageProgram stage;
     stage.layers = range;
+    int ordinal = -1, previous_block = -1;  // the stage's transformer blocks, counted from 0
     for (int i = range.first; i < range.last; ++i) {
       const Layer& layer = model.layers[static_cast<std::size_t>(i)];
+      if (layer.block >= 0 && layer.block != previous_block) ++ordinal;
+      if (layer.block >= 0) previous_block = layer.block;
       const Layer share = rank_share(layer, plan);
       stage.parameters += share.parameters;
       if (layer.experts > 0) stage.expert_parameters += share.parameters;
       stage.forward_flops += share.forward_flops * plan.micro_batch_size;
       stage.backward_flops += share.backward_flops * plan.micro_batch_size;
-      const bool recomputed = plan.recompute == Recompute::full ? layer.block >= 0
+      const bool recomputed = plan.recompute == Recompute::full ? layer.block >= 0 && recomputes_block(plan, ordinal)
                               : plan.recompute == Recompute::selective ? layer.attention_core
                                                                          : false;
       if (recomputed) stage.recompute_flops += share.forward_flops * plan.micro_batch_size;
@@ -494,10 +497,14 @@ IterationProgram build_iteration_program(const ModelGraph& model, const Parallel
       b.weight_cut = false;
       // Backward block by block from the last (recomputation re-runs each block first).
       const auto blocks = blocks_of(model, range);
+      std::vector<int> ordinals(blocks.size(), -1);
+      for (std::size_t k = 0, n = 0; k < blocks.size(); ++k) {
+        if (model.layers[static_cast<std::size_t>(blocks[k].first)].block >= 0) ordinals[k] = static_cast<int>(n++);
+      }
       for (std::size_t k = blocks.size(); k-- > 0;) {
         const LayerRange r = blocks[k];
         const bool in_block = model.layers[static_cast<std::size_t>(r.first)].block >= 0;
-        if (in_block && plan.recompute == Recompute::full) b.forward_layers(stage.backward, r.first, r.last, true, false);
+        if (in_block && recomputes_block(plan, ordinals[k])) b.forward_layers(stage.backward, r.first, r.last, true, false);
         if (in_block && plan.recompute == Recompute::selective) b.forward_layers(stage.backward, r.first, r.last, true, true);
         b.backward_layers(stage.backward, r.first, r.last);
       }

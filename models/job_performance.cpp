@@ -36,6 +36,7 @@ JobKey JobKey::of(const TrainingConfig& c, const std::string& fabric) {
   k.zero_stage = p.zero_stage;
   k.schedule = static_cast<int>(p.schedule);
   k.recompute = static_cast<int>(p.recompute);
+  k.recompute_layers = p.recompute_layers;
   k.precision = static_cast<int>(p.precision);
   k.gradient_precision = static_cast<int>(p.gradient_precision);
   k.optimizer = static_cast<int>(p.optimizer);

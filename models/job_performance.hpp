@@ -29,7 +29,7 @@ struct JobKey {
   std::string fabric;
   int all_reduce = 0;
   int data = 0, tensor = 0, pipeline = 0, expert = 0, context = 0, virtual_stages = 0, micro_batches = 0, micro_batch_size = 0;
-  int zero_stage = 0, schedule = 0, recompute = 0, precision = 0, gradient_precision = 0, optimizer = 0;
+  int zero_stage = 0, schedule = 0, recompute = 0, recompute_layers = 0, precision = 0, gradient_precision = 0, optimizer = 0;
   int order = 0;
   bool sequence_parallel = false, overlap = false, scatter_gather = false, overlap_p2p = false, tp_comm_overlap = false, overlap_param_gather = false;
   std::vector<int> stage_layers;

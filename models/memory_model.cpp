@@ -41,8 +41,10 @@ StageActivations stage_activations(const ModelGraph& model, const ParallelPlan& 
   StageActivations a;
   double block_total = 0;
   int block = -2;
+  int ordinal = -1;  // the stage's transformer blocks, counted from 0
   for (int i = range.first; i < range.last; ++i) {
     const Layer& layer = model.layers[static_cast<std::size_t>(i)];
+    if (layer.block >= 0 && layer.block != block) ++ordinal;
     const Layer share = rank_share(layer, plan);
     const double element = bytes_per_element(storage_precision(plan.precision));
     const double saved = share.saved_elements * (runs_in_fp8(layer, plan.precision) ? kFp8Bytes / element : 1.0);
@@ -52,7 +54,7 @@ StageActivations stage_activations(const ModelGraph& model, const ParallelPlan& 
       // Full recomputation keeps each block's input only (one hidden-state tensor): split over
       // the tensor group by partition_activations (unless sequence parallelism already split
       // it), in host memory with cpu_checkpointing.
-      if (plan.recompute == Recompute::full && layer.block >= 0) a.kept += checkpoint_elements(share, plan);
+      if (layer.block >= 0 && recomputes_block(plan, ordinal)) a.kept += checkpoint_elements(share, plan);
       block = layer.block;
     }
     block_total += saved;
@@ -62,7 +64,7 @@ StageActivations stage_activations(const ModelGraph& model, const ParallelPlan& 
     if (has_weight_gradient(share)) {
       a.weight_inputs += saved + share.activation_elements;
     }
-    const bool dropped = layer.block >= 0 && (plan.recompute == Recompute::full ||
+    const bool dropped = layer.block >= 0 && (recomputes_block(plan, ordinal) ||
                                               (plan.recompute == Recompute::selective && layer.attention_core));
     if (!dropped) a.kept += saved;
   }

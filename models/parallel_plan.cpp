@@ -113,6 +113,14 @@ void validate_plan(const ParallelPlan& p, const ModelGraph& model, int devices) 
     reject(a.partition_activations ? "activation_checkpointing.partition_activations" : "activation_checkpointing.cpu_checkpointing",
            "acts on the layer inputs that full recomputation keeps; needs recompute: full");
   }
+  if (p.recompute_layers < 0) reject("recompute_layers", "must be >= 1");
+  if (p.recompute_layers > 0 && p.recompute != Recompute::full) {
+    reject("recompute_layers", "counts the blocks that full recomputation re-runs; needs recompute: full");
+  }
+  if (p.recompute_layers > 0 && p.zero_stage == 3) reject("recompute_layers", "is not modelled with ZeRO-3 (zero_stage 3)");
+  if (p.recompute_layers > 0 && (a.partition_activations || a.cpu_checkpointing)) {
+    reject("recompute_layers", "is not modelled with activation_checkpointing's partition_activations or cpu_checkpointing");
+  }
   if (a.contiguous_memory_optimization && !a.partition_activations) {
     reject("activation_checkpointing.contiguous_memory_optimization",
            "needs partition_activations (DeepSpeed: contiguous checkpointing is only available with partitioned activations)");

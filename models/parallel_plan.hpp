@@ -92,6 +92,10 @@ struct ParallelPlan {
   int micro_batch_size = 1;       // samples per micro-batch
   int zero_stage = 0;             // 0: none; 1: optimizer state; 2: + gradients; 3: + parameters (FSDP)
   Recompute recompute = Recompute::none;
+  // Full recomputation of only the first N transformer blocks of each pipeline stage (model
+  // chunk), the others keeping their activations: Megatron's --recompute-method block
+  // --recompute-num-layers N. 0: every block (recompute full as it is).
+  int recompute_layers = 0;
   Precision precision = Precision::fp32;           // compute, weights and activations
   Precision gradient_precision = Precision::fp32;  // gradients as reduced and accumulated
   Optimizer optimizer = Optimizer::sgd_momentum;
@@ -137,6 +141,12 @@ struct ParallelPlan {
 
 std::string to_string(PipelineSchedule s);   // "gpipe", "1f1b", "interleaved-1f1b", "zb-h1"
 std::string to_string(Recompute r);          // "none", "selective", "full"
+
+// Whether full recomputation re-runs the block that is the `ordinal`-th (from 0) transformer block
+// of its pipeline stage (plan.recompute_layers).
+inline bool recomputes_block(const ParallelPlan& plan, int ordinal) {
+  return plan.recompute == Recompute::full && (plan.recompute_layers <= 0 || ordinal < plan.recompute_layers);
+}
 std::string to_string(Axis a);               // "tensor", "pipeline", "data", "context"
 std::string to_string(ZeroImplementation z); // "deepspeed", "fsdp"
 std::string to_string(DeepSpeedFetch f);     // "per-parameter", "coalesced"

@@ -157,6 +157,7 @@ class Replay {
     trace_->lanes.push_back({process, thread});
     return static_cast<int>(trace_->lanes.size()) - 1;
   }
+  // Callers test trace_ first: a span's name is built only when a trace is kept.
   void span(int lane, std::string name, const char* category, sim::Time start) {
     if (trace_ == nullptr || lane < 0) return;
     trace_->spans.push_back({lane, std::move(name), category, start.count_ns(), (engine_.now() - start).count_ns()});
@@ -418,7 +419,7 @@ class Replay {
       Rank& rk = ranks_[static_cast<std::size_t>(r)];
       rk.gathered += bytes;
       rk.dp_busy += (engine_.now() - start).seconds();
-      span(rk.lane_dp, "all-gather parameters " + size_label(bytes), "communication", start);
+      if (trace_ != nullptr) span(rk.lane_dp, "all-gather parameters " + size_label(bytes), "communication", start);
       next_param_gather(r, total);
       if (rk.param_waiting && !waits_for_parameters(rk, rk.program->segments[rk.segment])) {
         rk.param_waiting = false;
@@ -468,7 +469,7 @@ class Replay {
     const Segment& s = rank.program->segments[rank.segment];
     const double t = (engine_.now() - rank.segment_start).seconds() - overlapped_compute_s;
     (blocking == Blocking::tensor ? rank.tensor : blocking == Blocking::expert ? rank.expert : rank.context) += t;
-    span(rank.lane_blocking, network::to_string(s.collective) + " " + size_label(s.bytes), "communication", rank.segment_start);
+    if (trace_ != nullptr) span(rank.lane_blocking, network::to_string(s.collective) + " " + size_label(s.bytes), "communication", rank.segment_start);
     ++rank.segment;
     advance(r);
   }
@@ -477,7 +478,7 @@ class Replay {
     Rank& rank = ranks_[static_cast<std::size_t>(r)];
     const PassId pass = rank.pass;
     const int vs = virtual_stage(r, pass);
-    span(rank.lane_compute,
+    if (trace_ != nullptr) span(rank.lane_compute,
          std::string(pass.forward ? "F" : pass.weight ? "W" : "B") + " mb" + std::to_string(pass.micro_batch) +
              (plan_.virtual_stages > 1 ? " chunk" + std::to_string(pass.chunk) : ""),
          "compute", rank.pass_start);
@@ -523,7 +524,7 @@ class Replay {
       auto arrive = [this, r, to, to_vs, micro_batch, forward, whole, gather_after, dir, start] {
         Rank& sender = ranks_[static_cast<std::size_t>(r)];
         sender.pipe_busy += (engine_.now() - start).seconds();
-        span(forward ? sender.lane_send_next : sender.lane_send_prev,
+        if (trace_ != nullptr) span(forward ? sender.lane_send_next : sender.lane_send_prev,
              std::string(forward ? "activations" : "gradients") + " mb" + std::to_string(micro_batch) + " " + size_label(whole),
              "communication", start);
         sender.sending[dir] = false;
@@ -665,7 +666,7 @@ class Replay {
     auto done = [this, r, start, bucket, label] {
       Rank& rk = ranks_[static_cast<std::size_t>(r)];
       rk.dp_busy += (engine_.now() - start).seconds();
-      span(rk.lane_dp, label + (bucket.expert ? " experts " : " ") + size_label(bucket.bytes), "communication", start);
+      if (trace_ != nullptr) span(rk.lane_dp, label + (bucket.expert ? " experts " : " ") + size_label(bucket.bytes), "communication", start);
       rk.reducing = false;
       try_reduce(r);
       maybe_optimizer(r);
@@ -705,7 +706,7 @@ class Replay {
                                c_.profile.kernel_launch_overhead_s;
     after(rank.optimizer, [this, r] {
       Rank& rk = ranks_[static_cast<std::size_t>(r)];
-      span(rk.lane_compute, "optimizer step", "optimizer", rk.optimizer_start);
+      if (trace_ != nullptr) span(rk.lane_compute, "optimizer step", "optimizer", rk.optimizer_start);
       if ((plan_.zero_stage == 1 || plan_.zero_stage == 2) && !overlap_param_gather()) {
         // Every replica updated its shard: gather the new parameters.
         const sim::Time start = engine_.now();
@@ -713,7 +714,7 @@ class Replay {
         run_groups(CollectiveKind::all_gather, bytes, data_groups(r, false), network::Algorithm::automatic, [this, r, start, bytes] {
           Rank& k = ranks_[static_cast<std::size_t>(r)];
           k.dp_busy += (engine_.now() - start).seconds();
-          span(k.lane_dp, "all-gather parameters " + size_label(bytes), "communication", start);
+          if (trace_ != nullptr) span(k.lane_dp, "all-gather parameters " + size_label(bytes), "communication", start);
           finish(r);
         });
         return;
@@ -762,7 +763,7 @@ class Replay {
     after(alone_time(c->kind, c->bytes, data_groups(r, false)), [this, r, c, start] {
       Rank& rk = ranks_[static_cast<std::size_t>(r)];
       rk.dp_busy += (engine_.now() - start).seconds();
-      span(rk.lane_gather, network::to_string(c->kind) + " " + std::to_string(c->tensors) + " tensor" + (c->tensors == 1 ? " " : "s ") +
+      if (trace_ != nullptr) span(rk.lane_gather, network::to_string(c->kind) + " " + std::to_string(c->tensors) + " tensor" + (c->tensors == 1 ? " " : "s ") +
                                size_label(c->bytes), "communication", start);
       rk.zero.finish();
       if (rk.zero_waiting) {
@@ -795,7 +796,7 @@ class Replay {
     after(alone_time(c.kind, c.bytes, data_groups(r, false)), [this, r, i, start, &c] {
       Rank& rk = ranks_[static_cast<std::size_t>(r)];
       rk.dp_busy += (engine_.now() - start).seconds();
-      span(rk.lane_gather, "all-gather persistent " + size_label(c.bytes), "communication", start);
+      if (trace_ != nullptr) span(rk.lane_gather, "all-gather persistent " + size_label(c.bytes), "communication", start);
       after_step_gathers(r, i + 1);
     });
   }

@@ -216,12 +216,14 @@ void resolve(Plan& plan, const CollectiveSpec& spec, const Topology& topology, R
   const bool tuned = nccl && plan.ranks_count() >= 2 && nccl_tunes(plan.kind) && nccl_algorithm;
   plan.nccl = nccl;
   if (tuned) {
-    const NcclChoice choice =
-        nccl_choose(plan.kind, plan.bytes, nccl_group_of(plan, topology, routing), spec.algorithm, spec.protocol);
+    const NcclGroup group = nccl_group_of(plan, topology, routing);
+    const NcclChoice choice = nccl_choose(plan.kind, plan.bytes, group, spec.algorithm, spec.protocol);
     plan.algorithm = choice.algorithm;
     plan.protocol = choice.protocol;
-    plan.wire = 1.0 / choice.cost.fraction;
-    plan.latency_s = choice.cost.latency_s;
+    const NcclAchieved achieved = nccl_achieved(choice.algorithm, choice.protocol, group);
+    const double launch = nccl_launch_overhead_s(group.compute_capability);
+    plan.wire = 1.0 / (choice.cost.fraction * achieved.bandwidth);
+    plan.latency_s = launch + (choice.cost.latency_s - launch) * achieved.latency;
   } else {
     if (spec.protocol != Protocol::automatic && spec.protocol != Protocol::simple) {
       throw std::invalid_argument("protocol " + to_string(spec.protocol) + " applies to NCCL's " + to_string(plan.kind) +

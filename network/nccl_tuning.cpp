@@ -58,6 +58,16 @@ constexpr double kNetOverheadUs = 1.0;  // getNetOverhead: Intel x86
 constexpr double kLaunchOverheadAmpereUs = 30.0;
 constexpr double kLaunchOverheadHopperUs = 21.0;
 
+// Not in NCCL's source either: LL128 inside an Ampere NVLink node as it runs, not as the tuner
+// credits it. vidur's DGX A100 all-reduces that NCCL runs as ring/LL128 (1.3-24 MB on 8 GPUs)
+// fit a line of 132 GB/s bus bandwidth where the tuner credits 221 (its 92% of the ring's
+// bandwidth), starting 12.4 us after the launch where the tuner charges 40.6 (baseLat 14 +
+// 14 steps x 1.9). FIT: both ratios, on the a100_dgx 8-GPU rows at >= 1 MiB that run LL128.
+// Held out, the 4-GPU rows (1.1-5.8 MB) fit 137 GB/s (0.62 of the tuner's) and 7.4 us (0.29 of
+// its 25.4). Only there: no other generation or system runs LL128 at those sizes in the table.
+constexpr double kLL128BandwidthAmpereNvlink = 132.0 / 221.0;
+constexpr double kLL128LatencyAmpereNvlink = 12.4 / 40.6;
+
 double launch_overhead_us(int compute_capability) {
   return compute_capability >= 90 ? kLaunchOverheadHopperUs : kLaunchOverheadAmpereUs;
 }
@@ -253,5 +263,13 @@ NcclChoice nccl_choose(CollectiveKind kind, double bytes, const NcclGroup& group
 }
 
 double nccl_launch_overhead_s(int compute_capability) { return launch_overhead_us(compute_capability) * 1e-6; }
+
+NcclAchieved nccl_achieved(Algorithm algorithm, Protocol protocol, const NcclGroup& group) {
+  const bool ampere = group.compute_capability >= 80 && group.compute_capability < 90;
+  if (algorithm == Algorithm::ring && protocol == Protocol::ll128 && ampere && group.nodes == 1 && group.intra_nvlink) {
+    return {kLL128BandwidthAmpereNvlink, kLL128LatencyAmpereNvlink};
+  }
+  return {};
+}
 
 }  // namespace dlsim::network

@@ -72,4 +72,13 @@ NcclChoice nccl_choose(CollectiveKind kind, double bytes, const NcclGroup& group
 // tuner. Fit, see nccl_tuning.cpp.
 double nccl_launch_overhead_s(int compute_capability);
 
+// What the pair achieves of the bandwidth NCCL's tuner credits it with, and of the latency it
+// charges beyond the launch (1 and 1 where nothing was measured): NCCL chooses by its tuner, the
+// collective runs at what the protocol really does. Not in NCCL's source; fit, see nccl_tuning.cpp.
+struct NcclAchieved {
+  double bandwidth = 1;
+  double latency = 1;
+};
+NcclAchieved nccl_achieved(Algorithm algorithm, Protocol protocol, const NcclGroup& group);
+
 }  // namespace dlsim::network

@@ -65,10 +65,13 @@ TEST(Planner, PrunedSearchFindsTheExhaustiveBestPointAndFront) {
     EXPECT_EQ(labels_of(all, {*all.best}), labels_of(pruned, {*pruned.best})) << objective;
     EXPECT_EQ(labels_of(all, all.front), labels_of(pruned, pruned.front)) << objective;
     EXPECT_EQ(all.candidates[*all.best].row.cost_to_train, pruned.candidates[*pruned.best].row.cost_to_train);
-    // Every candidate is accounted for, and the bound never exceeds a simulated time. (The
-    // 100%-MFU bound seldom prunes on one price per FLOP: a tighter bound is the next step.)
+    // Every candidate is accounted for, and the bound never exceeds a simulated time (every
+    // plan that fits is simulated in the exhaustive run: pipelines, tensor parallelism,
+    // interleaving, ZeRO). The bound from each plan's own kernels and pipeline path prunes.
     const PlanCounts& n = pruned.counts;
     EXPECT_EQ(n.no_fit + n.pruned + n.deadline + n.budget + n.feasible, n.enumerated);
+    EXPECT_GT(n.pruned, 0u) << objective;
+    EXPECT_LT(n.simulated, all.counts.simulated) << objective;
     EXPECT_EQ(all.counts.bound_violations, 0u);
     for (const PlanCandidate& c : all.candidates) {
       if (c.simulated) EXPECT_LE(c.bound_time_to_train_s, c.row.time_to_train_s) << c.label;
@@ -79,6 +82,39 @@ TEST(Planner, PrunedSearchFindsTheExhaustiveBestPointAndFront) {
       EXPECT_NE(c.reason.find("beaten by"), std::string::npos) << c.reason;
     }
   }
+}
+
+// The bound holds where the program has context-parallel rings (their attention kernels counted)
+// and sequence-parallel collectives on an H100 node with NVLS: a small decoder with fused
+// attention and 8K-token sequences, every fitting plan simulated.
+TEST(Planner, BoundNeverExceedsTheReplayWithContextParallelismAndNvls) {
+  const std::string text = R"(cluster:
+  instance: nvidia/dgx-h100
+workload:
+  model:
+    name: small-decoder
+    transformer: {attention: flash, layers: 4, hidden: 1024, heads: 16, kv_heads: 8, ffn: 4096, ffn_kind: swiglu,
+                  vocab: 32000, sequence_length: 8192, tied_embeddings: false, positions: rotary, norm: rmsnorm,
+                  bias: false, dropout: false}
+  precision: bf16
+  optimizer: adam
+  batch: {global: 8}
+  data: {tokens: 1e9, epochs: 1}
+plan:
+  objective: fastest
+  instances: [nvidia/dgx-h100]
+  nodes: [1]
+)";
+  const PlanResults all = search("bound-cp", text, true);
+  std::size_t context = 0;
+  for (const PlanCandidate& c : all.candidates) {
+    if (!c.simulated) continue;
+    context += c.plan.context > 1;
+    EXPECT_LE(c.bound_iteration_s, c.row.iteration_s) << c.label;
+  }
+  EXPECT_GT(context, 0u);
+  EXPECT_GT(all.counts.simulated, 50u);
+  EXPECT_EQ(all.counts.bound_violations, 0u);
 }
 
 TEST(Planner, ResultsDoNotDependOnTheThreadCount) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "models/catalog.hpp"
+#include "models/iteration_program.hpp"
 #include "models/memory_model.hpp"
 #include "models/parallel_plan.hpp"
 #include "models/zoo.hpp"
@@ -212,6 +213,46 @@ TEST(MemoryModel, ActivationsFollowTheScheduleAndRecomputation) {
   const double full = memory_per_rank(model, plan)[1].activations;
   EXPECT_LT(selective, one_f);
   EXPECT_LT(full, selective);
+}
+
+// Megatron's --recompute-method block --recompute-num-layers N: the first N blocks of each
+// stage recompute in full, the others keep their activations. GPT-3 1.3B's 24 identical layers
+// over 4 stages put 6 in each; stage 1 holds no embedding or loss.
+TEST(ParallelPlan, RecomputeLayersRecomputesTheFirstBlocksOfEachStageOnly) {
+  const ModelGraph model = decoder_model("gpt3-1.3b", 2048);
+  const Catalog catalog = Catalog::builtin();
+  const DeviceSpec device = *catalog.find_device("A100-80GB");
+  const DeviceProfile profile = *catalog.find_profile("A100-80GB");
+  ParallelPlan plan;
+  plan.pipeline = 4;
+  plan.micro_batches = 8;
+  plan.precision = Precision::fp16;
+  const auto recompute_flops = [&](const ParallelPlan& p) {
+    return build_iteration_program(model, p, device, profile).stages[1].recompute_flops;
+  };
+  const double none_memory = memory_per_rank(model, plan)[1].activations;
+  plan.recompute = Recompute::full;
+  const double full_flops = recompute_flops(plan);
+  const double full_memory = memory_per_rank(model, plan)[1].activations;
+  plan.recompute_layers = 3;
+  validate_plan(plan, model, 4);
+  EXPECT_NEAR(recompute_flops(plan), full_flops / 2, 1e-9 * full_flops);
+  const double half_memory = memory_per_rank(model, plan)[1].activations;
+  EXPECT_GT(half_memory, full_memory);
+  EXPECT_LT(half_memory, none_memory);
+  plan.recompute_layers = 6;  // every block of the stage: full recomputation as it is
+  EXPECT_DOUBLE_EQ(recompute_flops(plan), full_flops);
+  EXPECT_DOUBLE_EQ(memory_per_rank(model, plan)[1].activations, full_memory);
+  // It counts what full recomputation re-runs, and is not modelled with ZeRO-3.
+  plan.recompute_layers = 3;
+  plan.recompute = Recompute::selective;
+  EXPECT_NE(rejection(plan, model, 4).find("needs recompute: full"), std::string::npos) << rejection(plan, model, 4);
+  ParallelPlan zero3;
+  zero3.data = 4;
+  zero3.zero_stage = 3;
+  zero3.recompute = Recompute::full;
+  zero3.recompute_layers = 2;
+  EXPECT_NE(rejection(zero3, model, 4).find("ZeRO-3"), std::string::npos) << rejection(zero3, model, 4);
 }
 
 }  // namespace

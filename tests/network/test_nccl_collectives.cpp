@@ -194,16 +194,37 @@ TEST(InNetworkReduction, CollnetHalvesWhatCrossesTheNic) {
 // The protocol's fraction is paid in bytes on the wire: LL moves 4 wire bytes per payload byte,
 // so a forced LL ring at 1 GiB is 4x slower than Simple; and small messages are latency-bound
 // at NCCL's LL latency.
+// One DGX-A100-like node (8 GPUs on NVSwitch, NVLink3) and a 1 GiB ring all-reduce forced to
+// `protocol` on it.
+Topology ampere_nvswitch_node() { return build_cluster(nccl_node(NodeKind::nvswitch, 300e9, LinkTech::nvlink3, 80), nodes(1)); }
+CollectiveResult forced_ring(const Topology& t, Protocol protocol) {
+  return run_collective(t, all_reduce(t.accelerators(), kGiB, Algorithm::ring, protocol));
+}
+
 TEST(Protocols, FractionsAndLatenciesShapeTheFlows) {
-  const NodeSpec n = nccl_node(NodeKind::nvswitch, 300e9, LinkTech::nvlink3, 80);
-  const Topology t = build_cluster(n, nodes(1));
-  const CollectiveResult simple = run_collective(t, all_reduce(t.accelerators(), kGiB, Algorithm::ring, Protocol::simple));
-  const CollectiveResult ll = run_collective(t, all_reduce(t.accelerators(), kGiB, Algorithm::ring, Protocol::ll));
+  const Topology t = ampere_nvswitch_node();
+  const CollectiveResult simple = forced_ring(t, Protocol::simple);
+  const CollectiveResult ll = forced_ring(t, Protocol::ll);
   EXPECT_EQ(ll.protocol, Protocol::ll);
   EXPECT_NEAR(simple.busbw / ll.busbw, 4.0, 0.05);
   const CollectiveResult tiny = run_collective(t, all_reduce(t.accelerators(), 8));
   EXPECT_EQ(tiny.protocol, Protocol::ll);
   EXPECT_NEAR(tiny.time_s, (6.6 + 14 * 0.6) * 1e-6 + nccl_launch_overhead_s(80), 0.5e-6);
+}
+
+// A forced LL128 ring on an Ampere NVSwitch node runs at the achieved fractions: its latency
+// beyond the launch is 0.31 of the tuner's (14 + 14 x 1.9 us) and its bus bandwidth 0.60 of the
+// tuner's 0.92 of the ring's.
+TEST(Protocols, Ll128OnAmpereRunsAtItsAchievedBandwidthAndLatency) {
+  const Topology t = ampere_nvswitch_node();
+  const CollectiveResult simple = forced_ring(t, Protocol::simple);
+  const CollectiveResult ll128 = forced_ring(t, Protocol::ll128);
+  EXPECT_EQ(ll128.protocol, Protocol::ll128);
+  EXPECT_NEAR(ll128.busbw / simple.busbw, 0.92 * 132.0 / 221.0, 0.01);
+  const double bytes = 1024;  // latency-bound
+  const CollectiveResult tiny = run_collective(t, all_reduce(t.accelerators(), bytes, Algorithm::ring, Protocol::ll128));
+  const double launch = nccl_launch_overhead_s(80);
+  EXPECT_NEAR(tiny.time_s - launch, (14 + 14 * 1.9) * 1e-6 * 12.4 / 40.6, 0.3e-6);
 }
 
 // NCCL over TCP sockets: each flow crossing a NIC is one CPU-copied stream (2.06 GB/s), so one
