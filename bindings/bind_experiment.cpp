@@ -6,6 +6,7 @@
 
 #include "bindings/bind_common.hpp"
 #include "experiment/load.hpp"
+#include "experiment/planner.hpp"
 #include "experiment/results.hpp"
 #include "experiment/config_error.hpp"
 #include "experiment/sweep.hpp"
@@ -175,6 +176,34 @@ void bind_experiment(py::module_& m) {
         },
         py::arg("path"), py::arg("text"), py::arg("name"), py::arg("base_dir"), py::arg("sets"), py::arg("grid"),
         py::arg("threads"), "Runs a grid of overrides over one scenario on threads (GIL released; Ctrl-C stops it).");
+
+  m.def("plan",
+        [](const std::string& path, const std::string& text, const std::string& name, const std::string& base_dir,
+           const std::vector<std::string>& sets, int threads) {
+          experiment::PlanOptions options;
+          options.threads = checked_threads(threads);
+          const std::vector<Scenario> scenarios = path.empty() ? experiment::load_plan_scenarios_text(text, name, base_dir, sets)
+                                                               : experiment::load_plan_scenarios(path, sets);
+          const experiment::PlanResults r = run_interruptibly([&scenarios, &options](const sim::InterruptFlag* flag) {
+            return experiment::search_plans(scenarios, options, flag);
+          });
+          py::dict counts;
+          const experiment::PlanCounts& n = r.counts;
+          for (const auto& [key, value] : {std::pair{"enumerated", n.enumerated}, {"no_fit", n.no_fit}, {"pruned", n.pruned},
+                                           {"simulated", n.simulated}, {"deadline", n.deadline}, {"budget", n.budget},
+                                           {"feasible", n.feasible}}) {
+            counts[key] = value;
+          }
+          py::dict out;
+          out["table"] = table_to_python(experiment::plan_table(r));
+          out["counts"] = counts;
+          out["best"] = r.best ? py::cast(*r.best) : py::none();
+          out["front"] = r.front;
+          out["objective"] = r.objective == experiment::PlanObjective::cheapest ? "cheapest" : "fastest";
+          return out;
+        },
+        py::arg("path"), py::arg("text"), py::arg("name"), py::arg("base_dir"), py::arg("sets"), py::arg("threads"),
+        "Searches instance types, node counts and plans of a plan scenario (GIL released; Ctrl-C stops it).");
 
   m.def("validate",
         [](const std::string& folder, bool fast, const std::vector<std::string>& only, int threads) {

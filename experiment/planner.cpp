@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <tuple>
 #include <memory>
@@ -197,10 +198,16 @@ class Topologies {
 
 }  // namespace
 
-std::vector<Scenario> load_plan_scenarios(const std::string& path, const std::vector<std::string>& set_arguments) {
-  Scenario first = load_scenario(path, set_arguments);
+namespace {
+
+// The plan scenario once per instance type of its plan: section, each loaded by `load` with the
+// overrides given and cluster.instance set.
+std::vector<Scenario> per_instance(const std::function<Scenario(const std::vector<std::string>&)>& load,
+                                   const std::vector<std::string>& set_arguments) {
+  Scenario first = load(set_arguments);
   if (!first.search) {
-    throw ConfigError({path, 0, 0}, "plan", "the scenario has no plan: section (objective, deadline, budget, instances, nodes): 'dlsim plan' searches one");
+    throw ConfigError({first.source, 0, 0}, "plan",
+                      "the scenario has no plan: section (objective, deadline, budget, instances, nodes): 'dlsim plan' searches one");
   }
   std::vector<Scenario> out;
   for (const std::string& name : first.search->instances) {
@@ -210,9 +217,21 @@ std::vector<Scenario> load_plan_scenarios(const std::string& path, const std::ve
     }
     std::vector<std::string> sets = set_arguments;
     sets.push_back("cluster.instance=" + name);
-    out.push_back(load_scenario(path, sets));
+    out.push_back(load(sets));
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<Scenario> load_plan_scenarios(const std::string& path, const std::vector<std::string>& set_arguments) {
+  return per_instance([&path](const std::vector<std::string>& sets) { return load_scenario(path, sets); }, set_arguments);
+}
+
+std::vector<Scenario> load_plan_scenarios_text(const std::string& text, const std::string& name, const std::string& base_dir,
+                                               const std::vector<std::string>& set_arguments) {
+  return per_instance([&](const std::vector<std::string>& sets) { return load_scenario_text(text, name, sets, base_dir); },
+                      set_arguments);
 }
 
 PlanResults search_plans(const std::vector<Scenario>& scenarios, const PlanOptions& options, const sim::InterruptFlag* interrupt) {

@@ -82,6 +82,10 @@ std::vector<models::ParallelPlan> enumerate_plans(const Scenario& scenario, int 
 // The per-instance scenarios of a plan scenario: the file as loaded, and again with
 // cluster.instance set to each other instance of plan.instances. Throws ConfigError.
 std::vector<Scenario> load_plan_scenarios(const std::string& path, const std::vector<std::string>& set_arguments = {});
+// The same from text (Python's dicts and strings): `name` stands for the file in messages,
+// `base_dir` resolves relative paths inside it.
+std::vector<Scenario> load_plan_scenarios_text(const std::string& text, const std::string& name, const std::string& base_dir,
+                                               const std::vector<std::string>& set_arguments = {});
 
 // The search over the scenarios (each a plan scenario; the first's plan: section is used). Throws
 // ConfigError at plan when no candidate fits and meets the constraints, sim::Interrupted.

@@ -1,4 +1,5 @@
 """The Python API: scenarios from files and dicts, runs, results tables, sweeps, catalog, calibration."""
+import json
 import math
 import signal
 import subprocess
@@ -229,3 +230,39 @@ def test_validate_gives_the_rows_and_errors_dlsim_validate_prints(source_dir, dl
     assert len(dlsim.validate(folder, fast=True, only=["nccl-"])) == (frame["scenario"].str.startswith("nccl-")).sum()
     with pytest.raises(dlsim.ConfigError, match="not a folder"):
         dlsim.validate(folder / "missing")
+
+
+# GPT-2 small on one 8 x V100 node of two instance types (tests/experiment/test_planner.cpp's space).
+PLAN_SCENARIO = {
+    "cluster": {"instance": "aws/p3.16xlarge"},
+    "workload": {"model": "gpt2", "sequence_length": 1024, "precision": "fp16", "optimizer": "adam",
+                 "batch": {"global": 8}, "data": {"tokens": 1e9, "epochs": 1}},
+    "plan": {"objective": "cheapest", "instances": ["aws/p3.16xlarge", "aws/p3dn.24xlarge"], "nodes": [1]},
+}
+
+
+def test_plan_gives_every_candidate_and_the_answer_dlsim_plan_gives(tmp_path, dlsim_exe):
+    frame = dlsim.plan(PLAN_SCENARIO, threads=2)
+    counts = frame.attrs["counts"]
+    assert len(frame) == counts["enumerated"] > 100
+    assert counts["no_fit"] + counts["pruned"] + counts["deadline"] + counts["budget"] + counts["feasible"] == len(frame)
+    assert (frame["status"] == "feasible").sum() == counts["feasible"]
+    best = frame.iloc[frame.attrs["best"]]
+    assert best["status"] == "feasible" and bool(best["best"])
+    assert frame.attrs["best"] in frame.attrs["front"]
+    # Cheapest: no feasible candidate costs less than the best one.
+    feasible = frame[frame["status"] == "feasible"]
+    assert best["cost_to_train"] == feasible["cost_to_train"].min()
+    # The same answer as the command, whatever the thread count.
+    path = tmp_path / "plan.yaml"
+    path.write_text(json.dumps(PLAN_SCENARIO))
+    subprocess.run([str(dlsim_exe), "plan", str(path), "--quiet", "--csv", str(tmp_path / "plan.csv")],
+                             check=True, capture_output=True, text=True)
+    table = pd.read_csv(tmp_path / "plan.csv")
+    assert list(table["plan"]) == list(frame["plan"])
+    assert list(table["status"]) == list(frame["status"])
+    assert dlsim.plan(PLAN_SCENARIO, threads=1).attrs["best"] == frame.attrs["best"]
+    # Nothing meets an impossible deadline: a ConfigError naming the plan section.
+    with pytest.raises(dlsim.ConfigError) as e:
+        dlsim.plan(PLAN_SCENARIO, set={"plan.deadline": "1s"})
+    assert e.value.key_path == "plan"

@@ -152,6 +152,14 @@ class Scenario:
         r = _core.sweep(self._path, self._text, self._name, self._base_dir, self._sets, axes, int(threads))
         return _sweep_frame(r)
 
+    def plan(self, threads: int = 0) -> pd.DataFrame:
+        """Searches its ``plan:`` section (see ``dlsim.plan``)."""
+        r = _core.plan(self._path, self._text, self._name, self._base_dir, self._sets, int(threads))
+        frame, units, descriptions = _frame(r["table"])
+        frame.attrs.update(counts=dict(r["counts"]), best=r["best"], front=list(r["front"]), objective=r["objective"],
+                           units=units, descriptions=descriptions)
+        return frame
+
     def __repr__(self) -> str:
         if "_native" not in self.__dict__:
             return "<dlsim.Scenario (not loaded)>"
@@ -216,6 +224,22 @@ def sweep(scenario: ScenarioLike, grid: Optional[Mapping[str, Sequence[Any]]] = 
     ``frame.attrs`` holds ``kind``, ``variants`` (each variant's overrides) and ``units``.
     """
     return _scenario(scenario, set).sweep(grid, threads)
+
+
+def plan(scenario: ScenarioLike, threads: int = 0, set: Overrides = None) -> pd.DataFrame:
+    """Searches instance types, node counts and parallel plans for the cheapest or fastest way to
+    train the scenario's workload, as ``dlsim plan`` does (its ``plan:`` section: objective,
+    deadline, budget, instances, nodes; scenarios/README.md, "Plan search").
+
+    Returns one DataFrame with a row per candidate (the columns of ``dlsim plan --csv``: instance,
+    nodes, plan, status, reason, the bounds and, where simulated, time_to_train and
+    cost_to_train). ``frame.attrs`` holds ``best`` (the best candidate's row index), ``front``
+    (the Pareto front's row indices, fastest first), ``counts`` (enumerated, no_fit, pruned,
+    simulated, deadline, budget, feasible), ``objective`` and ``units``. Raises ConfigError when
+    no candidate fits and meets the constraints. Runs on ``threads`` threads (0: one per core)
+    with the same answer whatever the count.
+    """
+    return _scenario(scenario, set).plan(threads)
 
 
 def validate(folder: PathLike = "scenarios/published", fast: bool = False, only: Optional[Sequence[str]] = None,
