@@ -13,6 +13,7 @@
 #include "experiment/builtin_profiles.hpp"
 #include "experiment/cluster_yaml.hpp"
 #include "experiment/collective_yaml.hpp"
+#include "experiment/serving_yaml.hpp"
 #include "experiment/load.hpp"
 #include "experiment/nearest_name.hpp"
 #include "experiment/model_yaml.hpp"
@@ -502,6 +503,22 @@ Scenario read_scenario(const YAML::Node& root, const std::function<YAML::Node()>
   s.cluster = read_cluster(cluster, catalog, base_dir);
   MapReader network(top.node("network"), "network", source, true);
   s.network = read_network(network, s.cluster);
+  if (top.has("serving")) {
+    // A serving scenario: replicas of an LLM answering a request stream (serving_yaml.hpp).
+    for (const char* other : {"workload", "collective", "plan", "sweep"}) {
+      if (top.has(other)) top.fail(other, "a serving scenario has no '" + std::string(other) + "' section (its model is serving.model)");
+    }
+    MapReader serving(top.node("serving"), "serving", source);
+    s.serving = read_serving(serving, s.cluster, base_dir);
+    MapReader output(top.node("output"), "output", source, true);
+    output.allow({"csv"});
+    s.output.csv = output.optional_text("csv").value_or("");
+    output.finish();
+    s.validation = read_validation_section(top, source);
+    top.finish();
+    s.input_yaml = YAML::Dump(root);
+    return s;
+  }
   // A scenario is a training job or a collective sweep.
   if (top.has("workload") && top.has("collective")) {
     top.fail("collective", "a scenario has either a training 'workload' or a 'collective' sweep, not both");
@@ -547,7 +564,7 @@ Scenario read_scenario(const YAML::Node& root, const std::function<YAML::Node()>
 }  // namespace
 
 std::string Scenario::kind() const {
-  return cluster_sim ? "cluster" : collective ? "collective" : search ? "plan" : "training";
+  return cluster_sim ? "cluster" : collective ? "collective" : search ? "plan" : serving ? "serving" : "training";
 }
 
 const InfeasiblePoint* Scenario::infeasible_at(int nodes, int plan_index) const {
