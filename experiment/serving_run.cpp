@@ -196,9 +196,17 @@ ServingResults run_serving(const Scenario& s) {
                           format_number(c.memory_utilization, "%.2f") + "): raise tensor");
   }
 
+  scheduler::ServingScaling scaling = c.scaling;
+  if (scaling.enabled) {
+    r.autoscaled = true;
+    r.weight_load_s = r.weight_bytes / c.load_bandwidth;
+    r.cold_start_s = c.provisioning_s + c.container_s + r.weight_load_s + c.warmup_s;
+    scaling.cold_start_s = r.cold_start_s;
+  }
   r.request_list = serving_requests(c, s.seed);
   const scheduler::FleetResult fleet = scheduler::simulate_fleet(
-      r.request_list, c.replicas, policy, [&step](const models::ServingBatch& b) { return step->iteration_s(b); });
+      r.request_list, c.replicas, policy, [&step](const models::ServingBatch& b) { return step->iteration_s(b); }, false,
+      scaling);
   r.served = fleet.requests;
 
   std::vector<double> ttft, tpot, e2e;
@@ -237,10 +245,21 @@ ServingResults run_serving(const Scenario& s) {
   for (double b : fleet.busy_s) busy += b;
   for (std::int64_t n : fleet.iterations) r.iterations += n;
   r.kv_utilization = busy > 0 ? fleet.kv_block_seconds / (busy * double(policy.kv_blocks)) : 0;
-  r.busy_fraction = busy / (double(c.replicas) * span);
+  // Busy time over the replicas' time on (all of them, the whole span, without scaling).
+  r.busy_fraction = busy / (scaling.enabled ? fleet.scaling.replica_seconds : double(c.replicas) * span);
   r.preemptions = fleet.preemptions;
-  // Every node the replicas occupy is billed, on demand, for the whole span.
-  r.cost_usd = double(r.nodes) * s.cluster.instance.price_per_hour * r.duration_s / 3600.0;
+  r.cold_starts = fleet.scaling.cold_starts;
+  r.peak_replicas = fleet.scaling.peak_replicas;
+  r.replica_hours = fleet.scaling.replica_seconds / 3600.0;
+  r.replicas_over_time = fleet.scaling.replicas_over_time;
+  if (scaling.enabled) {
+    // Autoscaled replicas are billed for their GPUs' share of the instance while they are on
+    // (from the start of each cold start to the end of its drain).
+    r.cost_usd = r.replica_hours * double(c.tensor) * s.cluster.instance.price_per_hour / double(per_node);
+  } else {
+    // Every node the replicas occupy is billed, on demand, for the whole span.
+    r.cost_usd = double(r.nodes) * s.cluster.instance.price_per_hour * r.duration_s / 3600.0;
+  }
   r.usd_per_million_output_tokens = r.output_tokens > 0 ? r.cost_usd / r.output_tokens * 1e6 : NAN;
   r.usd_per_million_tokens = r.output_tokens > 0 ? r.cost_usd / (r.output_tokens + r.prompt_tokens) * 1e6 : NAN;
   r.usd_per_1000_requests = r.completed > 0 ? r.cost_usd / double(r.completed) * 1e3 : NAN;
@@ -281,6 +300,13 @@ void print_serving(std::ostream& out, const ServingResults& r) {
   out << "  replicas busy " << format_number(100 * r.busy_fraction, "%.1f") << "% of the time; KV cache "
       << format_number(100 * r.kv_utilization, "%.1f") << "% used while busy; " << r.iterations << " iterations, "
       << r.preemptions << " preemptions\n";
+  if (r.autoscaled) {
+    out << "  autoscaling: " << r.cold_starts << " cold start" << (r.cold_starts == 1 ? "" : "s") << " of "
+        << format_duration(r.cold_start_s) << " (weights loaded in " << format_duration(r.weight_load_s) << "), peak "
+        << r.peak_replicas << " replica" << (r.peak_replicas == 1 ? "" : "s") << ", " << format_number(r.replica_hours, "%.2f")
+        << " replica-hours (" << format_number(r.replica_hours * 3600 / std::max(1e-9, r.duration_s), "%.2f")
+        << " replicas on average)\n";
+  }
   out << "  cost: " << format_number(r.cost_usd, "%.2f") << " USD on demand; " << format_number(r.usd_per_million_output_tokens, "%.3f")
       << " USD per million output tokens, " << format_number(r.usd_per_million_tokens, "%.3f") << " per million tokens, "
       << format_number(r.usd_per_1000_requests, "%.3f") << " per 1000 requests\n";

@@ -41,6 +41,14 @@ struct ServingResults {
   std::int64_t preemptions = 0, iterations = 0;
   double cost_usd = 0, usd_per_million_output_tokens = 0, usd_per_million_tokens = 0, usd_per_1000_requests = 0;
   double ttft_target_s = 0, tpot_target_s = 0;
+  // Autoscaling (zero without serving.scaling): the cold start and its parts, and what the
+  // fleet did.
+  bool autoscaled = false;
+  double cold_start_s = 0, weight_load_s = 0;
+  std::int64_t cold_starts = 0;
+  int peak_replicas = 0;
+  double replica_hours = 0;
+  std::vector<std::pair<double, int>> replicas_over_time;
   std::vector<scheduler::ServingRequest> request_list;
   std::vector<scheduler::ServedRequest> served;
 };

@@ -103,6 +103,24 @@ ServingConfig read_serving(MapReader& r, const ClusterConfig& cluster, const std
   s.memory_utilization = b.number("memory_utilization", 0.05, 1.0, 0.9);
   b.finish();
 
+  if (r.has("scaling")) {
+    MapReader sc(r.node("scaling"), r.path_of("scaling"), r.source(), true);
+    scheduler::ServingScaling& x = s.scaling;
+    x.enabled = true;
+    x.max_replicas = s.replicas;
+    x.min_replicas = static_cast<int>(sc.integer("min_replicas", 0, s.replicas, std::min(1, s.replicas)));
+    x.initial_replicas = static_cast<int>(sc.integer("initial_replicas", x.min_replicas, s.replicas, x.min_replicas));
+    x.target_per_replica = sc.number("target", 0.01, 1e6, 8);
+    x.interval_s = sc.quantity("interval", Dimension::duration, 0.1, 86400, 10);
+    x.keep_alive_s = sc.quantity("keep_alive", Dimension::duration, 0, 7 * 86400.0, 300);
+    MapReader cold(sc.node("cold_start"), sc.path_of("cold_start"), r.source(), true);
+    s.provisioning_s = cold.quantity("provisioning", Dimension::duration, 0, 86400, 0);
+    s.container_s = cold.quantity("container", Dimension::duration, 0, 86400, 20);
+    s.load_bandwidth = cold.quantity("load_bandwidth", Dimension::bandwidth, 1e3, 1e15, 2e9);
+    s.warmup_s = cold.quantity("warmup", Dimension::duration, 0, 86400, 20);
+    cold.finish();
+    sc.finish();
+  }
   MapReader t(r.node("targets"), r.path_of("targets"), r.source(), true);
   s.ttft_target_s = t.quantity("ttft", Dimension::duration, 1e-9, 1e9, 0.0);
   s.tpot_target_s = t.quantity("tpot", Dimension::duration, 1e-9, 1e9, 0.0);

@@ -2,12 +2,15 @@
 // a replica, every replica runs iterations back to back while it has work (continuous batching,
 // models/serving_batcher.hpp) and idles otherwise. The caller gives each iteration's time.
 //
-// Routing: to the replica with the fewest requests in it (queued or running); among equals, round
-// robin from the last one chosen. Every request either completes or is counted as dropped (it can never fit a replica's
+// Routing: a request waits in the fleet's queue until a ready replica has room (fewer requests
+// in it than its sequence limit, max_sequences: a concurrency limit as Knative's activator
+// keeps), then goes to the one with the fewest requests; among equals, round robin from the last
+// one chosen. Every request either completes or is counted as dropped (it can never fit a replica's
 // KV cache or, without chunked prefill, its token budget).
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "models/serving_batcher.hpp"
@@ -40,6 +43,34 @@ struct FleetSample {
   double iteration_s = 0;
 };
 
+// Replicas added and removed on load, with cold starts (Knative- and KServe-style concurrency
+// scaling). Every `interval_s` the fleet wants ceil(requests in it / target_per_replica)
+// replicas, within [min_replicas, max_replicas]: more start at once, each ready `cold_start_s`
+// later (the caller sums provisioning, container start, weight loading and warm-up); fewer stop
+// only after the want has stayed below the replicas for `keep_alive_s`, the least loaded first,
+// each draining its requests before it stops. With min_replicas 0 the fleet scales to zero,
+// and a request that finds no replica starts one at once. Requests wait in the fleet's queue
+// while no replica is ready.
+struct ServingScaling {
+  bool enabled = false;
+  int min_replicas = 1;
+  int max_replicas = 1;
+  int initial_replicas = 1;       // ready at time 0
+  double target_per_replica = 8;  // requests in a replica (queued or running) the want aims at
+  double interval_s = 10;
+  double keep_alive_s = 300;
+  double cold_start_s = 0;
+};
+
+// What scaling did (all zero without it).
+struct ScalingRecord {
+  std::int64_t cold_starts = 0;
+  double replica_seconds = 0;       // replicas on (starting, ready or draining), integrated over time
+  int peak_replicas = 0;
+  std::vector<std::pair<double, int>> replicas_over_time;  // (time, replicas on) at every change
+  std::vector<double> fleet_wait_s;  // per request: time in the fleet's queue before a replica took it
+};
+
 struct FleetResult {
   std::vector<ServedRequest> requests;   // in the order given
   std::vector<float> token_gaps_s;       // every gap between consecutive tokens of a request
@@ -50,12 +81,15 @@ struct FleetResult {
   std::int64_t kv_blocks = 0;            // per replica
   std::int64_t preemptions = 0;
   std::vector<FleetSample> samples;      // only when asked (keep_samples)
+  ScalingRecord scaling;
 };
 
 using IterationTime = std::function<double(const models::ServingBatch&)>;
 
 // `requests` in non-decreasing arrival order (std::invalid_argument otherwise). Deterministic.
+// Without scaling (scaling.enabled false) all `replicas` are ready from time 0.
 FleetResult simulate_fleet(const std::vector<ServingRequest>& requests, int replicas, const models::BatchingPolicy& policy,
-                           const IterationTime& iteration_time, bool keep_samples = false);
+                           const IterationTime& iteration_time, bool keep_samples = false,
+                           const ServingScaling& scaling = {});
 
 }  // namespace dlsim::scheduler

@@ -94,6 +94,34 @@ TEST(Serving, MoreLoadWaitsLongerAndBurstierArrivalsToo) {
   EXPECT_GT(bursty.ttft_s.p99, base.ttft_s.p99);
 }
 
+TEST(Serving, AutoscalingFromZeroChargesTheColdStartToTheFirstRequestAndBillsReplicaHours) {
+  const std::string scaling =
+      "  scaling: {min_replicas: 0, initial_replicas: 0, target: 4, interval: 5s, keep_alive: 30s,\n"
+      "            cold_start: {provisioning: 10s, container: 5s, load_bandwidth: 1GB/s, warmup: 3s}}\n";
+  const Scenario s = load_scenario_text(synthetic(scaling), "s.yaml");
+  ASSERT_TRUE(s.serving->scaling.enabled);
+  EXPECT_EQ(s.serving->scaling.max_replicas, 2);
+  const ServingResults r = run_serving(s);
+  ASSERT_TRUE(r.autoscaled);
+  // The cold start is its parts: the weights per GPU (7B over 2 GPUs, fp16) at 1 GB/s.
+  EXPECT_NEAR(r.weight_load_s, r.weight_bytes / 1e9, 1e-12);
+  EXPECT_NEAR(r.cold_start_s, 10 + 5 + r.weight_load_s + 3, 1e-12);
+  EXPECT_GE(r.cold_starts, 1);
+  EXPECT_EQ(r.completed, 300);
+  // The first request found no replica: its first token comes after a whole cold start.
+  EXPECT_GE(r.served[0].first_token_s - r.request_list[0].arrival_s, r.cold_start_s);
+  // Billed for the GPUs' share of the node while replicas are on.
+  EXPECT_NEAR(r.cost_usd, r.replica_hours * 2 * s.cluster.instance.price_per_hour / 8, 1e-9);
+  EXPECT_GT(r.replica_hours, r.cold_starts * r.cold_start_s / 3600 - 1e-12);
+  EXPECT_EQ(r.replicas_over_time.front(), (std::pair<double, int>{0.0, 0}));
+  EXPECT_EQ(r.replicas_over_time.back().second, 0) << "back to zero after the keep-alive";
+  // Always-on replicas answer the first request at once.
+  const ServingResults fixed = run_serving(load_scenario_text(synthetic(), "s.yaml"));
+  EXPECT_LT(fixed.served[0].first_token_s - fixed.request_list[0].arrival_s, 1.0);
+  EXPECT_FALSE(fixed.autoscaled);
+  EXPECT_EQ(fixed.cold_starts, 0);
+}
+
 TEST(Serving, BadSectionsAreLocatedErrors) {
   try {
     load_scenario_text(synthetic(), "s.yaml", {"serving.tensor=16"});
@@ -121,6 +149,10 @@ TEST(Serving, BadSectionsAreLocatedErrors) {
       "cluster: {instance: aws/p5.48xlarge}\nserving: {model: llama2-7b, requests: {trace: {path: no/such.csv}}}\n");
   EXPECT_NE(missing.find("serving.requests.trace.path"), std::string::npos) << missing;
   EXPECT_NE(missing.find("does not exist"), std::string::npos) << missing;
+  const std::string bad_min = error_of(synthetic("  scaling: {min_replicas: 3}\n"));
+  EXPECT_NE(bad_min.find("serving.scaling.min_replicas"), std::string::npos) << bad_min;
+  const std::string bad_cold = error_of(synthetic("  scaling: {cold_start: {contaner: 5s}}\n"));
+  EXPECT_NE(bad_cold.find("container"), std::string::npos) << bad_cold;
   const std::string with_workload = error_of(synthetic() + "workload: {model: gpt2}\n");
   EXPECT_NE(with_workload.find("no 'workload' section"), std::string::npos) << with_workload;
 }

@@ -59,9 +59,61 @@ TEST(ServingFleet, AnIdleReplicaAnswersAtOnceAndWhatCannotFitIsDropped) {
   EXPECT_TRUE(std::isnan(dropped.requests[1].finish_s));
 }
 
+ServingScaling autoscaling(int min, int max, int initial, double cold_start) {
+  ServingScaling s;
+  s.enabled = true;
+  s.min_replicas = min;
+  s.max_replicas = max;
+  s.initial_replicas = initial;
+  s.target_per_replica = 4;
+  s.interval_s = 10;
+  s.keep_alive_s = 60;
+  s.cold_start_s = cold_start;
+  return s;
+}
+
+TEST(ServingFleet, ScalingFromZeroMakesTheFirstRequestPayTheColdStart) {
+  const FleetResult r = simulate_fleet({{5.0, 100, 2}, {200.0, 100, 2}}, 0, policy(), linear_time, false, autoscaling(0, 2, 0, 30));
+  const double prefill = 1e-3 + 1e-5 * 100;
+  EXPECT_NEAR(r.requests[0].first_token_s, 5.0 + 30 + prefill, 1e-6) << "queued through the whole cold start";
+  EXPECT_NEAR(r.scaling.fleet_wait_s[0], 30, 1e-6);
+  // The replica stops after the keep-alive (60 s, decided every 10 s), so the second request starts it again.
+  EXPECT_EQ(r.scaling.cold_starts, 2);
+  EXPECT_NEAR(r.scaling.fleet_wait_s[1], 30, 1e-6);
+  ASSERT_GE(r.scaling.replicas_over_time.size(), 4u);
+  EXPECT_EQ(r.scaling.replicas_over_time.front().second, 0);
+  EXPECT_EQ(r.scaling.replicas_over_time[1], (std::pair<double, int>{5.0, 1}));
+  EXPECT_EQ(r.scaling.replicas_over_time.back().second, 0) << "scaled back to zero at the end";
+  EXPECT_EQ(r.scaling.peak_replicas, 1);
+  // Billed from each cold start until it stops: at least the cold start and the keep-alive, twice.
+  EXPECT_GE(r.scaling.replica_seconds, 2 * (30 + 60));
+  EXPECT_LE(r.scaling.replica_seconds, 2 * (30 + 60 + 2 * 10 + 1));
+}
+
+TEST(ServingFleet, ScalesUpUnderABurstAndBackDownAfterTheKeepAlive) {
+  std::vector<ServingRequest> burst;
+  for (int i = 0; i < 1600; ++i) burst.push_back({0.05 * i, 200, 400});  // 20 per second for 80 s
+  const FleetResult r = simulate_fleet(burst, 0, policy(), linear_time, false, autoscaling(1, 4, 1, 20));
+  EXPECT_EQ(r.scaling.peak_replicas, 4);
+  EXPECT_EQ(r.scaling.cold_starts, 3);
+  EXPECT_EQ(r.scaling.replicas_over_time.back().second, 1) << "back to the minimum";
+  std::vector<int> per_replica(4, 0);
+  for (const ServedRequest& s : r.requests) {
+    ASSERT_FALSE(s.dropped);
+    ASSERT_FALSE(std::isnan(s.finish_s));
+    ++per_replica.at(static_cast<std::size_t>(s.replica));
+  }
+  for (int n : per_replica) EXPECT_GT(n, 0) << "every started replica served";
+  // Without scaling, one replica: slower to drain the burst.
+  const FleetResult one = simulate_fleet(burst, 1, policy(), linear_time);
+  EXPECT_GT(one.end_s, r.end_s);
+  EXPECT_NEAR(one.scaling.replica_seconds, one.end_s, 1e-9) << "a fixed replica is billed for the whole span";
+}
+
 TEST(ServingFleet, RefusesRequestsOutOfOrder) {
   EXPECT_THROW(simulate_fleet({{1.0, 1, 1}, {0.5, 1, 1}}, 1, policy(), linear_time), std::invalid_argument);
   EXPECT_THROW(simulate_fleet({{0, 1, 1}}, 0, policy(), linear_time), std::invalid_argument);
+  EXPECT_THROW(simulate_fleet({{0, 1, 1}}, 0, policy(), linear_time, false, autoscaling(3, 2, 2, 0)), std::invalid_argument);
 }
 
 }  // namespace
