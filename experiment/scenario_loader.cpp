@@ -13,6 +13,7 @@
 #include "experiment/builtin_profiles.hpp"
 #include "experiment/cluster_yaml.hpp"
 #include "experiment/collective_yaml.hpp"
+#include "experiment/serving_run.hpp"
 #include "experiment/serving_yaml.hpp"
 #include "experiment/load.hpp"
 #include "experiment/nearest_name.hpp"
@@ -510,6 +511,7 @@ Scenario read_scenario(const YAML::Node& root, const std::function<YAML::Node()>
     }
     MapReader serving(top.node("serving"), "serving", source);
     s.serving = read_serving(serving, s.cluster, base_dir);
+    if (const std::string why = serving_problem(*s.serving, s.cluster); !why.empty()) serving.fail("tensor", why);
     MapReader output(top.node("output"), "output", source, true);
     output.allow({"csv"});
     s.output.csv = output.optional_text("csv").value_or("");

@@ -137,7 +137,32 @@ models::AllReduceTime all_reduce_table(const Scenario& s, int tensor) {
   };
 }
 
+models::ServingStepOptions step_options(const ServingConfig& c) {
+  models::ServingStepOptions o;
+  o.tensor = c.tensor;
+  o.precision = c.precision;
+  o.memory_utilization = c.memory_utilization;
+  o.max_batch_tokens = c.batching.max_batch_tokens;
+  return o;
+}
+
 }  // namespace
+
+std::string serving_problem(const ServingConfig& c, const ClusterConfig& cluster) {
+  const models::ServingStepOptions options = step_options(c);
+  try {
+    const models::ServingStepModel step(c.model, cluster.device, cluster.profile, options, [](double) { return 0.0; });
+    if (static_cast<std::int64_t>(step.kv_capacity_tokens()) / c.batching.block_tokens < 1) {
+      return c.model_name + "'s weights (" + format_size(step.weight_bytes()) + " per GPU at tensor " + std::to_string(c.tensor) +
+             ") and the workspace of a " + std::to_string(c.batching.max_batch_tokens) + "-token iteration leave no memory for a KV cache on " +
+             cluster.device.name + " (" + format_size(cluster.device.memory_bytes) + " x memory_utilization " +
+             format_number(c.memory_utilization, "%.2f") + "): raise tensor or lower batching.max_batch_tokens";
+    }
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
 
 std::vector<scheduler::ServingRequest> serving_requests(const ServingConfig& c, std::uint64_t seed) {
   const ServingRequestsConfig& q = c.requests;
@@ -171,11 +196,7 @@ ServingResults run_serving(const Scenario& s) {
   r.ttft_target_s = c.ttft_target_s;
   r.tpot_target_s = c.tpot_target_s;
 
-  models::ServingStepOptions options;
-  options.tensor = c.tensor;
-  options.precision = c.precision;
-  options.memory_utilization = c.memory_utilization;
-  options.max_batch_tokens = c.batching.max_batch_tokens;
+  const models::ServingStepOptions options = step_options(c);
   const SourceLocation where{s.source, 0, 0};
   std::optional<models::ServingStepModel> step;
   try {

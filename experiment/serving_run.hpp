@@ -53,6 +53,10 @@ struct ServingResults {
   std::vector<scheduler::ServedRequest> served;
 };
 
+// Why a replica of the scenario cannot run (its device has no kernel profile, the model does
+// not split, the weights leave no KV cache), or "" when it can: the loader's check.
+std::string serving_problem(const ServingConfig& c, const ClusterConfig& cluster);
+
 // Throws ConfigError when the replica cannot be built (no kernel profile for the device, the
 // weights leave no room for a KV cache).
 ServingResults run_serving(const Scenario& s);

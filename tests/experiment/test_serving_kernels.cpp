@@ -93,11 +93,11 @@ TEST(ServingKernels, LlamaLayersAtServingTokenCountsMatchTheMeasuredKernelSums) 
     for (const auto& [vidur_model, zoo_model] : model_of) {
       // decode-sized (T <= 256) and prefill-sized (T >= 512) iterations
       std::vector<double> decode, prefill;
+      // The device and its shipped kernel profile, as a serving scenario gets them.
+      const Scenario s = load_scenario_text("cluster: {instance: " + instance + "}\nserving: {model: " + zoo_model +
+                                                ", tensor: 8, requests: {rate: 1, count: 1, prompt_tokens: 1, output_tokens: 1}}\n",
+                                            "k.yaml");
       for (int tp : {1, 2, 4, 8}) {
-        const Scenario s = load_scenario_text("cluster: {instance: " + instance +
-                                                  "}\nserving: {model: " + zoo_model + ", tensor: " + std::to_string(tp) +
-                                                  ", requests: {rate: 1, count: 1, prompt_tokens: 1, output_tokens: 1}}\n",
-                                              "k.yaml");
         models::ServingStepOptions o;
         o.tensor = tp;
         o.precision = models::Precision::fp16;
