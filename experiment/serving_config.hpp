@@ -16,6 +16,7 @@
 //     batching: {max_batch_tokens: 8192, max_sequences: 256, chunked_prefill: true,
 //                block_tokens: 16, memory_utilization: 0.9}
 //     targets: {ttft: 2s, tpot: 200ms}   # goodput counts requests within both
+//     disaggregated: {prefill_replicas: 2}   # optional: prefill and decode on separate replicas
 //     scaling:                     # optional: replicas follow the load (replicas is the maximum)
 //       {min_replicas: 0, initial_replicas: 0, target: 8, interval: 10s, keep_alive: 5min,
 //        cold_start: {provisioning: 0s, container: 20s, load_bandwidth: 2GB/s, warmup: 20s}}
@@ -60,6 +61,7 @@ struct ServingConfig {
   // Autoscaling (serving.scaling; scaling.enabled false: `replicas` always on). Its
   // cold_start_s is derived when the run starts, from the parts below and the weights per GPU.
   scheduler::ServingScaling scaling;
+  int prefill_replicas = 0;          // > 0: disaggregated, the first ones prefill, the rest decode
   double provisioning_s = 0;         // a node to run the replica on (0: a warm node is there)
   double container_s = 20;           // container start and framework initialisation
   double load_bandwidth = 2e9;       // bytes/s each GPU reads its weights at

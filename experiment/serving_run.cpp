@@ -224,10 +224,30 @@ ServingResults run_serving(const Scenario& s) {
     r.cold_start_s = c.provisioning_s + c.container_s + r.weight_load_s + c.warmup_s;
     scaling.cold_start_s = r.cold_start_s;
   }
+  scheduler::ServingDisaggregation split;
+  if (c.prefill_replicas > 0) {
+    // Each rank sends its share of the prompt's K and V to the same rank of the decode replica:
+    // over NVLink inside a node, over the node's NICs (shared by its GPUs) between nodes.
+    split.enabled = true;
+    split.prefill_replicas = c.prefill_replicas;
+    r.prefill_replicas = c.prefill_replicas;
+    const double per_token = step->kv_bytes_per_token();
+    const models::InstanceType& node = s.cluster.instance;
+    const double nvlink = s.cluster.device.intra_node_link_bandwidth > 0 ? s.cluster.device.intra_node_link_bandwidth
+                                                                         : node.intra_node_bandwidth;
+    const double nic = node.network_bandwidth / double(per_node);
+    const int t = c.tensor;
+    split.transfer_s = [per_token, nvlink, nic, node, t, per_node](int prompt, int from, int to) {
+      const bool same_node = from * t / per_node == to * t / per_node;
+      const double bandwidth = same_node ? nvlink : nic;
+      const double latency = same_node ? node.intra_node_latency_s : node.network_latency_s;
+      return latency + prompt * per_token / bandwidth;
+    };
+  }
   r.request_list = serving_requests(c, s.seed);
   const scheduler::FleetResult fleet = scheduler::simulate_fleet(
       r.request_list, c.replicas, policy, [&step](const models::ServingBatch& b) { return step->iteration_s(b); }, false,
-      scaling);
+      scaling, split);
   r.served = fleet.requests;
 
   std::vector<double> ttft, tpot, e2e;
@@ -251,6 +271,13 @@ ServingResults run_serving(const Scenario& s) {
     e2e.push_back(x.finish_s - q.arrival_s);
     const bool ok = (c.ttft_target_s <= 0 || first <= c.ttft_target_s) && (c.tpot_target_s <= 0 || per_token <= c.tpot_target_s);
     if (ok) ++good;
+  }
+  if (split.enabled) {
+    std::vector<double> moves;
+    for (const scheduler::ServedRequest& x : r.served) {
+      if (x.decode_replica >= 0) moves.push_back(x.kv_transfer_s);
+    }
+    r.kv_transfer_s = percentiles_of(moves);
   }
   r.ttft_s = percentiles_of(ttft);
   r.tpot_s = percentiles_of(tpot);
@@ -321,6 +348,11 @@ void print_serving(std::ostream& out, const ServingResults& r) {
   out << "  replicas busy " << format_number(100 * r.busy_fraction, "%.1f") << "% of the time; KV cache "
       << format_number(100 * r.kv_utilization, "%.1f") << "% used while busy; " << r.iterations << " iterations, "
       << r.preemptions << " preemptions\n";
+  if (r.prefill_replicas > 0) {
+    out << "  disaggregated: " << r.prefill_replicas << " prefill and " << r.replicas - r.prefill_replicas
+        << " decode replicas; moving a prompt's K and V took " << ms(r.kv_transfer_s.p50) << " ms (p50), " << ms(r.kv_transfer_s.p99)
+        << " ms (p99)\n";
+  }
   if (r.autoscaled) {
     out << "  autoscaling: " << r.cold_starts << " cold start" << (r.cold_starts == 1 ? "" : "s") << " of "
         << format_duration(r.cold_start_s) << " (weights loaded in " << format_duration(r.weight_load_s) << "), peak "
@@ -336,16 +368,16 @@ void print_serving(std::ostream& out, const ServingResults& r) {
 void write_serving_csv(const std::string& path, const ServingResults& r) {
   write_atomically(path, [&r](const std::string& tmp) {
     std::ofstream out(tmp);
-    out << "request,arrival_s,prompt_tokens,output_tokens,replica,dropped,first_token_s,finish_s,ttft_s,tpot_s,e2e_s,"
-           "max_token_gap_s,preemptions\n";
+    out << "request,arrival_s,prompt_tokens,output_tokens,replica,decode_replica,dropped,first_token_s,finish_s,ttft_s,tpot_s,"
+           "e2e_s,max_token_gap_s,kv_transfer_s,preemptions\n";
     char buf[512];
     for (std::size_t i = 0; i < r.served.size(); ++i) {
       const scheduler::ServedRequest& x = r.served[i];
       const scheduler::ServingRequest& q = r.request_list[i];
       const double tpot = q.output_tokens > 1 ? (x.finish_s - x.first_token_s) / (q.output_tokens - 1) : 0;
-      std::snprintf(buf, sizeof buf, "%zu,%.9g,%d,%d,%d,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d\n", i, q.arrival_s, q.prompt_tokens,
-                    q.output_tokens, x.replica, x.dropped ? 1 : 0, x.first_token_s, x.finish_s, x.first_token_s - q.arrival_s, tpot,
-                    x.finish_s - q.arrival_s, x.max_token_gap_s, x.preemptions);
+      std::snprintf(buf, sizeof buf, "%zu,%.9g,%d,%d,%d,%d,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d\n", i, q.arrival_s,
+                    q.prompt_tokens, q.output_tokens, x.replica, x.decode_replica, x.dropped ? 1 : 0, x.first_token_s, x.finish_s,
+                    x.first_token_s - q.arrival_s, tpot, x.finish_s - q.arrival_s, x.max_token_gap_s, x.kv_transfer_s, x.preemptions);
       out << buf;
     }
     if (!out) throw std::runtime_error("cannot write " + tmp);

@@ -49,6 +49,9 @@ struct ServingResults {
   int peak_replicas = 0;
   double replica_hours = 0;
   std::vector<std::pair<double, int>> replicas_over_time;
+  // Disaggregated prefill and decode (zero otherwise).
+  int prefill_replicas = 0;
+  Percentiles kv_transfer_s;
   std::vector<scheduler::ServingRequest> request_list;
   std::vector<scheduler::ServedRequest> served;
 };

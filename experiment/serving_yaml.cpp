@@ -103,6 +103,13 @@ ServingConfig read_serving(MapReader& r, const ClusterConfig& cluster, const std
   s.memory_utilization = b.number("memory_utilization", 0.05, 1.0, 0.9);
   b.finish();
 
+  if (r.has("disaggregated")) {
+    MapReader d(r.node("disaggregated"), r.path_of("disaggregated"), r.source());
+    if (s.replicas < 2) r.fail("disaggregated", "needs >= 2 replicas: some prefill, the others decode");
+    s.prefill_replicas = static_cast<int>(d.integer("prefill_replicas", 1, s.replicas - 1));
+    d.finish();
+    if (r.has("scaling")) r.fail("scaling", "disaggregated prefill and decode run on fixed replicas (no scaling yet)");
+  }
   if (r.has("scaling")) {
     MapReader sc(r.node("scaling"), r.path_of("scaling"), r.source(), true);
     scheduler::ServingScaling& x = s.scaling;

@@ -31,6 +31,20 @@ bool ContinuousBatcher::enqueue(int request, int prompt_tokens, int output_token
   return true;
 }
 
+bool ContinuousBatcher::enqueue_prefilled(int request, int prompt_tokens, int output_tokens) {
+  if (prompt_tokens < 1 || output_tokens < 2) throw std::invalid_argument("a prefilled request needs >= 1 prompt and >= 2 output tokens");
+  if (blocks_for(prompt_tokens + output_tokens) > policy_.kv_blocks) return false;
+  Sequence s;
+  s.request = request;
+  s.prompt = prompt_tokens;
+  s.original_prompt = prompt_tokens;
+  s.output = output_tokens;
+  s.generated = 1;
+  s.prefilled = true;
+  waiting_.push_back(s);
+  return true;
+}
+
 bool ContinuousBatcher::grow(Sequence& s, int tokens) {
   const std::int64_t need = blocks_for(s.cached + tokens) - s.blocks;
   if (need <= 0) return true;
@@ -60,6 +74,18 @@ ServingBatch ContinuousBatcher::next_batch() {
   pending_ = {};
   ServingBatch batch;
   int budget = policy_.max_batch_tokens;
+  // 0. Sequences that arrive with their prompt cached join the running ones first.
+  while (!waiting_.empty() && waiting_.front().prefilled && static_cast<int>(running_.size()) < policy_.max_sequences) {
+    Sequence s = waiting_.front();
+    const std::int64_t need = blocks_for(s.prompt);
+    if (need > policy_.kv_blocks - blocks_used_) break;
+    waiting_.pop_front();
+    s.blocks = need;
+    blocks_used_ += need;
+    s.cached = s.prompt;
+    s.prefilled = false;
+    running_.push_back(s);
+  }
   // 1. One token for every decoding sequence, oldest first.
   for (std::size_t i = 0; i < running_.size() && budget > 0; ++i) {
     Sequence& s = running_[i];
@@ -97,6 +123,7 @@ ServingBatch ContinuousBatcher::next_batch() {
   while (!waiting_.empty() && budget > 0 && static_cast<int>(running_.size()) < policy_.max_sequences) {
     Sequence s = waiting_.front();
     if (s.preempted_now) break;  // preempted while forming this iteration: not back before the next
+    if (s.prefilled) break;      // waits for cache room (step 0)
     const int remaining = s.prompt;
     if (!policy_.chunked_prefill && remaining > budget) break;
     const std::int64_t need = blocks_for(remaining);
@@ -130,7 +157,8 @@ IterationOutcome ContinuousBatcher::complete() {
         ++s.generated;
         outcome.emitted.push_back(s.request);
         if (s.generated == 1) outcome.first_token.push_back(s.request);
-        if (s.generated >= s.output) {
+        // A prefill replica hands every sequence on at its first token.
+        if (s.generated >= s.output || policy_.role == ReplicaRole::prefill) {
           outcome.finished.push_back(s.request);
           blocks_used_ -= s.blocks;
           continue;

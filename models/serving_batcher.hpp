@@ -22,7 +22,13 @@
 
 namespace dlsim::models {
 
+// What a replica does: both phases, or one side of a disaggregated pair (Splitwise, DistServe):
+// a prefill replica's sequences end at their first token (their KV cache then moves to a decode
+// replica); a decode replica takes sequences whose prompt is cached already (enqueue_prefilled).
+enum class ReplicaRole { mixed, prefill, decode };
+
 struct BatchingPolicy {
+  ReplicaRole role = ReplicaRole::mixed;
   int max_batch_tokens = 8192;   // tokens per iteration (vLLM's max_num_batched_tokens)
   int max_sequences = 256;       // sequences per iteration (max_num_seqs)
   bool chunked_prefill = true;
@@ -47,6 +53,10 @@ class ContinuousBatcher {
   // prompt plus output do not fit the whole cache, or, without chunked prefill, its prompt does
   // not fit the token budget.
   bool enqueue(int request, int prompt_tokens, int output_tokens);
+  // A request whose prompt was prefilled elsewhere and whose first token is out: its K and V
+  // arrive with it. It is admitted (its prompt's blocks reserved) before the iteration's
+  // decodes, in arrival order, and decodes its second token in the same iteration.
+  bool enqueue_prefilled(int request, int prompt_tokens, int output_tokens);
 
   bool idle() const { return running_.empty() && waiting_.empty(); }
   bool in_iteration() const { return in_iteration_; }
@@ -73,6 +83,7 @@ class ContinuousBatcher {
     std::int64_t blocks = 0;
     int scheduled = 0;       // tokens of the current iteration (0: not in it)
     bool preempted_now = false;
+    bool prefilled = false;  // waiting with its prompt's K and V (from a prefill replica)
   };
   std::int64_t blocks_for(int tokens) const;
   bool grow(Sequence& s, int tokens);  // reserve blocks for `tokens` more cached tokens

@@ -26,10 +26,19 @@ struct Replica {
 class Fleet {
  public:
   Fleet(const std::vector<ServingRequest>& requests, int replicas, const models::BatchingPolicy& policy,
-        const IterationTime& iteration_time, bool keep_samples, const ServingScaling& scaling)
-      : requests_(requests), iteration_time_(iteration_time), keep_samples_(keep_samples), scaling_(scaling) {
+        const IterationTime& iteration_time, bool keep_samples, const ServingScaling& scaling,
+        const ServingDisaggregation& disaggregation)
+      : requests_(requests),
+        iteration_time_(iteration_time),
+        keep_samples_(keep_samples),
+        scaling_(scaling),
+        disaggregation_(disaggregation) {
     const int slots = scaling_.enabled ? scaling_.max_replicas : replicas;
-    for (int r = 0; r < slots; ++r) replicas_.emplace_back(policy);
+    for (int r = 0; r < slots; ++r) {
+      models::BatchingPolicy p = policy;
+      if (disaggregation_.enabled) p.role = r < disaggregation_.prefill_replicas ? models::ReplicaRole::prefill : models::ReplicaRole::decode;
+      replicas_.emplace_back(p);
+    }
     result_.requests.assign(requests.size(), ServedRequest{});
     for (ServedRequest& s : result_.requests) {
       s.first_token_s = std::numeric_limits<double>::quiet_NaN();
@@ -90,26 +99,44 @@ class Fleet {
     });
   }
 
-  // Routes queued requests to ready replicas: the fewest requests in it; among equals, the next
-  // after the last one chosen (round robin).
+  // Routes queued requests to ready replicas with room: the fewest requests in it; among equals,
+  // the next after the last one chosen (round robin). New requests go to mixed or prefill
+  // replicas, prefilled ones (disaggregated) to decode replicas.
   void dispatch() {
+    route(queue_, false);
+    route(decode_queue_, true);
+  }
+
+  void route(std::deque<std::size_t>& queue, bool prefilled) {
     const int n = static_cast<int>(replicas_.size());
-    while (!queue_.empty()) {
+    const models::ReplicaRole wanted = !disaggregation_.enabled ? models::ReplicaRole::mixed
+                                       : prefilled              ? models::ReplicaRole::decode
+                                                                : models::ReplicaRole::prefill;
+    while (!queue.empty()) {
       int best = -1;
       for (int k = 0; k < n; ++k) {
         const int r = (last_routed_ + 1 + k) % n;
-        if (replicas_[r].state != ReplicaState::ready || replicas_[r].requests >= capacity_) continue;
-        if (best < 0 || replicas_[r].requests < replicas_[best].requests) best = r;
+        const Replica& x = replicas_[r];
+        if (x.state != ReplicaState::ready || x.requests >= capacity_ || x.batcher.policy().role != wanted) continue;
+        if (best < 0 || x.requests < replicas_[best].requests) best = r;
       }
       if (best < 0) return;  // no replica ready with room: the requests wait
       last_routed_ = best;
-      const std::size_t i = queue_.front();
-      queue_.pop_front();
+      const std::size_t i = queue.front();
+      queue.pop_front();
       ServedRequest& record = result_.requests[i];
-      record.replica = best;
-      if (scaling_.enabled) result_.scaling.fleet_wait_s[i] = engine_.now().seconds() - requests_[i].arrival_s;
       Replica& r = replicas_[best];
-      if (!r.batcher.enqueue(static_cast<int>(i), requests_[i].prompt_tokens, requests_[i].output_tokens)) {
+      const ServingRequest& q = requests_[i];
+      bool taken = false;
+      if (prefilled) {
+        record.decode_replica = best;
+        taken = r.batcher.enqueue_prefilled(static_cast<int>(i), q.prompt_tokens, q.output_tokens);
+      } else {
+        record.replica = best;
+        if (scaling_.enabled) result_.scaling.fleet_wait_s[i] = engine_.now().seconds() - q.arrival_s;
+        taken = r.batcher.enqueue(static_cast<int>(i), q.prompt_tokens, q.output_tokens);
+      }
+      if (!taken) {
         record.dropped = true;
         continue;
       }
@@ -186,6 +213,23 @@ class Fleet {
     }
   }
 
+  // A prefilled request's K and V move to a decode replica: the least loaded one with room when
+  // the move starts (it waits in the decode queue until one has room).
+  void hand_on(int id, int from) {
+    int to = -1;
+    for (int r = 0; r < static_cast<int>(replicas_.size()); ++r) {
+      const Replica& x = replicas_[r];
+      if (x.batcher.policy().role != models::ReplicaRole::decode || x.state != ReplicaState::ready) continue;
+      if (to < 0 || x.requests < replicas_[to].requests) to = r;
+    }
+    const double seconds = to < 0 ? 0.0 : disaggregation_.transfer_s(requests_[id].prompt_tokens, from, to);
+    result_.requests[id].kv_transfer_s = seconds;
+    engine_.schedule_in(sim::Time::from_seconds(seconds), [this, id] {
+      decode_queue_.push_back(static_cast<std::size_t>(id));
+      dispatch();
+    });
+  }
+
   void start_iteration(int r) {
     models::ContinuousBatcher& b = replicas_[r].batcher;
     const models::ServingBatch batch = b.next_batch();
@@ -224,9 +268,14 @@ class Fleet {
       }
       last_token_s_[id] = now;
     }
+    const bool hands_on = replicas_[r].batcher.policy().role == models::ReplicaRole::prefill;
     for (int id : outcome.finished) {
-      result_.requests[id].finish_s = now;
       --replicas_[r].requests;
+      if (hands_on && requests_[id].output_tokens > 1) {
+        hand_on(id, r);
+      } else {
+        result_.requests[id].finish_s = now;
+      }
     }
     result_.end_s = std::max(result_.end_s, now);
     start_iteration(r);
@@ -240,7 +289,9 @@ class Fleet {
   ServingScaling scaling_;
   sim::Engine engine_;
   std::vector<Replica> replicas_;
+  ServingDisaggregation disaggregation_;
   std::deque<std::size_t> queue_;   // arrived, not yet routed
+  std::deque<std::size_t> decode_queue_;  // disaggregated: prefilled, waiting for a decode replica
   std::size_t arrived_ = 0;
   int last_routed_ = -1;
   int capacity_ = 1;                // requests a replica takes at once (its sequence limit)
@@ -252,7 +303,8 @@ class Fleet {
 }  // namespace
 
 FleetResult simulate_fleet(const std::vector<ServingRequest>& requests, int replicas, const models::BatchingPolicy& policy,
-                           const IterationTime& iteration_time, bool keep_samples, const ServingScaling& scaling) {
+                           const IterationTime& iteration_time, bool keep_samples, const ServingScaling& scaling,
+                           const ServingDisaggregation& disaggregation) {
   if (!scaling.enabled && replicas < 1) throw std::invalid_argument("replicas: must be >= 1");
   if (scaling.enabled) {
     if (scaling.max_replicas < 1 || scaling.min_replicas < 0 || scaling.min_replicas > scaling.max_replicas ||
@@ -264,12 +316,20 @@ FleetResult simulate_fleet(const std::vector<ServingRequest>& requests, int repl
       throw std::invalid_argument("scaling: target, interval > 0; keep-alive and cold start >= 0");
     }
   }
+  if (disaggregation.enabled) {
+    const int n = scaling.enabled ? scaling.max_replicas : replicas;
+    if (scaling.enabled) throw std::invalid_argument("disaggregated prefill and decode: not with autoscaling (yet)");
+    if (disaggregation.prefill_replicas < 1 || disaggregation.prefill_replicas >= n) {
+      throw std::invalid_argument("disaggregated prefill and decode need >= 1 replica of each kind");
+    }
+    if (!disaggregation.transfer_s) throw std::invalid_argument("disaggregated prefill and decode need a KV transfer time");
+  }
   for (std::size_t i = 0; i < requests.size(); ++i) {
     if (!(requests[i].arrival_s >= 0) || (i > 0 && requests[i].arrival_s < requests[i - 1].arrival_s)) {
       throw std::invalid_argument("requests must arrive at times >= 0, in order (request " + std::to_string(i) + ")");
     }
   }
-  return Fleet(requests, replicas, policy, iteration_time, keep_samples, scaling).run();
+  return Fleet(requests, replicas, policy, iteration_time, keep_samples, scaling, disaggregation).run();
 }
 
 }  // namespace dlsim::scheduler

@@ -25,7 +25,9 @@ struct ServingRequest {
 
 // What happened to one request. Times are seconds from the start; NaN where it did not happen.
 struct ServedRequest {
-  int replica = -1;
+  int replica = -1;             // the replica that prefilled it (and, unless disaggregated, decoded it)
+  int decode_replica = -1;      // disaggregated: the replica that decoded it
+  double kv_transfer_s = 0;     // disaggregated: moving its K and V between them
   bool dropped = false;
   double first_token_s = 0;
   double finish_s = 0;
@@ -86,10 +88,20 @@ struct FleetResult {
 
 using IterationTime = std::function<double(const models::ServingBatch&)>;
 
+// Prefill and decode on separate replicas (Splitwise, Patel et al. ISCA 2024; DistServe, Zhong
+// et al. OSDI 2024): the first `prefill_replicas` run prompts only (ReplicaRole::prefill); at its
+// first token a request's K and V move to the least loaded decode replica (`transfer_s`, the
+// caller's link model) and it decodes there. Requests of one output token end at the prefill.
+struct ServingDisaggregation {
+  bool enabled = false;
+  int prefill_replicas = 1;
+  std::function<double(int prompt_tokens, int from_replica, int to_replica)> transfer_s;
+};
+
 // `requests` in non-decreasing arrival order (std::invalid_argument otherwise). Deterministic.
 // Without scaling (scaling.enabled false) all `replicas` are ready from time 0.
 FleetResult simulate_fleet(const std::vector<ServingRequest>& requests, int replicas, const models::BatchingPolicy& policy,
                            const IterationTime& iteration_time, bool keep_samples = false,
-                           const ServingScaling& scaling = {});
+                           const ServingScaling& scaling = {}, const ServingDisaggregation& disaggregation = {});
 
 }  // namespace dlsim::scheduler

@@ -122,6 +122,27 @@ TEST(Serving, AutoscalingFromZeroChargesTheColdStartToTheFirstRequestAndBillsRep
   EXPECT_EQ(fixed.cold_starts, 0);
 }
 
+TEST(Serving, DisaggregatedPrefillAndDecodeKeepPromptsFromDelayingTokens) {
+  // Long prompts arriving while others decode: in a mixed fleet, decoding waits behind prompt chunks.
+  const std::string base = synthetic("", "");
+  const std::vector<std::string> sets{"serving.requests.prompt_tokens=6000", "serving.requests.rate=4"};
+  const ServingResults mixed = run_serving(load_scenario_text(base, "s.yaml", sets));
+  const ServingResults split = run_serving(load_scenario_text(synthetic("  disaggregated: {prefill_replicas: 1}\n"), "s.yaml", sets));
+  ASSERT_EQ(split.prefill_replicas, 1);
+  EXPECT_EQ(split.completed, 300);
+  for (const scheduler::ServedRequest& x : split.served) {
+    EXPECT_EQ(x.replica, 0);
+    EXPECT_EQ(x.decode_replica, 1);
+    // Same node: NVLink. 6000 tokens of Llama-2-7B K and V per rank (32 layers x 2 x 2048 x 2 B).
+    EXPECT_GT(x.kv_transfer_s, 0);
+  }
+  EXPECT_LT(split.itl_s.p99, mixed.itl_s.p99) << "no prompt chunk between two tokens";
+  const std::string one = error_of(synthetic("  disaggregated: {prefill_replicas: 2}\n"));
+  EXPECT_NE(one.find("serving.disaggregated.prefill_replicas"), std::string::npos) << one;
+  const std::string with_scaling = error_of(synthetic("  disaggregated: {prefill_replicas: 1}\n  scaling: {min_replicas: 1}\n"));
+  EXPECT_NE(with_scaling.find("serving.scaling"), std::string::npos) << with_scaling;
+}
+
 TEST(Serving, BadSectionsAreLocatedErrors) {
   try {
     load_scenario_text(synthetic(), "s.yaml", {"serving.tensor=16"});

@@ -145,6 +145,36 @@ TEST(ContinuousBatcher, ChunksLongPromptsAndWithoutChunkingRunsThemWhole) {
   EXPECT_EQ(next.tokens(), 61);
 }
 
+TEST(ContinuousBatcher, APrefilledRequestDecodesAtOnceAndAPrefillReplicaHandsOnAtTheFirstToken) {
+  BatchingPolicy policy;
+  policy.block_tokens = 16;
+  policy.kv_blocks = 100;
+  ContinuousBatcher decode(policy);
+  ASSERT_TRUE(decode.enqueue_prefilled(7, 100, 3));
+  const ServingBatch b = decode.next_batch();
+  EXPECT_TRUE(b.prefills.empty()) << "its prompt is cached already";
+  EXPECT_EQ(b.decodes, 1);
+  EXPECT_EQ(b.decode_context, 101);
+  EXPECT_EQ(decode.blocks_used(), 7) << "blocks for 101 tokens";
+  IterationOutcome o = decode.complete();
+  EXPECT_TRUE(o.first_token.empty()) << "its first token came from the prefill replica";
+  EXPECT_EQ(o.emitted, std::vector<int>{7});
+  decode.next_batch();
+  o = decode.complete();
+  EXPECT_EQ(o.finished, std::vector<int>{7}) << "tokens 2 and 3 of 3";
+  EXPECT_THROW(decode.enqueue_prefilled(8, 10, 1), std::invalid_argument);
+
+  policy.role = ReplicaRole::prefill;
+  ContinuousBatcher prefill(policy);
+  ASSERT_TRUE(prefill.enqueue(1, 50, 10));
+  prefill.next_batch();
+  o = prefill.complete();
+  EXPECT_EQ(o.first_token, std::vector<int>{1});
+  EXPECT_EQ(o.finished, std::vector<int>{1}) << "handed on at its first token";
+  EXPECT_TRUE(prefill.idle());
+  EXPECT_EQ(prefill.blocks_used(), 0);
+}
+
 TEST(ContinuousBatcher, RefusesWhatCanNeverFitAndBadLimits) {
   BatchingPolicy policy;
   policy.block_tokens = 16;

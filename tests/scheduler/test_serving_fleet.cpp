@@ -110,6 +110,45 @@ TEST(ServingFleet, ScalesUpUnderABurstAndBackDownAfterTheKeepAlive) {
   EXPECT_NEAR(one.scaling.replica_seconds, one.end_s, 1e-9) << "a fixed replica is billed for the whole span";
 }
 
+TEST(ServingFleet, DisaggregatedReplicasPrefillThenMoveTheCacheToADecodeReplica) {
+  std::vector<ServingRequest> requests;
+  for (int i = 0; i < 60; ++i) requests.push_back({0.02 * i, 300, i % 5 == 0 ? 1 : 20});
+  ServingDisaggregation split;
+  split.enabled = true;
+  split.prefill_replicas = 1;
+  std::vector<std::pair<int, int>> moves;
+  split.transfer_s = [&moves](int prompt, int from, int to) {
+    moves.emplace_back(from, to);
+    return 1e-4 * prompt;  // 30 ms for 300 tokens
+  };
+  const FleetResult r = simulate_fleet(requests, 3, policy(), linear_time, false, {}, split);
+  int handed_on = 0;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const ServedRequest& s = r.requests[i];
+    ASSERT_FALSE(s.dropped);
+    EXPECT_EQ(s.replica, 0) << "prompts run on the prefill replica";
+    if (requests[i].output_tokens == 1) {
+      EXPECT_EQ(s.decode_replica, -1);
+      EXPECT_EQ(s.finish_s, s.first_token_s);
+      continue;
+    }
+    ++handed_on;
+    EXPECT_TRUE(s.decode_replica == 1 || s.decode_replica == 2);
+    EXPECT_DOUBLE_EQ(s.kv_transfer_s, 0.03);
+    EXPECT_GE(s.max_token_gap_s, 0.03) << "the second token waits for the move";
+    EXPECT_GT(s.finish_s, s.first_token_s);
+  }
+  EXPECT_EQ(static_cast<int>(moves.size()), handed_on);
+  for (const auto& [from, to] : moves) {
+    EXPECT_EQ(from, 0);
+    EXPECT_NE(to, 0);
+  }
+  EXPECT_GT(r.iterations[1], 0);
+  EXPECT_GT(r.iterations[2], 0);
+  split.prefill_replicas = 3;
+  EXPECT_THROW(simulate_fleet(requests, 3, policy(), linear_time, false, {}, split), std::invalid_argument);
+}
+
 TEST(ServingFleet, RefusesRequestsOutOfOrder) {
   EXPECT_THROW(simulate_fleet({{1.0, 1, 1}, {0.5, 1, 1}}, 1, policy(), linear_time), std::invalid_argument);
   EXPECT_THROW(simulate_fleet({{0, 1, 1}}, 0, policy(), linear_time), std::invalid_argument);
