@@ -184,7 +184,7 @@ Results run(const Scenario& scenario, const sim::InterruptFlag* interrupt, const
   }
   if (scenario.serving) {
     throw ConfigError({scenario.source, 0, 0}, "serving",
-                      "the scenario serves requests (serving:): run it with 'dlsim run' (experiment::run_serving)");
+                      "the scenario serves requests (serving:): run it with 'dlsim run' (Python: dlsim.serve)");
   }
   Results results;
   results.dlsim_version = dlsim_version();
