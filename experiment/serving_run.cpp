@@ -74,6 +74,7 @@ std::vector<scheduler::ServingRequest> read_azure_trace(const std::string& path,
       throw ConfigError({path, n, 1}, "TIMESTAMP", "expected a time as 2023-11-16 18:15:46.68, got '" + line.substr(0, a) + "'");
     }
     if (t < last) throw ConfigError({path, n, 1}, "TIMESTAMP", "the trace goes back in time here");
+    if (!out.empty() && t - first > 1e8) throw ConfigError({path, n, 1}, "TIMESTAMP", "the trace spans more than 10^8 s (about 3 years) here");
     last = t;
     if (out.empty()) first = t;
     scheduler::ServingRequest r;
@@ -82,6 +83,7 @@ std::vector<scheduler::ServingRequest> read_azure_trace(const std::string& path,
     r.output_tokens = std::max(1, token_count(line.substr(b + 1), path, n, int(b) + 2, "GeneratedTokens"));
     out.push_back(r);
     if (limit > 0 && static_cast<long long>(out.size()) >= limit) break;
+    if (out.size() >= 10'000'000) throw ConfigError({path, n, 1}, "", "the trace has more than 10^7 requests: give requests.limit");
   }
   if (out.empty()) throw ConfigError({path, 2, 1}, "", "the trace has no request");
   return out;

@@ -11,7 +11,9 @@ namespace dlsim::experiment {
 namespace {
 
 constexpr int kMaxTokens = 10'000'000;
-constexpr long long kMaxRequests = 100'000'000;
+constexpr long long kMaxRequests = 10'000'000;
+// The longest stream a run simulates (about three years): event times stay far inside sim::Time.
+constexpr double kMaxSpanSeconds = 1e8;
 
 ServingRequestsConfig read_requests(MapReader& r, const std::string& base_dir) {
   ServingRequestsConfig q;
@@ -41,11 +43,12 @@ ServingRequestsConfig read_requests(MapReader& r, const std::string& base_dir) {
   }
   if (r.has("count")) {
     q.count = r.integer("count", 1, kMaxRequests);
+    if (double(q.count) / q.rate > kMaxSpanSeconds) r.fail("rate", "makes the stream last more than 10^8 s at that count: raise it");
   } else {
-    q.duration_s = r.quantity("duration", Dimension::duration, 1e-6, 1e9);
+    q.duration_s = r.quantity("duration", Dimension::duration, 1e-6, kMaxSpanSeconds);
     const double n = std::floor(q.duration_s * q.rate);
     if (n < 1) r.fail("duration", "holds no request at the given rate");
-    if (n > double(kMaxRequests)) r.fail("duration", "holds more than 10^8 requests at the given rate");
+    if (n > double(kMaxRequests)) r.fail("duration", "holds more than 10^7 requests at the given rate");
     q.count = static_cast<long long>(n);
   }
   q.prompt_tokens = static_cast<int>(r.integer("prompt_tokens", 1, kMaxTokens));
