@@ -200,9 +200,15 @@ ServingResults run_serving(const Scenario& s) {
 
   const models::ServingStepOptions options = step_options(c);
   const SourceLocation where{s.source, 0, 0};
+  models::AllReduceTime all_reduce;
+  try {
+    all_reduce = all_reduce_table(s, c.tensor);
+  } catch (const std::exception& e) {
+    throw ConfigError(where, "network", std::string("the replica's tensor-parallel group cannot run on this node: ") + e.what());
+  }
   std::optional<models::ServingStepModel> step;
   try {
-    step.emplace(c.model, s.cluster.device, s.cluster.profile, options, all_reduce_table(s, c.tensor));
+    step.emplace(c.model, s.cluster.device, s.cluster.profile, options, all_reduce);
   } catch (const std::invalid_argument& e) {
     throw ConfigError(where, "serving", e.what());
   }

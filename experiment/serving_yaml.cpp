@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
+#include <system_error>
 
 #include "experiment/nearest_name.hpp"
 
@@ -24,7 +26,8 @@ ServingRequestsConfig read_requests(MapReader& r, const std::string& base_dir) {
     const std::filesystem::path p(path);
     q.trace_path = p.is_absolute() ? path : (std::filesystem::path(base_dir) / p).lexically_normal().string();
     trace.finish();
-    if (!std::filesystem::is_regular_file(q.trace_path)) {
+    std::error_code error;  // an unreadable or overlong name is "not a file" too, not an exception
+    if (!std::filesystem::is_regular_file(q.trace_path, error)) {
       trace.fail("path", "the trace file '" + q.trace_path + "' does not exist (or is not a file)");
     }
     q.limit = r.integer("limit", 1, kMaxRequests, 0);
@@ -87,8 +90,8 @@ ServingConfig read_serving(MapReader& r, const ClusterConfig& cluster, const std
     r.fail("tensor", std::to_string(s.tensor) + " does not split " + s.model_name + " (" + std::to_string(heads) + " heads, " +
                          std::to_string(kv) + " K/V heads, FFN " + std::to_string(s.model.ffn) + ")");
   }
-  const int fit = (per_node / s.tensor) * cluster.nodes;
-  s.replicas = static_cast<int>(r.integer("replicas", 1, 1'000'000, fit));
+  const int fit = static_cast<int>(std::min<std::int64_t>(1'000'000, std::int64_t(per_node / s.tensor) * cluster.nodes));
+  s.replicas = static_cast<int>(r.integer("replicas", 1, 1'000'000, std::max(1, fit)));
   if (s.replicas > fit) {
     r.fail("replicas", std::to_string(s.replicas) + " replicas of " + std::to_string(s.tensor) + " GPUs do not fit " +
                            std::to_string(cluster.nodes) + " x " + cluster.instance_name + " (" + std::to_string(fit) + " do)");
