@@ -302,3 +302,17 @@ def test_serve_gives_a_row_per_request_and_the_command_line_csv(tmp_path, dlsim_
     with pytest.raises(dlsim.ConfigError) as e:
         dlsim.serve(SERVE_SCENARIO, set={"serving.tensor": 3})
     assert e.value.key_path == "serving.tensor"
+
+
+def test_serving_plots_draw_the_latency_cdfs_and_the_replicas():
+    from dlsim import plots
+    frame = dlsim.serve(SERVE_SCENARIO, set={"serving.scaling": {"min_replicas": 0, "target": 2, "keep_alive": "10s"}})
+    fig = plots.serving_latency(frame)
+    lines = fig.axes[0].get_lines()
+    assert len(lines) == 3
+    assert lines[0].get_ydata()[-1] == pytest.approx(1.0)
+    fig = plots.serving_replicas(frame)
+    assert len(fig.axes) == 2  # requests, and replicas on a second axis
+    assert max(fig.axes[1].get_lines()[0].get_ydata()) >= 1
+    with pytest.raises(TypeError):
+        plots.serving_latency(pd.DataFrame())
