@@ -145,6 +145,10 @@ int run_serving_scenario(std::ostream& out, const ScenarioOptions& o, const expe
     experiment::write_serving_csv(scenario.output.csv, results);
     if (!o.quiet) out << "wrote " << scenario.output.csv << "\n";
   }
+  if (!scenario.output.trace.empty()) {
+    experiment::write_serving_trace(scenario.output.trace, results);
+    if (!o.quiet) out << "wrote " << scenario.output.trace << " (replica 0's iterations; open in ui.perfetto.dev)\n";
+  }
   return 0;
 }
 

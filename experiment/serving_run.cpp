@@ -254,8 +254,11 @@ ServingResults run_serving(const Scenario& s) {
   }
   r.request_list = serving_requests(c, s.seed);
   const scheduler::FleetResult fleet = scheduler::simulate_fleet(
-      r.request_list, c.replicas, policy, [&step](const models::ServingBatch& b) { return step->iteration_s(b); }, false,
-      scaling, split);
+      r.request_list, c.replicas, policy, [&step](const models::ServingBatch& b) { return step->iteration_s(b); },
+      !s.output.trace.empty(), scaling, split);
+  for (const scheduler::FleetSample& x : fleet.samples) {
+    if (x.replica == 0) r.replica0_iterations.push_back(x);
+  }
   r.served = fleet.requests;
 
   std::vector<double> ttft, tpot, e2e;
@@ -388,6 +391,33 @@ void write_serving_csv(const std::string& path, const ServingResults& r) {
                     x.first_token_s - q.arrival_s, tpot, x.finish_s - q.arrival_s, x.max_token_gap_s, x.kv_transfer_s, x.preemptions);
       out << buf;
     }
+    if (!out) throw std::runtime_error("cannot write " + tmp);
+  });
+}
+
+}  // namespace dlsim::experiment
+
+namespace dlsim::experiment {
+
+void write_serving_trace(const std::string& path, const ServingResults& r) {
+  write_atomically(path, [&r](const std::string& tmp) {
+    std::ofstream out(tmp);
+    out << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
+    out << "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"args\":{\"name\":\"replica 0: " << r.model << " on " << r.tensor
+        << " x " << r.device << "\"}},\n";
+    out << "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":0,\"args\":{\"name\":\"iterations\"}}";
+    char buf[512];
+    for (const scheduler::FleetSample& x : r.replica0_iterations) {
+      const double ts = x.time_s * 1e6, dur = x.iteration_s * 1e6;
+      std::snprintf(buf, sizeof buf,
+                    ",\n{\"name\":\"%d tokens\",\"ph\":\"X\",\"pid\":0,\"tid\":0,\"ts\":%.3f,\"dur\":%.3f,"
+                    "\"args\":{\"decodes\":%d,\"prefill_chunks\":%d}}"
+                    ",\n{\"name\":\"sequences\",\"ph\":\"C\",\"pid\":0,\"ts\":%.3f,\"args\":{\"running\":%d,\"waiting\":%d}}"
+                    ",\n{\"name\":\"KV blocks\",\"ph\":\"C\",\"pid\":0,\"ts\":%.3f,\"args\":{\"used\":%lld}}",
+                    x.tokens, ts, dur, x.decodes, x.prefills, ts, x.running, x.waiting, ts, static_cast<long long>(x.blocks_used));
+      out << buf;
+    }
+    out << "\n]}\n";
     if (!out) throw std::runtime_error("cannot write " + tmp);
   });
 }

@@ -54,6 +54,7 @@ struct ServingResults {
   Percentiles kv_transfer_s;
   std::vector<scheduler::ServingRequest> request_list;
   std::vector<scheduler::ServedRequest> served;
+  std::vector<scheduler::FleetSample> replica0_iterations;  // only with output.trace
 };
 
 // Why a replica of the scenario cannot run (its device has no kernel profile, the model does
@@ -68,5 +69,9 @@ void print_serving(std::ostream& out, const ServingResults& r);
 // One row per request: arrival, tokens, replica, first token, finish, latencies, preemptions.
 // Written atomically.
 void write_serving_csv(const std::string& path, const ServingResults& r);
+// Replica 0's iterations as a Chrome/Perfetto trace (open in ui.perfetto.dev): one slice per
+// iteration (its tokens, decodes and prefill chunks), counters of its KV blocks, running and
+// waiting sequences. Written atomically.
+void write_serving_trace(const std::string& path, const ServingResults& r);
 
 }  // namespace dlsim::experiment

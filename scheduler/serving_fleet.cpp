@@ -247,7 +247,7 @@ class Fleet {
     result_.kv_block_seconds += static_cast<double>(b.blocks_used()) * seconds;
     if (keep_samples_) {
       result_.samples.push_back({engine_.now().seconds(), r, static_cast<int>(b.running()), static_cast<int>(b.waiting()),
-                                 b.blocks_used(), batch.tokens(), seconds});
+                                 b.blocks_used(), batch.tokens(), batch.decodes, static_cast<int>(batch.prefills.size()), seconds});
     }
     engine_.schedule_in(sim::Time::from_seconds(seconds), [this, r] { end_iteration(r); });
   }

@@ -42,6 +42,7 @@ struct FleetSample {
   int running = 0, waiting = 0;
   std::int64_t blocks_used = 0;
   int tokens = 0;               // of the iteration that starts
+  int decodes = 0, prefills = 0;  // its decode sequences and prefill chunks
   double iteration_s = 0;
 };
 

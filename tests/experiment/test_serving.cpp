@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "experiment/load.hpp"
@@ -141,6 +142,26 @@ TEST(Serving, DisaggregatedPrefillAndDecodeKeepPromptsFromDelayingTokens) {
   EXPECT_NE(one.find("serving.disaggregated.prefill_replicas"), std::string::npos) << one;
   const std::string with_scaling = error_of(synthetic("  disaggregated: {prefill_replicas: 1}\n  scaling: {min_replicas: 1}\n"));
   EXPECT_NE(with_scaling.find("serving.scaling"), std::string::npos) << with_scaling;
+}
+
+TEST(Serving, ATraceHoldsReplicaZerosIterationsAndItsCounters) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("dlsim-serving-trace-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string trace = (dir / "t.json").string();
+  const ServingResults r = run_serving(load_scenario_text(synthetic(), "s.yaml", {"output.trace=" + trace}));
+  ASSERT_FALSE(r.replica0_iterations.empty());
+  for (const scheduler::FleetSample& x : r.replica0_iterations) EXPECT_EQ(x.replica, 0);
+  write_serving_trace(trace, r);
+  std::ifstream in(trace);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::size_t slices = 0;
+  for (std::size_t at = text.find("\"ph\":\"X\""); at != std::string::npos; at = text.find("\"ph\":\"X\"", at + 1)) ++slices;
+  EXPECT_EQ(slices, r.replica0_iterations.size());
+  EXPECT_NE(text.find("KV blocks"), std::string::npos);
+  EXPECT_EQ(text.substr(text.size() - 4), "\n]}\n");
+  // Without output.trace nothing is kept.
+  EXPECT_TRUE(run_serving(load_scenario_text(synthetic(), "s.yaml")).replica0_iterations.empty());
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Serving, BadSectionsAreLocatedErrors) {
