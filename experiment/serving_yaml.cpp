@@ -102,6 +102,7 @@ ServingConfig read_serving(MapReader& r, const ClusterConfig& cluster, const std
   s.requests = read_requests(requests, base_dir);
 
   MapReader b(r.node("batching"), r.path_of("batching"), r.source(), true);
+  s.batching.continuous = b.choice("policy", {"continuous", "static"}, "continuous") == "continuous";
   s.batching.max_batch_tokens = static_cast<int>(b.integer("max_batch_tokens", 1, kMaxTokens, 8192));
   s.batching.max_sequences = static_cast<int>(b.integer("max_sequences", 1, 1'000'000, 256));
   s.batching.chunked_prefill = b.boolean("chunked_prefill", true);

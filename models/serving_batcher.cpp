@@ -119,22 +119,25 @@ ServingBatch ContinuousBatcher::next_batch() {
     batch.prefills.push_back({chunk, s.cached});
     if (chunk == remaining) ++batch.emitting;
   }
-  // 3. Waiting requests, in order, while the budget, the sequence limit and the cache allow.
-  while (!waiting_.empty() && budget > 0 && static_cast<int>(running_.size()) < policy_.max_sequences) {
+  // 3. Waiting requests, in order, while the budget, the sequence limit and the cache allow
+  //    (static batching: only into an empty replica, the batch then closed until it drains).
+  const bool admit = policy_.continuous || running_.empty();
+  while (admit && !waiting_.empty() && (budget > 0 || !policy_.continuous) &&
+         static_cast<int>(running_.size()) < policy_.max_sequences) {
     Sequence s = waiting_.front();
     if (s.preempted_now) break;  // preempted while forming this iteration: not back before the next
     if (s.prefilled) break;      // waits for cache room (step 0)
     const int remaining = s.prompt;
     if (!policy_.chunked_prefill && remaining > budget) break;
-    const std::int64_t need = blocks_for(remaining);
+    const std::int64_t need = blocks_for(policy_.continuous ? remaining : s.prompt + s.output);
     if (need > policy_.kv_blocks - blocks_used_) break;
     waiting_.pop_front();
     s.blocks = need;
     blocks_used_ += need;
-    const int chunk = std::min(remaining, budget);
+    const int chunk = std::min(remaining, budget);  // 0: a static batch's member prefilled later
     s.scheduled = chunk;
     budget -= chunk;
-    batch.prefills.push_back({chunk, 0});
+    if (chunk > 0) batch.prefills.push_back({chunk, 0});
     if (chunk == remaining) ++batch.emitting;
     running_.push_back(s);
   }

@@ -29,6 +29,10 @@ enum class ReplicaRole { mixed, prefill, decode };
 
 struct BatchingPolicy {
   ReplicaRole role = ReplicaRole::mixed;
+  // false: static batching, the baseline of Orca and vLLM (FasterTransformer's request-level
+  // batching): a batch is formed only when the previous one has finished entirely, and each
+  // request's blocks for its whole prompt and answer are reserved when it is admitted.
+  bool continuous = true;
   int max_batch_tokens = 8192;   // tokens per iteration (vLLM's max_num_batched_tokens)
   int max_sequences = 256;       // sequences per iteration (max_num_seqs)
   bool chunked_prefill = true;

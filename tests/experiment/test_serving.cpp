@@ -85,6 +85,15 @@ TEST(Serving, TheSameSeedGivesTheSameResultsAndAnotherSeedOtherArrivals) {
   EXPECT_NE(a.request_list[5].arrival_s, c.request_list[5].arrival_s);
 }
 
+TEST(Serving, StaticBatchingMakesRequestsWaitForWholeBatches) {
+  const ServingResults continuous = run_serving(load_scenario_text(synthetic(), "s.yaml", {"serving.replicas=1"}));
+  const ServingResults batched =
+      run_serving(load_scenario_text(synthetic(), "s.yaml", {"serving.replicas=1", "serving.batching.policy=static"}));
+  EXPECT_EQ(batched.completed, 300);
+  EXPECT_GT(batched.ttft_s.p50, 2 * continuous.ttft_s.p50);
+  EXPECT_EQ(batched.preemptions, 0) << "whole answers are reserved";
+}
+
 TEST(Serving, MoreLoadWaitsLongerAndBurstierArrivalsToo) {
   const ServingResults base = run_serving(load_scenario_text(synthetic(), "s.yaml"));
   const ServingResults busy = run_serving(load_scenario_text(synthetic(), "s.yaml", {"serving.replicas=1"}));

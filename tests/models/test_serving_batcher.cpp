@@ -175,6 +175,38 @@ TEST(ContinuousBatcher, APrefilledRequestDecodesAtOnceAndAPrefillReplicaHandsOnA
   EXPECT_EQ(prefill.blocks_used(), 0);
 }
 
+TEST(ContinuousBatcher, StaticBatchingAdmitsOnlyIntoAnEmptyReplicaAndReservesWholeAnswers) {
+  BatchingPolicy policy;
+  policy.continuous = false;
+  policy.max_batch_tokens = 100;
+  policy.max_sequences = 3;
+  policy.block_tokens = 10;
+  policy.kv_blocks = 1000;
+  ContinuousBatcher b(policy);
+  ASSERT_TRUE(b.enqueue(0, 80, 2));
+  ASSERT_TRUE(b.enqueue(1, 80, 5));
+  ASSERT_TRUE(b.enqueue(2, 80, 1));
+  ASSERT_TRUE(b.enqueue(3, 10, 1));
+  ServingBatch first = b.next_batch();
+  EXPECT_EQ(b.running(), 3u) << "the batch takes three requests at once, whatever the budget";
+  EXPECT_EQ(first.tokens(), 100);
+  EXPECT_EQ(b.blocks_used(), 9 + 9 + 9) << "blocks for prompt and answer: 82, 85 and 81 tokens";
+  b.complete();
+  int iterations = 1;
+  while (b.running() > 0) {
+    const ServingBatch batch = b.next_batch();
+    EXPECT_EQ(b.waiting(), 1u) << "request 3 waits until the whole batch is done";
+    b.complete();
+    ASSERT_LT(++iterations, 100);
+  }
+  const ServingBatch next = b.next_batch();
+  ASSERT_EQ(next.prefills.size(), 1u);
+  EXPECT_EQ(next.prefills[0].tokens, 10);
+  b.complete();
+  EXPECT_TRUE(b.idle());
+  EXPECT_EQ(b.preemptions(), 0);
+}
+
 TEST(ContinuousBatcher, RefusesWhatCanNeverFitAndBadLimits) {
   BatchingPolicy policy;
   policy.block_tokens = 16;
