@@ -7,6 +7,7 @@
 #include "bindings/bind_common.hpp"
 #include "experiment/load.hpp"
 #include "experiment/planner.hpp"
+#include "experiment/serving_run.hpp"
 #include "experiment/results.hpp"
 #include "experiment/config_error.hpp"
 #include "experiment/sweep.hpp"
@@ -204,6 +205,87 @@ void bind_experiment(py::module_& m) {
         },
         py::arg("path"), py::arg("text"), py::arg("name"), py::arg("base_dir"), py::arg("sets"), py::arg("threads"),
         "Searches instance types, node counts and plans of a plan scenario (GIL released; Ctrl-C stops it).");
+
+  m.def("serve",
+        [](const std::string& path, const std::string& text, const std::string& name, const std::string& base_dir,
+           const std::vector<std::string>& sets) {
+          const Scenario s = path.empty() ? experiment::load_scenario_text(text, name, sets, base_dir) : experiment::load_scenario(path, sets);
+          if (!s.serving) throw experiment::ConfigError({s.source, 0, 0}, "serving", "not a serving scenario (no serving: section): use dlsim.run");
+          experiment::ServingResults r;
+          {
+            py::gil_scoped_release release;  // a whole trace takes under a second
+            r = experiment::run_serving(s);
+          }
+          const std::size_t n = r.served.size();
+          std::vector<double> arrival(n), first(n), finish(n), transfer(n);
+          std::vector<int> prompt(n), output(n), replica(n), decode_replica(n), preemptions(n);
+          std::vector<bool> dropped(n);
+          for (std::size_t i = 0; i < n; ++i) {
+            arrival[i] = r.request_list[i].arrival_s;
+            prompt[i] = r.request_list[i].prompt_tokens;
+            output[i] = r.request_list[i].output_tokens;
+            replica[i] = r.served[i].replica;
+            decode_replica[i] = r.served[i].decode_replica;
+            dropped[i] = r.served[i].dropped;
+            first[i] = r.served[i].first_token_s;
+            finish[i] = r.served[i].finish_s;
+            transfer[i] = r.served[i].kv_transfer_s;
+            preemptions[i] = r.served[i].preemptions;
+          }
+          py::dict requests;
+          requests["arrival_s"] = arrival;
+          requests["prompt_tokens"] = prompt;
+          requests["output_tokens"] = output;
+          requests["replica"] = replica;
+          requests["decode_replica"] = decode_replica;
+          requests["dropped"] = dropped;
+          requests["first_token_s"] = first;
+          requests["finish_s"] = finish;
+          requests["kv_transfer_s"] = transfer;
+          requests["preemptions"] = preemptions;
+          const auto percentiles = [](const experiment::Percentiles& p) {
+            py::dict d;
+            d["p50"] = p.p50;
+            d["p90"] = p.p90;
+            d["p99"] = p.p99;
+            d["mean"] = p.mean;
+            return d;
+          };
+          py::dict summary;
+          summary["model"] = r.model;
+          summary["instance"] = r.instance;
+          summary["device"] = r.device;
+          summary["replicas"] = r.replicas;
+          summary["tensor"] = r.tensor;
+          summary["nodes"] = r.nodes;
+          summary["kv_capacity_tokens"] = r.kv_capacity_tokens;
+          summary["requests"] = r.requests;
+          summary["completed"] = r.completed;
+          summary["dropped"] = r.dropped;
+          summary["duration_s"] = r.duration_s;
+          summary["ttft_s"] = percentiles(r.ttft_s);
+          summary["tpot_s"] = percentiles(r.tpot_s);
+          summary["itl_s"] = percentiles(r.itl_s);
+          summary["e2e_s"] = percentiles(r.e2e_s);
+          summary["output_tokens_per_s"] = r.output_tokens_per_s;
+          summary["goodput_requests_per_s"] = r.goodput_requests_per_s;
+          summary["within_targets"] = r.within_targets;
+          summary["kv_utilization"] = r.kv_utilization;
+          summary["busy_fraction"] = r.busy_fraction;
+          summary["preemptions"] = r.preemptions;
+          summary["cold_starts"] = r.cold_starts;
+          summary["replica_hours"] = r.replica_hours;
+          summary["cost_usd"] = r.cost_usd;
+          summary["usd_per_million_output_tokens"] = r.usd_per_million_output_tokens;
+          summary["usd_per_million_tokens"] = r.usd_per_million_tokens;
+          py::dict out;
+          out["requests"] = requests;
+          out["summary"] = summary;
+          out["replicas_over_time"] = r.replicas_over_time;
+          return out;
+        },
+        py::arg("path"), py::arg("text"), py::arg("name"), py::arg("base_dir"), py::arg("sets"),
+        "Runs a serving scenario: per-request records, the summary, replicas over time (GIL released).");
 
   m.def("validate",
         [](const std::string& folder, bool fast, const std::vector<std::string>& only, int threads) {

@@ -10,6 +10,7 @@
 #include "experiment/load.hpp"
 #include "experiment/progress.hpp"
 #include "experiment/results.hpp"
+#include "experiment/serving_run.hpp"
 #include "experiment/sweep.hpp"
 #include "experiment/sweep_spec.hpp"
 #include "experiment/trace_writer.hpp"
@@ -137,7 +138,25 @@ int run_loaded(std::ostream& out, const ScenarioOptions& o, const experiment::Sc
   return 0;
 }
 
-int run_command(std::ostream& out, const ScenarioOptions& o) { return run_loaded(out, o, load(o)); }
+int run_serving_scenario(std::ostream& out, const ScenarioOptions& o, const experiment::Scenario& scenario) {
+  const experiment::ServingResults results = experiment::run_serving(scenario);
+  if (!o.quiet) experiment::print_serving(out, results);
+  if (!scenario.output.csv.empty()) {
+    experiment::write_serving_csv(scenario.output.csv, results);
+    if (!o.quiet) out << "wrote " << scenario.output.csv << "\n";
+  }
+  if (!scenario.output.trace.empty()) {
+    experiment::write_serving_trace(scenario.output.trace, results);
+    if (!o.quiet) out << "wrote " << scenario.output.trace << " (replica 0's iterations; open in ui.perfetto.dev)\n";
+  }
+  return 0;
+}
+
+int run_command(std::ostream& out, const ScenarioOptions& o) {
+  const experiment::Scenario scenario = load(o);
+  if (scenario.serving) return run_serving_scenario(out, o, scenario);
+  return run_loaded(out, o, scenario);
+}
 
 int collective_command(std::ostream& out, const ScenarioOptions& o) {
   // Without a file: the built-in sweep, changed with --set like any scenario.
@@ -177,6 +196,12 @@ int check_command(std::ostream& out, const ScenarioOptions& o) {
     const auto& v = s.cluster_sim->variants;
     out << s.source << ": ok (cluster scenario: " << v.front().spec.pools.size() << " pool" << (v.front().spec.pools.size() == 1 ? "" : "s")
         << ", " << v.front().spec.jobs.size() << " jobs, " << v.size() << " variant" << (v.size() == 1 ? "" : "s") << ")\n";
+    return 0;
+  }
+  if (s.serving) {
+    const experiment::ServingConfig& v = *s.serving;
+    out << s.source << ": ok (serving " << v.model_name << " on " << v.replicas << " replica" << (v.replicas == 1 ? "" : "s") << " x "
+        << v.tensor << " " << s.cluster.device.name << "): run it with 'dlsim run'\n";
     return 0;
   }
   if (s.search) {

@@ -182,6 +182,10 @@ Results run(const Scenario& scenario, const sim::InterruptFlag* interrupt, const
   if (scenario.search) {
     throw ConfigError({scenario.source, 0, 0}, "plan", "the scenario searches plans (plan:): run it with 'dlsim plan' (Python: dlsim.plan)");
   }
+  if (scenario.serving) {
+    throw ConfigError({scenario.source, 0, 0}, "serving",
+                      "the scenario serves requests (serving:): run it with 'dlsim run' (Python: dlsim.serve)");
+  }
   Results results;
   results.dlsim_version = dlsim_version();
   results.seed = scenario.seed;

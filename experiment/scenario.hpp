@@ -10,6 +10,7 @@
 
 #include "experiment/cluster_scenario.hpp"
 #include "experiment/config_error.hpp"
+#include "experiment/serving_config.hpp"
 #include "experiment/sweep_axis.hpp"
 #include "experiment/validation.hpp"
 #include "models/parallel_plan.hpp"
@@ -172,6 +173,7 @@ struct Scenario {
   std::optional<CollectiveConfig> collective;  // collective scenarios (then no workload)
   std::optional<ClusterScenario> cluster_sim;  // cluster scenarios (top-level pools:; then no workload)
   std::optional<PlanSearchConfig> search;      // plan scenarios (top-level plan:; a training workload without a plan)
+  std::optional<ServingConfig> serving;        // serving scenarios (top-level serving:; then no workload)
   SweepConfig sweep;
   OutputConfig output;
   ValidationSpec validation;      // published figures the scenario reproduces (empty: none)
@@ -181,7 +183,7 @@ struct Scenario {
   // The infeasible point at (nodes, plan_index), or nullptr.
   const InfeasiblePoint* infeasible_at(int nodes, int plan_index) const;
 
-  // "cluster" (pools of jobs), "collective", "plan" (a plan search) or "training".
+  // "cluster" (pools of jobs), "collective", "plan" (a plan search), "serving" or "training".
   std::string kind() const;
   // The node counts to evaluate: the sweep, or the cluster's own count.
   std::vector<int> node_counts() const;

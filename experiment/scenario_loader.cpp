@@ -13,6 +13,8 @@
 #include "experiment/builtin_profiles.hpp"
 #include "experiment/cluster_yaml.hpp"
 #include "experiment/collective_yaml.hpp"
+#include "experiment/serving_run.hpp"
+#include "experiment/serving_yaml.hpp"
 #include "experiment/load.hpp"
 #include "experiment/nearest_name.hpp"
 #include "experiment/model_yaml.hpp"
@@ -502,6 +504,24 @@ Scenario read_scenario(const YAML::Node& root, const std::function<YAML::Node()>
   s.cluster = read_cluster(cluster, catalog, base_dir);
   MapReader network(top.node("network"), "network", source, true);
   s.network = read_network(network, s.cluster);
+  if (top.has("serving")) {
+    // A serving scenario: replicas of an LLM answering a request stream (serving_yaml.hpp).
+    for (const char* other : {"workload", "collective", "plan", "sweep"}) {
+      if (top.has(other)) top.fail(other, "a serving scenario has no '" + std::string(other) + "' section (its model is serving.model)");
+    }
+    MapReader serving(top.node("serving"), "serving", source);
+    s.serving = read_serving(serving, s.cluster, base_dir);
+    if (const std::string why = serving_problem(*s.serving, s.cluster); !why.empty()) serving.fail("tensor", why);
+    MapReader output(top.node("output"), "output", source, true);
+    for (const char* other : {"results", "jobs_csv"}) {
+      if (output.has(other)) output.fail(other, "serving runs write output.csv (a row per request) and output.trace; no " + std::string(other));
+    }
+    s.output = read_output(output);
+    s.validation = read_validation_section(top, source);
+    top.finish();
+    s.input_yaml = YAML::Dump(root);
+    return s;
+  }
   // A scenario is a training job or a collective sweep.
   if (top.has("workload") && top.has("collective")) {
     top.fail("collective", "a scenario has either a training 'workload' or a 'collective' sweep, not both");
@@ -547,7 +567,7 @@ Scenario read_scenario(const YAML::Node& root, const std::function<YAML::Node()>
 }  // namespace
 
 std::string Scenario::kind() const {
-  return cluster_sim ? "cluster" : collective ? "collective" : search ? "plan" : "training";
+  return cluster_sim ? "cluster" : collective ? "collective" : search ? "plan" : serving ? "serving" : "training";
 }
 
 const InfeasiblePoint* Scenario::infeasible_at(int nodes, int plan_index) const {

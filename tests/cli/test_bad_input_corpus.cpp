@@ -71,7 +71,8 @@ INSTANTIATE_TEST_SUITE_P(Corpus, BadInput, ::testing::ValuesIn(corpus_files()),
 TEST(BadInputCorpus, HasAHundredCasesOverEveryKindOfInput) {
   const auto files = corpus_files();
   EXPECT_GE(files.size(), 100u);
-  for (const char* kind : {"yaml-", "key-", "unit-", "range-", "name-", "plan-", "memory-", "trace-", "catalog-", "output-", "sweep-"}) {
+  for (const char* kind : {"yaml-", "key-", "unit-", "range-", "name-", "plan-", "memory-", "trace-", "catalog-", "output-", "sweep-",
+                           "serving-"}) {
     EXPECT_TRUE(std::any_of(files.begin(), files.end(), [&](const std::string& f) { return f.find(kind) != std::string::npos; }))
         << "no case of kind " << kind;
   }

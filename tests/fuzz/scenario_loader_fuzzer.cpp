@@ -39,7 +39,9 @@ const std::string& empty_folder() {
 // With several configurations a point that cannot run is a row saying why (std::invalid_argument
 // from plan_for, as `dlsim check` prints it); a lone configuration the loader accepted must plan.
 void plan_every_configuration(const dlsim::experiment::Scenario& s) {
-  if (s.cluster_sim || s.collective || s.search) return;  // a plan search's candidates may not fit by design
+  // A plan search's candidates may not fit by design; a serving scenario has no training plan
+  // (the loader already built its replica: serving_problem).
+  if (s.cluster_sim || s.collective || s.search || s.serving) return;
   const bool several = s.node_counts().size() * s.plans().size() > 1;
   int configurations = 0;
   for (int nodes : s.node_counts()) {

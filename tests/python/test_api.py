@@ -266,3 +266,53 @@ def test_plan_gives_every_candidate_and_the_answer_dlsim_plan_gives(tmp_path, dl
     with pytest.raises(dlsim.ConfigError) as e:
         dlsim.plan(PLAN_SCENARIO, set={"plan.deadline": "1s"})
     assert e.value.key_path == "plan"
+
+
+SERVE_SCENARIO = {
+    "seed": 5,
+    "cluster": {"instance": "aws/p5.48xlarge"},
+    "serving": {"model": "llama2-7b", "replicas": 2, "tensor": 2,
+                "requests": {"arrival": "poisson", "rate": 10, "count": 200, "prompt_tokens": 400, "output_tokens": 50},
+                "targets": {"ttft": "500ms"}},
+}
+
+
+def test_serve_gives_a_row_per_request_and_the_command_line_csv(tmp_path, dlsim_exe):
+    frame = dlsim.serve(SERVE_SCENARIO)
+    assert len(frame) == 200
+    assert not frame["dropped"].any()
+    assert (frame["first_token_s"] > frame["arrival_s"]).all()
+    assert (frame["finish_s"] >= frame["first_token_s"]).all()
+    assert set(frame["replica"]) == {0, 1}
+    summary = frame.attrs["summary"]
+    assert summary["completed"] == 200
+    ttft = (frame["first_token_s"] - frame["arrival_s"]).to_numpy()
+    assert summary["ttft_s"]["p50"] == pytest.approx(float(np.median(ttft)), rel=1e-9)
+    assert 0 < summary["within_targets"] <= 1
+    # The same requests as the command's CSV, and the same for the same seed.
+    path = tmp_path / "serve.yaml"
+    path.write_text(json.dumps({**SERVE_SCENARIO, "output": {"csv": str(tmp_path / "serve.csv")}}))
+    subprocess.run([str(dlsim_exe), "run", str(path), "--quiet"], check=True, capture_output=True, text=True)
+    table = pd.read_csv(tmp_path / "serve.csv")
+    assert np.allclose(table["finish_s"], frame["finish_s"], rtol=1e-8)
+    # A training call on it says where to go; a bad key is a located ConfigError.
+    with pytest.raises(dlsim.ConfigError) as e:
+        dlsim.run(SERVE_SCENARIO)
+    assert "dlsim.serve" in str(e.value)
+    with pytest.raises(dlsim.ConfigError) as e:
+        dlsim.serve(SERVE_SCENARIO, set={"serving.tensor": 3})
+    assert e.value.key_path == "serving.tensor"
+
+
+def test_serving_plots_draw_the_latency_cdfs_and_the_replicas():
+    from dlsim import plots
+    frame = dlsim.serve(SERVE_SCENARIO, set={"serving.scaling": {"min_replicas": 0, "target": 2, "keep_alive": "10s"}})
+    fig = plots.serving_latency(frame)
+    lines = fig.axes[0].get_lines()
+    assert len(lines) == 3
+    assert lines[0].get_ydata()[-1] == pytest.approx(1.0)
+    fig = plots.serving_replicas(frame)
+    assert len(fig.axes) == 2  # requests, and replicas on a second axis
+    assert max(fig.axes[1].get_lines()[0].get_ydata()) >= 1
+    with pytest.raises(TypeError):
+        plots.serving_latency(pd.DataFrame())

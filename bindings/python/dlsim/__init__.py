@@ -22,12 +22,12 @@ except ImportError as e:  # pragma: no cover - a build problem, said plainly
         "tools/build.sh and use /usr/bin/python3 with PYTHONPATH=<repo>/build/python") from e
 
 from .api import (Scenario, calibrate, devices, instances, kernel_time, load, memory_kernel_time, model, models,
-                  plan, predict_kernels, run, sweep, validate, validate_profile)
+                  plan, predict_kernels, run, serve, sweep, validate, validate_profile)
 from .errors import CalibrationError, ConfigError
 from .results import Results, read_results
 
 __version__ = _core.__version__
 
-__all__ = ["Scenario", "Results", "ConfigError", "CalibrationError", "load", "run", "sweep", "plan", "read_results",
+__all__ = ["Scenario", "Results", "ConfigError", "CalibrationError", "load", "run", "sweep", "plan", "serve", "read_results",
            "devices", "instances", "models", "model", "calibrate", "validate", "validate_profile", "kernel_time",
            "memory_kernel_time", "predict_kernels"]

@@ -160,6 +160,13 @@ class Scenario:
                            units=units, descriptions=descriptions)
         return frame
 
+    def serve(self) -> pd.DataFrame:
+        """Runs its ``serving:`` section (see ``dlsim.serve``)."""
+        r = _core.serve(self._path, self._text, self._name, self._base_dir, self._sets)
+        frame = pd.DataFrame(dict(r["requests"]))
+        frame.attrs.update(summary=dict(r["summary"]), replicas_over_time=list(r["replicas_over_time"]))
+        return frame
+
     def __repr__(self) -> str:
         if "_native" not in self.__dict__:
             return "<dlsim.Scenario (not loaded)>"
@@ -240,6 +247,21 @@ def plan(scenario: ScenarioLike, threads: int = 0, set: Overrides = None) -> pd.
     with the same answer whatever the count.
     """
     return _scenario(scenario, set).plan(threads)
+
+
+def serve(scenario: ScenarioLike, set: Overrides = None) -> pd.DataFrame:
+    """Runs a serving scenario (its ``serving:`` section; scenarios/README.md, "Serving scenarios")
+    as ``dlsim run`` does.
+
+    Returns one DataFrame with a row per request: arrival_s, prompt_tokens, output_tokens,
+    replica, decode_replica (disaggregated; -1 otherwise), dropped, first_token_s, finish_s (NaN
+    for a dropped request), kv_transfer_s, preemptions. ``frame.attrs["summary"]`` holds what
+    the run prints: latency percentiles (``ttft_s``, ``tpot_s``, ``itl_s``, ``e2e_s``, each a dict
+    of p50, p90, p99, mean, in seconds), throughput, goodput, the share within the targets, KV
+    use, busy share, preemptions, cold starts, replica-hours and the costs;
+    ``frame.attrs["replicas_over_time"]`` the (time, replicas on) steps.
+    """
+    return _scenario(scenario, set).serve()
 
 
 def validate(folder: PathLike = "scenarios/published", fast: bool = False, only: Optional[Sequence[str]] = None,

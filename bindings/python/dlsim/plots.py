@@ -9,6 +9,8 @@ pyplot's state, a notebook shows the returned figure once, a script calls ``fig.
 - cluster results: :func:`cost_vs_time` (one point per variant), :func:`utilization`,
   :func:`gantt`;
 - collective results: :func:`collective`;
+- serving runs (the DataFrame of ``dlsim.serve``): :func:`serving_latency` (CDFs),
+  :func:`serving_replicas` (replicas and requests in the fleet over time);
 - :func:`save_all` writes every plot that applies as PNG files.
 
 Column names are those of the HDF5 file (see scenarios/README.md, "Result columns").
@@ -412,6 +414,63 @@ def collective(results: Results, ax=None) -> Figure:
 
 
 # ----------------------------------------------------------------------------- all at once
+
+def _require_serving(frame, what: str) -> None:
+    if not isinstance(frame, pd.DataFrame) or "summary" not in frame.attrs:
+        raise TypeError(f"{what}() takes the DataFrame dlsim.serve returns")
+
+
+def serving_latency(frame: pd.DataFrame, ax=None) -> Figure:
+    """Latency CDFs of a serving run (``dlsim.serve``): time to first token, time per output
+    token and end-to-end latency of every completed request, in seconds on a log axis, with the
+    targets of the scenario where it set them (``summary``'s p50 and p99 marked)."""
+    _require_serving(frame, "serving_latency")
+    done = frame[~frame["dropped"]]
+    ttft = (done["first_token_s"] - done["arrival_s"]).to_numpy(float)
+    e2e = (done["finish_s"] - done["arrival_s"]).to_numpy(float)
+    many = done["output_tokens"] > 1
+    tpot = ((done["finish_s"] - done["first_token_s"])[many] / (done["output_tokens"][many] - 1)).to_numpy(float)
+    fig, ax = _axes(ax, (8, 5))
+    for values, label in ((ttft, "time to first token"), (tpot, "time per output token"), (e2e, "end to end")):
+        values = np.sort(values[np.isfinite(values) & (values > 0)])
+        if values.size:
+            ax.step(values, np.arange(1, values.size + 1) / values.size, where="post", label=label)
+    ax.set_xscale("log")
+    ax.set_xlabel("seconds")
+    ax.set_ylabel("share of requests")
+    ax.set_ylim(0, 1.02)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(loc="lower right")
+    s = frame.attrs["summary"]
+    ax.set_title(f"{s['model']} on {s['replicas']} x {s['tensor']} {s['device']}: {s['completed']} requests")
+    return fig
+
+
+def serving_replicas(frame: pd.DataFrame, ax=None) -> Figure:
+    """Replicas on (steps, from ``replicas_over_time``) and requests in the fleet (arrived and not
+    finished) over a serving run, in minutes."""
+    _require_serving(frame, "serving_replicas")
+    fig, ax = _axes(ax, (9, 4.5))
+    arrivals = np.sort(frame["arrival_s"].to_numpy(float))
+    finishes = np.sort(frame["finish_s"].to_numpy(float)[np.isfinite(frame["finish_s"].to_numpy(float))])
+    grid = np.unique(np.concatenate([arrivals, finishes]))
+    in_fleet = np.searchsorted(arrivals, grid, side="right") - np.searchsorted(finishes, grid, side="right")
+    ax.step(grid / 60, in_fleet, where="post", color="tab:gray", alpha=0.7, label="requests in the fleet")
+    ax.set_xlabel("time (min)")
+    ax.set_ylabel("requests")
+    steps = frame.attrs.get("replicas_over_time") or []
+    if steps:
+        right = ax.twinx()
+        t = np.array([p[0] for p in steps] + [grid[-1] if grid.size else steps[-1][0]], float)
+        n = np.array([p[1] for p in steps] + [steps[-1][1]], float)
+        right.step(t / 60, n, where="post", color="tab:blue", label="replicas on")
+        right.set_ylabel("replicas on", color="tab:blue")
+        right.yaxis.set_major_locator(MaxNLocator(integer=True))
+        right.set_ylim(0, max(1, n.max()) * 1.15)
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="upper left")
+    return fig
+
 
 def _plots_for(results: Results):
     """(file stem, function making the figure) for every plot that applies to the results."""

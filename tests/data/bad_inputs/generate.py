@@ -39,6 +39,14 @@ COLLECTIVE = {
     "output": {"results": "out.h5"},
 }
 
+SERVING = {
+    "seed": 1,
+    "cluster": {"instance": "aws/p5.48xlarge", "nodes": 1},
+    "serving": {"model": "llama2-7b", "replicas": 2, "tensor": 1,
+                "requests": {"arrival": "poisson", "rate": 1, "count": 10, "prompt_tokens": 100, "output_tokens": 10}},
+    "output": {"csv": "out.csv"},
+}
+
 
 def mutate(base, path, value):
     """A copy of base with path ("a.b.c", list indices as numbers) set to value (None: removed)."""
@@ -208,6 +216,24 @@ bad("sweep-random-samples-zero", TRAINING, "sweep", {"random": {"samples": 0, "k
 bad("sweep-plan-not-list", LLM, "sweep", {"plan": {"tensor": 2}}, expect="sweep.plan")
 bad("sweep-plan-bad-entry", LLM, "sweep", {"plan": [{"tensor": 2}, {"tensor": 0}]}, expect="sweep.plan[1].tensor")
 bad("sweep-unknown-key", TRAINING, "sweep", {"nodez": [1, 2]}, expect="sweep.nodez")
+
+# Serving
+bad("serving-tensor-over-node", SERVING, "serving.tensor", 16)
+bad("serving-tensor-not-dividing", SERVING, "serving.tensor", 3)
+bad("serving-model-unknown", SERVING, "serving.model", "llama9-7b")
+bad("serving-model-moe", SERVING, "serving.model", "mixtral-8x7b")
+bad("serving-no-kv-cache-room", mutate(SERVING, "serving.model", "llama2-70b"), "serving.replicas", 1, expect="serving.tensor")
+bad("serving-replicas-over-cluster", SERVING, "serving.replicas", 9)
+bad("serving-count-and-duration", SERVING, "serving.requests.duration", "10min")
+bad("serving-trace-missing", SERVING, "serving.requests", {"trace": {"format": "azure", "path": "no/such.csv"}},
+    expect="serving.requests.trace.path")
+bad("serving-rate-zero", SERVING, "serving.requests.rate", 0)
+bad("serving-with-workload", SERVING, "workload", {"model": "gpt2"})
+bad("serving-scaling-min-over-replicas", SERVING, "serving.scaling", {"min_replicas": 5}, expect="serving.scaling.min_replicas")
+bad("serving-disaggregated-one-replica", mutate(SERVING, "serving.replicas", 1), "serving.disaggregated", {"prefill_replicas": 1})
+bad("serving-target-negative", SERVING, "serving.targets", {"ttft": "-1s"}, expect="serving.targets.ttft")
+bad("serving-output-results", SERVING, "output.results", "out.h5")
+bad("serving-output-device", SERVING, "output.csv", "/dev/full")
 
 
 def main():

@@ -1,0 +1,425 @@
+// Serving scenarios end to end (serving_run.hpp).
+#include "experiment/serving_run.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <sstream>
+
+#include "experiment/atomic_file.hpp"
+#include "experiment/results.hpp"
+#include "experiment/units.hpp"
+#include "models/serving_iteration.hpp"
+#include "network/collectives.hpp"
+#include "sim/random_streams.hpp"
+
+namespace dlsim::experiment {
+namespace {
+
+// Days since 1970-01-01 of a proleptic Gregorian date (the civil-calendar count).
+long long days_from_civil(long long y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const long long era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<long long>(doe) - 719468;
+}
+
+// "2023-11-16 18:15:46.6805900" as seconds since 1970; false when it is not that shape.
+bool parse_timestamp(const std::string& text, double& seconds) {
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0;
+  double s = 0;
+  char tail = 0;
+  if (std::sscanf(text.c_str(), "%d-%d-%d %d:%d:%lf%c", &y, &mo, &d, &h, &mi, &s, &tail) != 6) return false;
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || !(s >= 0 && s < 61)) return false;
+  seconds = double(days_from_civil(y, unsigned(mo), unsigned(d))) * 86400 + h * 3600.0 + mi * 60.0 + s;
+  return true;
+}
+
+int token_count(const std::string& cell, const std::string& path, int line, int column, const char* name) {
+  char* end = nullptr;
+  const long v = std::strtol(cell.c_str(), &end, 10);
+  if (cell.empty() || *end != '\0' || v < 0 || v > 10'000'000) {
+    throw ConfigError({path, line, column}, name, "expected a token count in 0..10^7, got '" + cell + "'");
+  }
+  return static_cast<int>(v);
+}
+
+// The Azure LLM inference trace (Patel et al., Splitwise, ISCA 2024): TIMESTAMP,ContextTokens,
+// GeneratedTokens. Rows with no generated token (a prompt only) are served as one token.
+std::vector<scheduler::ServingRequest> read_azure_trace(const std::string& path, long long limit) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError({path, 0, 0}, "", "cannot read the trace");
+  std::string line;
+  if (!std::getline(in, line)) throw ConfigError({path, 1, 1}, "", "the trace is empty: expected a header line");
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  if (line != "TIMESTAMP,ContextTokens,GeneratedTokens") {
+    throw ConfigError({path, 1, 1}, "", "expected the header 'TIMESTAMP,ContextTokens,GeneratedTokens' (Azure LLM inference trace)");
+  }
+  std::vector<scheduler::ServingRequest> out;
+  double first = 0, last = -std::numeric_limits<double>::infinity();
+  for (int n = 2; std::getline(in, line); ++n) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    const std::size_t a = line.find(','), b = a == std::string::npos ? a : line.find(',', a + 1);
+    if (b == std::string::npos || line.find(',', b + 1) != std::string::npos) {
+      throw ConfigError({path, n, 1}, "", "expected 3 cells: TIMESTAMP,ContextTokens,GeneratedTokens");
+    }
+    double t = 0;
+    if (!parse_timestamp(line.substr(0, a), t)) {
+      throw ConfigError({path, n, 1}, "TIMESTAMP", "expected a time as 2023-11-16 18:15:46.68, got '" + line.substr(0, a) + "'");
+    }
+    if (t < last) throw ConfigError({path, n, 1}, "TIMESTAMP", "the trace goes back in time here");
+    if (!out.empty() && t - first > 1e8) throw ConfigError({path, n, 1}, "TIMESTAMP", "the trace spans more than 10^8 s (about 3 years) here");
+    last = t;
+    if (out.empty()) first = t;
+    scheduler::ServingRequest r;
+    r.arrival_s = t - first;
+    r.prompt_tokens = std::max(1, token_count(line.substr(a + 1, b - a - 1), path, n, int(a) + 2, "ContextTokens"));
+    r.output_tokens = std::max(1, token_count(line.substr(b + 1), path, n, int(b) + 2, "GeneratedTokens"));
+    out.push_back(r);
+    if (limit > 0 && static_cast<long long>(out.size()) >= limit) break;
+    if (out.size() >= 10'000'000) throw ConfigError({path, n, 1}, "", "the trace has more than 10^7 requests: give requests.limit");
+  }
+  if (out.empty()) throw ConfigError({path, 2, 1}, "", "the trace has no request");
+  return out;
+}
+
+double percentile(std::vector<double>& sorted_values, double q) {
+  if (sorted_values.empty()) return std::numeric_limits<double>::quiet_NaN();
+  const double pos = q * double(sorted_values.size() - 1);
+  const std::size_t i = static_cast<std::size_t>(pos);
+  const double frac = pos - double(i);
+  return i + 1 < sorted_values.size() ? sorted_values[i] * (1 - frac) + sorted_values[i + 1] * frac : sorted_values[i];
+}
+
+Percentiles percentiles_of(std::vector<double> v) {
+  Percentiles p;
+  if (v.empty()) {
+    p.p50 = p.p90 = p.p99 = p.mean = std::numeric_limits<double>::quiet_NaN();
+    return p;
+  }
+  std::sort(v.begin(), v.end());
+  p.p50 = percentile(v, 0.5);
+  p.p90 = percentile(v, 0.9);
+  p.p99 = percentile(v, 0.99);
+  double sum = 0;
+  for (double x : v) sum += x;
+  p.mean = sum / double(v.size());
+  return p;
+}
+
+// All-reduce seconds over the first `tensor` GPUs of one node, by message size: NCCL as
+// network/ runs it on the node's links, at powers of two from 1 KiB to 4 GiB, interpolated in
+// log-log between them.
+models::AllReduceTime all_reduce_table(const Scenario& s, int tensor) {
+  if (tensor <= 1) return [](double) { return 0.0; };
+  const network::Topology topology = s.topology_for(1);
+  network::CollectiveSpec spec;
+  spec.kind = network::CollectiveKind::all_reduce;
+  for (int i = 0; i < tensor; ++i) spec.ranks.push_back(topology.accelerators().at(static_cast<std::size_t>(i)));
+  std::vector<double> log_bytes, log_seconds;
+  for (int e = 10; e <= 32; ++e) {
+    spec.bytes = std::ldexp(1.0, e);
+    log_bytes.push_back(double(e) * std::log(2.0));
+    log_seconds.push_back(std::log(network::run_collective(topology, spec).time_s));
+  }
+  return [log_bytes, log_seconds](double bytes) {
+    if (bytes <= 0) return 0.0;
+    const double x = std::log(bytes);
+    if (x <= log_bytes.front()) return std::exp(log_seconds.front());
+    std::size_t i = 1;
+    while (i + 1 < log_bytes.size() && log_bytes[i] < x) ++i;
+    const double f = (x - log_bytes[i - 1]) / (log_bytes[i] - log_bytes[i - 1]);
+    return std::exp(log_seconds[i - 1] + f * (log_seconds[i] - log_seconds[i - 1]));
+  };
+}
+
+models::ServingStepOptions step_options(const ServingConfig& c) {
+  models::ServingStepOptions o;
+  o.tensor = c.tensor;
+  o.precision = c.precision;
+  o.memory_utilization = c.memory_utilization;
+  o.max_batch_tokens = c.batching.max_batch_tokens;
+  return o;
+}
+
+}  // namespace
+
+std::string serving_problem(const ServingConfig& c, const ClusterConfig& cluster) {
+  const models::ServingStepOptions options = step_options(c);
+  try {
+    const models::ServingStepModel step(c.model, cluster.device, cluster.profile, options, [](double) { return 0.0; });
+    if (static_cast<std::int64_t>(step.kv_capacity_tokens()) / c.batching.block_tokens < 1) {
+      return c.model_name + "'s weights (" + format_size(step.weight_bytes()) + " per GPU at tensor " + std::to_string(c.tensor) +
+             ") and the workspace of a " + std::to_string(c.batching.max_batch_tokens) + "-token iteration leave no memory for a KV cache on " +
+             cluster.device.name + " (" + format_size(cluster.device.memory_bytes) + " x memory_utilization " +
+             format_number(c.memory_utilization, "%.2f") + "): raise tensor or lower batching.max_batch_tokens";
+    }
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::vector<scheduler::ServingRequest> serving_requests(const ServingConfig& c, std::uint64_t seed) {
+  const ServingRequestsConfig& q = c.requests;
+  if (!q.trace_path.empty()) return read_azure_trace(q.trace_path, q.limit);
+  sim::RandomStreams streams(seed);
+  sim::RandomStream& rng = streams.stream("serving.arrivals");
+  std::vector<scheduler::ServingRequest> out(static_cast<std::size_t>(q.count));
+  const double mean_gap = 1.0 / q.rate;
+  // Gamma gaps with shape 1/cv^2 and the same mean: cv 1 is Poisson, larger is burstier.
+  std::gamma_distribution<double> gamma(1.0 / (q.cv * q.cv), mean_gap * q.cv * q.cv);
+  double t = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (i > 0) t += q.arrival == "gamma" ? gamma(rng) : rng.exponential(mean_gap);
+    out[i] = {t, q.prompt_tokens, q.output_tokens};
+  }
+  return out;
+}
+
+ServingResults run_serving(const Scenario& s) {
+  const ServingConfig& c = *s.serving;
+  ServingResults r;
+  r.dlsim_version = dlsim_version();
+  r.model = c.model_name;
+  r.instance = s.cluster.instance_name;
+  r.device = s.cluster.device.name;
+  r.precision = std::string(models::to_string(c.precision));
+  r.replicas = c.replicas;
+  r.tensor = c.tensor;
+  const int per_node = s.cluster.instance.accelerators_per_node;
+  r.nodes = (c.replicas * c.tensor + per_node - 1) / per_node;
+  r.ttft_target_s = c.ttft_target_s;
+  r.tpot_target_s = c.tpot_target_s;
+
+  const models::ServingStepOptions options = step_options(c);
+  const SourceLocation where{s.source, 0, 0};
+  models::AllReduceTime all_reduce;
+  try {
+    all_reduce = all_reduce_table(s, c.tensor);
+  } catch (const std::exception& e) {
+    throw ConfigError(where, "network", std::string("the replica's tensor-parallel group cannot run on this node: ") + e.what());
+  }
+  std::optional<models::ServingStepModel> step;
+  try {
+    step.emplace(c.model, s.cluster.device, s.cluster.profile, options, all_reduce);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(where, "serving", e.what());
+  }
+  r.weight_bytes = step->weight_bytes();
+  r.kv_capacity_tokens = step->kv_capacity_tokens();
+  models::BatchingPolicy policy = c.batching;
+  policy.kv_blocks = static_cast<std::int64_t>(r.kv_capacity_tokens) / policy.block_tokens;
+  r.kv_blocks = policy.kv_blocks;
+  if (policy.kv_blocks < 1) {
+    throw ConfigError(where, "serving.tensor",
+                      c.model_name + "'s weights (" + format_size(r.weight_bytes) + " per GPU at tensor " + std::to_string(c.tensor) +
+                          ") and workspace leave no memory for a KV cache on " + r.device + " (" +
+                          format_size(s.cluster.device.memory_bytes) + " x memory_utilization " +
+                          format_number(c.memory_utilization, "%.2f") + "): raise tensor");
+  }
+
+  scheduler::ServingScaling scaling = c.scaling;
+  if (scaling.enabled) {
+    r.autoscaled = true;
+    r.weight_load_s = r.weight_bytes / c.load_bandwidth;
+    r.cold_start_s = c.provisioning_s + c.container_s + r.weight_load_s + c.warmup_s;
+    scaling.cold_start_s = r.cold_start_s;
+  }
+  scheduler::ServingDisaggregation split;
+  if (c.prefill_replicas > 0) {
+    // Each rank sends its share of the prompt's K and V to the same rank of the decode replica:
+    // over NVLink inside a node, over the node's NICs (shared by its GPUs) between nodes.
+    split.enabled = true;
+    split.prefill_replicas = c.prefill_replicas;
+    r.prefill_replicas = c.prefill_replicas;
+    const double per_token = step->kv_bytes_per_token();
+    const models::InstanceType& node = s.cluster.instance;
+    const double nvlink = s.cluster.device.intra_node_link_bandwidth > 0 ? s.cluster.device.intra_node_link_bandwidth
+                                                                         : node.intra_node_bandwidth;
+    const double nic = node.network_bandwidth / double(per_node);
+    const int t = c.tensor;
+    split.transfer_s = [per_token, nvlink, nic, node, t, per_node](int prompt, int from, int to) {
+      const bool same_node = from * t / per_node == to * t / per_node;
+      const double bandwidth = same_node ? nvlink : nic;
+      const double latency = same_node ? node.intra_node_latency_s : node.network_latency_s;
+      return latency + prompt * per_token / bandwidth;
+    };
+  }
+  r.request_list = serving_requests(c, s.seed);
+  const scheduler::FleetResult fleet = scheduler::simulate_fleet(
+      r.request_list, c.replicas, policy, [&step](const models::ServingBatch& b) { return step->iteration_s(b); },
+      !s.output.trace.empty(), scaling, split);
+  for (const scheduler::FleetSample& x : fleet.samples) {
+    if (x.replica == 0) r.replica0_iterations.push_back(x);
+  }
+  r.served = fleet.requests;
+
+  std::vector<double> ttft, tpot, e2e;
+  const double first_arrival = r.request_list.empty() ? 0 : r.request_list.front().arrival_s;
+  long long good = 0;
+  for (std::size_t i = 0; i < r.served.size(); ++i) {
+    const scheduler::ServedRequest& x = r.served[i];
+    const scheduler::ServingRequest& q = r.request_list[i];
+    ++r.requests;
+    if (x.dropped) {
+      ++r.dropped;
+      continue;
+    }
+    ++r.completed;
+    r.prompt_tokens += q.prompt_tokens;
+    r.output_tokens += q.output_tokens;
+    const double first = x.first_token_s - q.arrival_s;
+    const double per_token = q.output_tokens > 1 ? (x.finish_s - x.first_token_s) / (q.output_tokens - 1) : 0;
+    ttft.push_back(first);
+    if (q.output_tokens > 1) tpot.push_back(per_token);
+    e2e.push_back(x.finish_s - q.arrival_s);
+    const bool ok = (c.ttft_target_s <= 0 || first <= c.ttft_target_s) && (c.tpot_target_s <= 0 || per_token <= c.tpot_target_s);
+    if (ok) ++good;
+  }
+  if (split.enabled) {
+    std::vector<double> moves;
+    for (const scheduler::ServedRequest& x : r.served) {
+      if (x.decode_replica >= 0) moves.push_back(x.kv_transfer_s);
+    }
+    r.kv_transfer_s = percentiles_of(moves);
+  }
+  r.ttft_s = percentiles_of(ttft);
+  r.tpot_s = percentiles_of(tpot);
+  r.e2e_s = percentiles_of(e2e);
+  r.itl_s = percentiles_of(std::vector<double>(fleet.token_gaps_s.begin(), fleet.token_gaps_s.end()));
+  r.duration_s = fleet.end_s - first_arrival;
+  const double span = r.duration_s > 0 ? r.duration_s : std::numeric_limits<double>::quiet_NaN();
+  r.output_tokens_per_s = r.output_tokens / span;
+  r.requests_per_s = double(r.completed) / span;
+  r.goodput_requests_per_s = double(good) / span;
+  r.within_targets = r.requests > 0 ? double(good) / double(r.requests) : 0;
+  double busy = 0;
+  for (double b : fleet.busy_s) busy += b;
+  for (std::int64_t n : fleet.iterations) r.iterations += n;
+  r.kv_utilization = busy > 0 ? fleet.kv_block_seconds / (busy * double(policy.kv_blocks)) : 0;
+  // Busy time over the replicas' time on (all of them, the whole span, without scaling).
+  r.busy_fraction = busy / (scaling.enabled ? fleet.scaling.replica_seconds : double(c.replicas) * span);
+  r.preemptions = fleet.preemptions;
+  r.cold_starts = fleet.scaling.cold_starts;
+  r.peak_replicas = fleet.scaling.peak_replicas;
+  r.replica_hours = fleet.scaling.replica_seconds / 3600.0;
+  r.replicas_over_time = fleet.scaling.replicas_over_time;
+  if (scaling.enabled) {
+    // Autoscaled replicas are billed for their GPUs' share of the instance while they are on
+    // (from the start of each cold start to the end of its drain).
+    r.cost_usd = r.replica_hours * double(c.tensor) * s.cluster.instance.price_per_hour / double(per_node);
+  } else {
+    // Every node the replicas occupy is billed, on demand, for the whole span.
+    r.cost_usd = double(r.nodes) * s.cluster.instance.price_per_hour * r.duration_s / 3600.0;
+  }
+  r.usd_per_million_output_tokens = r.output_tokens > 0 ? r.cost_usd / r.output_tokens * 1e6 : NAN;
+  r.usd_per_million_tokens = r.output_tokens > 0 ? r.cost_usd / (r.output_tokens + r.prompt_tokens) * 1e6 : NAN;
+  r.usd_per_1000_requests = r.completed > 0 ? r.cost_usd / double(r.completed) * 1e3 : NAN;
+  return r;
+}
+
+void print_serving(std::ostream& out, const ServingResults& r) {
+  const auto ms = [](double s) { return format_number(1e3 * s, "%.1f"); };
+  out << "dlsim " << r.dlsim_version << ": serving " << r.model << " (" << r.precision << ") on " << r.replicas << " replica"
+      << (r.replicas == 1 ? "" : "s") << " x " << r.tensor << " " << r.device << " (" << r.nodes << " x " << r.instance << ")\n";
+  out << "  memory per GPU: weights " << format_size(r.weight_bytes) << "; KV cache " << format_number(r.kv_capacity_tokens, "%.0f")
+      << " tokens per replica (" << r.kv_blocks << " blocks)\n";
+  out << "  requests: " << r.requests << " (" << r.completed << " completed, " << r.dropped << " dropped), "
+      << format_number(r.prompt_tokens, "%.0f") << " prompt and " << format_number(r.output_tokens, "%.0f") << " output tokens over "
+      << format_duration(r.duration_s) << "\n\n";
+  out << "  latency (ms)               p50       p90       p99      mean\n";
+  const auto row = [&](const char* name, const Percentiles& p) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "  %-22s %9s %9s %9s %9s\n", name, ms(p.p50).c_str(), ms(p.p90).c_str(), ms(p.p99).c_str(),
+                  ms(p.mean).c_str());
+    out << buf;
+  };
+  row("time to first token", r.ttft_s);
+  row("time per output token", r.tpot_s);
+  row("between tokens", r.itl_s);
+  row("end to end", r.e2e_s);
+  out << "\n  throughput: " << format_number(r.output_tokens_per_s, "%.1f") << " output tokens/s, "
+      << format_number(r.requests_per_s, "%.3f") << " requests/s\n";
+  out << "  goodput: " << format_number(r.goodput_requests_per_s, "%.3f") << " requests/s within targets (";
+  if (r.ttft_target_s > 0 || r.tpot_target_s > 0) {
+    out << (r.ttft_target_s > 0 ? "TTFT <= " + format_duration(r.ttft_target_s) : std::string())
+        << (r.ttft_target_s > 0 && r.tpot_target_s > 0 ? ", " : "")
+        << (r.tpot_target_s > 0 ? "TPOT <= " + format_duration(r.tpot_target_s) : std::string()) << ": "
+        << format_number(100 * r.within_targets, "%.1f") << "% of requests)\n";
+  } else {
+    out << "no targets set)\n";
+  }
+  out << "  replicas busy " << format_number(100 * r.busy_fraction, "%.1f") << "% of the time; KV cache "
+      << format_number(100 * r.kv_utilization, "%.1f") << "% used while busy; " << r.iterations << " iterations, "
+      << r.preemptions << " preemptions\n";
+  if (r.prefill_replicas > 0) {
+    out << "  disaggregated: " << r.prefill_replicas << " prefill and " << r.replicas - r.prefill_replicas
+        << " decode replicas; moving a prompt's K and V took " << ms(r.kv_transfer_s.p50) << " ms (p50), " << ms(r.kv_transfer_s.p99)
+        << " ms (p99)\n";
+  }
+  if (r.autoscaled) {
+    out << "  autoscaling: " << r.cold_starts << " cold start" << (r.cold_starts == 1 ? "" : "s") << " of "
+        << format_duration(r.cold_start_s) << " (weights loaded in " << format_duration(r.weight_load_s) << "), peak "
+        << r.peak_replicas << " replica" << (r.peak_replicas == 1 ? "" : "s") << ", " << format_number(r.replica_hours, "%.2f")
+        << " replica-hours (" << format_number(r.replica_hours * 3600 / std::max(1e-9, r.duration_s), "%.2f")
+        << " replicas on average)\n";
+  }
+  out << "  cost: " << format_number(r.cost_usd, "%.2f") << " USD on demand; " << format_number(r.usd_per_million_output_tokens, "%.3f")
+      << " USD per million output tokens, " << format_number(r.usd_per_million_tokens, "%.3f") << " per million tokens, "
+      << format_number(r.usd_per_1000_requests, "%.3f") << " per 1000 requests\n";
+}
+
+void write_serving_csv(const std::string& path, const ServingResults& r) {
+  write_atomically(path, [&r](const std::string& tmp) {
+    std::ofstream out(tmp);
+    out << "request,arrival_s,prompt_tokens,output_tokens,replica,decode_replica,dropped,first_token_s,finish_s,ttft_s,tpot_s,"
+           "e2e_s,max_token_gap_s,kv_transfer_s,preemptions\n";
+    char buf[512];
+    for (std::size_t i = 0; i < r.served.size(); ++i) {
+      const scheduler::ServedRequest& x = r.served[i];
+      const scheduler::ServingRequest& q = r.request_list[i];
+      const double tpot = q.output_tokens > 1 ? (x.finish_s - x.first_token_s) / (q.output_tokens - 1) : 0;
+      std::snprintf(buf, sizeof buf, "%zu,%.9g,%d,%d,%d,%d,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d\n", i, q.arrival_s,
+                    q.prompt_tokens, q.output_tokens, x.replica, x.decode_replica, x.dropped ? 1 : 0, x.first_token_s, x.finish_s,
+                    x.first_token_s - q.arrival_s, tpot, x.finish_s - q.arrival_s, x.max_token_gap_s, x.kv_transfer_s, x.preemptions);
+      out << buf;
+    }
+    if (!out) throw std::runtime_error("cannot write " + tmp);
+  });
+}
+
+}  // namespace dlsim::experiment
+
+namespace dlsim::experiment {
+
+void write_serving_trace(const std::string& path, const ServingResults& r) {
+  write_atomically(path, [&r](const std::string& tmp) {
+    std::ofstream out(tmp);
+    out << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
+    out << "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"args\":{\"name\":\"replica 0: " << r.model << " on " << r.tensor
+        << " x " << r.device << "\"}},\n";
+    out << "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":0,\"args\":{\"name\":\"iterations\"}}";
+    char buf[512];
+    for (const scheduler::FleetSample& x : r.replica0_iterations) {
+      const double ts = x.time_s * 1e6, dur = x.iteration_s * 1e6;
+      std::snprintf(buf, sizeof buf,
+                    ",\n{\"name\":\"%d tokens\",\"ph\":\"X\",\"pid\":0,\"tid\":0,\"ts\":%.3f,\"dur\":%.3f,"
+                    "\"args\":{\"decodes\":%d,\"prefill_chunks\":%d}}"
+                    ",\n{\"name\":\"sequences\",\"ph\":\"C\",\"pid\":0,\"ts\":%.3f,\"args\":{\"running\":%d,\"waiting\":%d}}"
+                    ",\n{\"name\":\"KV blocks\",\"ph\":\"C\",\"pid\":0,\"ts\":%.3f,\"args\":{\"used\":%lld}}",
+                    x.tokens, ts, dur, x.decodes, x.prefills, ts, x.running, x.waiting, ts, static_cast<long long>(x.blocks_used));
+      out << buf;
+    }
+    out << "\n]}\n";
+    if (!out) throw std::runtime_error("cannot write " + tmp);
+  });
+}
+
+}  // namespace dlsim::experiment

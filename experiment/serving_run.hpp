@@ -1,0 +1,77 @@
+// Running a serving scenario: the request stream (a trace or a synthetic one), one replica's
+// iteration model (models/serving_iteration.hpp) on the cluster's device and node links, the
+// fleet on the engine (scheduler/serving_fleet.hpp), and what users read from it: latencies,
+// throughput, goodput under the targets, KV-cache use, cost per million tokens.
+#pragma once
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "experiment/scenario.hpp"
+#include "scheduler/serving_fleet.hpp"
+
+namespace dlsim::experiment {
+
+// The scenario's requests, in arrival order (seconds from the first arrival of a trace).
+// Synthetic streams draw from the scenario's seed. Throws ConfigError for a malformed trace
+// (file:line:column and why).
+std::vector<scheduler::ServingRequest> serving_requests(const ServingConfig& c, std::uint64_t seed);
+
+struct Percentiles {
+  double p50 = 0, p90 = 0, p99 = 0, mean = 0;
+};
+
+struct ServingResults {
+  std::string dlsim_version;
+  std::string model, instance, device, precision;
+  int replicas = 0, tensor = 0, nodes = 0;
+  double weight_bytes = 0;            // per GPU
+  double kv_capacity_tokens = 0;      // per replica
+  std::int64_t kv_blocks = 0;         // per replica
+  long long requests = 0, completed = 0, dropped = 0;
+  double prompt_tokens = 0, output_tokens = 0;   // of completed requests
+  double duration_s = 0;              // first arrival to last token
+  Percentiles ttft_s, tpot_s, e2e_s, itl_s;      // over completed requests (itl: every token gap)
+  double output_tokens_per_s = 0, requests_per_s = 0;
+  double goodput_requests_per_s = 0;  // completed within both targets (all completed without targets)
+  double within_targets = 0;          // fraction of requests (dropped count as missed)
+  double kv_utilization = 0;          // time-weighted mean of blocks used / blocks, over busy time
+  double busy_fraction = 0;           // replicas' time in iterations / (replicas x duration)
+  std::int64_t preemptions = 0, iterations = 0;
+  double cost_usd = 0, usd_per_million_output_tokens = 0, usd_per_million_tokens = 0, usd_per_1000_requests = 0;
+  double ttft_target_s = 0, tpot_target_s = 0;
+  // Autoscaling (zero without serving.scaling): the cold start and its parts, and what the
+  // fleet did.
+  bool autoscaled = false;
+  double cold_start_s = 0, weight_load_s = 0;
+  std::int64_t cold_starts = 0;
+  int peak_replicas = 0;
+  double replica_hours = 0;
+  std::vector<std::pair<double, int>> replicas_over_time;
+  // Disaggregated prefill and decode (zero otherwise).
+  int prefill_replicas = 0;
+  Percentiles kv_transfer_s;
+  std::vector<scheduler::ServingRequest> request_list;
+  std::vector<scheduler::ServedRequest> served;
+  std::vector<scheduler::FleetSample> replica0_iterations;  // only with output.trace
+};
+
+// Why a replica of the scenario cannot run (its device has no kernel profile, the model does
+// not split, the weights leave no KV cache), or "" when it can: the loader's check.
+std::string serving_problem(const ServingConfig& c, const ClusterConfig& cluster);
+
+// Throws ConfigError when the replica cannot be built (no kernel profile for the device, the
+// weights leave no room for a KV cache).
+ServingResults run_serving(const Scenario& s);
+
+void print_serving(std::ostream& out, const ServingResults& r);
+// One row per request: arrival, tokens, replica, first token, finish, latencies, preemptions.
+// Written atomically.
+void write_serving_csv(const std::string& path, const ServingResults& r);
+// Replica 0's iterations as a Chrome/Perfetto trace (open in ui.perfetto.dev): one slice per
+// iteration (its tokens, decodes and prefill chunks), counters of its KV blocks, running and
+// waiting sequences. Written atomically.
+void write_serving_trace(const std::string& path, const ServingResults& r);
+
+}  // namespace dlsim::experiment

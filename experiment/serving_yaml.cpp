@@ -1,0 +1,146 @@
+// The serving: section (serving_yaml.hpp).
+#include "experiment/serving_yaml.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <system_error>
+
+#include "experiment/nearest_name.hpp"
+
+namespace dlsim::experiment {
+namespace {
+
+constexpr int kMaxTokens = 10'000'000;
+constexpr long long kMaxRequests = 10'000'000;
+// The longest stream a run simulates (about three years): event times stay far inside sim::Time.
+constexpr double kMaxSpanSeconds = 1e8;
+
+ServingRequestsConfig read_requests(MapReader& r, const std::string& base_dir) {
+  ServingRequestsConfig q;
+  if (r.has("trace")) {
+    MapReader trace(r.node("trace"), r.path_of("trace"), r.source());
+    q.trace_format = trace.choice("format", {"azure"}, "azure");
+    const std::string path = trace.text("path");
+    const std::filesystem::path p(path);
+    q.trace_path = p.is_absolute() ? path : (std::filesystem::path(base_dir) / p).lexically_normal().string();
+    trace.finish();
+    std::error_code error;  // an unreadable or overlong name is "not a file" too, not an exception
+    if (!std::filesystem::is_regular_file(q.trace_path, error)) {
+      trace.fail("path", "the trace file '" + q.trace_path + "' does not exist (or is not a file)");
+    }
+    q.limit = r.integer("limit", 1, kMaxRequests, 0);
+    for (const char* synthetic : {"arrival", "rate", "cv", "count", "duration", "prompt_tokens", "output_tokens"}) {
+      if (r.has(synthetic)) r.fail(synthetic, "belongs to a synthetic stream; a trace gives arrivals and token counts");
+    }
+    r.finish();
+    return q;
+  }
+  q.arrival = r.choice("arrival", {"poisson", "gamma"}, "poisson");
+  q.rate = r.number("rate", 1e-9, 1e9);
+  q.cv = q.arrival == "gamma" ? r.number("cv", 0.01, 100, 1.0) : 1.0;
+  if (q.arrival != "gamma" && r.has("cv")) r.fail("cv", "is the burstiness of gamma arrivals (arrival: gamma)");
+  if (r.has("count") == r.has("duration")) {
+    r.fail(r.has("count") ? "duration" : "count", "give the stream's length as either count (requests) or duration, not both");
+  }
+  if (r.has("count")) {
+    q.count = r.integer("count", 1, kMaxRequests);
+    if (double(q.count) / q.rate > kMaxSpanSeconds) r.fail("rate", "makes the stream last more than 10^8 s at that count: raise it");
+  } else {
+    q.duration_s = r.quantity("duration", Dimension::duration, 1e-6, kMaxSpanSeconds);
+    const double n = std::floor(q.duration_s * q.rate);
+    if (n < 1) r.fail("duration", "holds no request at the given rate");
+    if (n > double(kMaxRequests)) r.fail("duration", "holds more than 10^7 requests at the given rate");
+    q.count = static_cast<long long>(n);
+  }
+  q.prompt_tokens = static_cast<int>(r.integer("prompt_tokens", 1, kMaxTokens));
+  q.output_tokens = static_cast<int>(r.integer("output_tokens", 1, kMaxTokens));
+  if (r.has("limit")) r.fail("limit", "takes the first requests of a trace; a synthetic stream has count");
+  r.finish();
+  return q;
+}
+
+}  // namespace
+
+ServingConfig read_serving(MapReader& r, const ClusterConfig& cluster, const std::string& base_dir) {
+  ServingConfig s;
+  s.model_name = r.text("model");
+  const std::vector<std::string> decoders = models::decoder_model_names();
+  if (std::find(decoders.begin(), decoders.end(), s.model_name) == decoders.end()) {
+    r.fail("model", "unknown decoder '" + s.model_name + "'" + did_you_mean(s.model_name, decoders) +
+                        " (serving runs the zoo's decoder transformers: dlsim catalog models)");
+  }
+  s.model = models::decoder_config(s.model_name);
+  if (s.model.experts > 0) r.fail("model", s.model_name + " is a mixture-of-experts model; serving runs dense decoders only so far");
+  const std::string fallback = cluster.device.supports(models::Precision::fp16) ? "fp16"
+                               : cluster.device.supports(models::Precision::bf16) ? "bf16" : "fp32";
+  const std::string precision = r.choice("precision", {"fp32", "fp16", "bf16", "fp8"}, fallback);
+  s.precision = *models::parse_precision(precision);
+  if (!cluster.device.supports(s.precision)) r.fail("precision", "accelerator " + cluster.device.name + " has no " + precision + " support");
+
+  const int per_node = cluster.instance.accelerators_per_node;
+  s.tensor = static_cast<int>(r.integer("tensor", 1, 1024, 1));
+  if (s.tensor > per_node) {
+    r.fail("tensor", "a replica runs on one node: " + std::to_string(s.tensor) + " GPUs, but " + cluster.instance_name + " has " +
+                         std::to_string(per_node));
+  }
+  const int heads = s.model.heads, kv = s.model.kv_heads == 0 ? heads : s.model.kv_heads;
+  if (heads % s.tensor != 0 || s.model.ffn % s.tensor != 0 || (kv % s.tensor != 0 && s.tensor % kv != 0)) {
+    r.fail("tensor", std::to_string(s.tensor) + " does not split " + s.model_name + " (" + std::to_string(heads) + " heads, " +
+                         std::to_string(kv) + " K/V heads, FFN " + std::to_string(s.model.ffn) + ")");
+  }
+  const int fit = static_cast<int>(std::min<std::int64_t>(1'000'000, std::int64_t(per_node / s.tensor) * cluster.nodes));
+  s.replicas = static_cast<int>(r.integer("replicas", 1, 1'000'000, std::max(1, fit)));
+  if (s.replicas > fit) {
+    r.fail("replicas", std::to_string(s.replicas) + " replicas of " + std::to_string(s.tensor) + " GPUs do not fit " +
+                           std::to_string(cluster.nodes) + " x " + cluster.instance_name + " (" + std::to_string(fit) + " do)");
+  }
+
+  if (!r.has("requests")) r.fail_missing("requests", "the request stream: a trace, or arrival, rate, count, prompt and output tokens");
+  MapReader requests(r.node("requests"), r.path_of("requests"), r.source());
+  s.requests = read_requests(requests, base_dir);
+
+  MapReader b(r.node("batching"), r.path_of("batching"), r.source(), true);
+  s.batching.continuous = b.choice("policy", {"continuous", "static"}, "continuous") == "continuous";
+  s.batching.max_batch_tokens = static_cast<int>(b.integer("max_batch_tokens", 1, kMaxTokens, 8192));
+  s.batching.max_sequences = static_cast<int>(b.integer("max_sequences", 1, 1'000'000, 256));
+  s.batching.chunked_prefill = b.boolean("chunked_prefill", true);
+  s.batching.block_tokens = static_cast<int>(b.integer("block_tokens", 1, 4096, 16));
+  s.memory_utilization = b.number("memory_utilization", 0.05, 1.0, 0.9);
+  b.finish();
+
+  if (r.has("disaggregated")) {
+    MapReader d(r.node("disaggregated"), r.path_of("disaggregated"), r.source());
+    if (s.replicas < 2) r.fail("disaggregated", "needs >= 2 replicas: some prefill, the others decode");
+    s.prefill_replicas = static_cast<int>(d.integer("prefill_replicas", 1, s.replicas - 1));
+    d.finish();
+    if (r.has("scaling")) r.fail("scaling", "disaggregated prefill and decode run on fixed replicas (no scaling yet)");
+  }
+  if (r.has("scaling")) {
+    MapReader sc(r.node("scaling"), r.path_of("scaling"), r.source(), true);
+    scheduler::ServingScaling& x = s.scaling;
+    x.enabled = true;
+    x.max_replicas = s.replicas;
+    x.min_replicas = static_cast<int>(sc.integer("min_replicas", 0, s.replicas, std::min(1, s.replicas)));
+    x.initial_replicas = static_cast<int>(sc.integer("initial_replicas", x.min_replicas, s.replicas, x.min_replicas));
+    x.target_per_replica = sc.number("target", 0.01, 1e6, 8);
+    x.interval_s = sc.quantity("interval", Dimension::duration, 0.1, 86400, 10);
+    x.keep_alive_s = sc.quantity("keep_alive", Dimension::duration, 0, 7 * 86400.0, 300);
+    MapReader cold(sc.node("cold_start"), sc.path_of("cold_start"), r.source(), true);
+    s.provisioning_s = cold.quantity("provisioning", Dimension::duration, 0, 86400, 0);
+    s.container_s = cold.quantity("container", Dimension::duration, 0, 86400, 20);
+    s.load_bandwidth = cold.quantity("load_bandwidth", Dimension::bandwidth, 1e3, 1e15, 2e9);
+    s.warmup_s = cold.quantity("warmup", Dimension::duration, 0, 86400, 20);
+    cold.finish();
+    sc.finish();
+  }
+  MapReader t(r.node("targets"), r.path_of("targets"), r.source(), true);
+  s.ttft_target_s = t.quantity("ttft", Dimension::duration, 1e-9, 1e9, 0.0);
+  s.tpot_target_s = t.quantity("tpot", Dimension::duration, 1e-9, 1e9, 0.0);
+  t.finish();
+  r.finish();
+  return s;
+}
+
+}  // namespace dlsim::experiment

@@ -1,0 +1,335 @@
+// The serving fleet on the event engine (serving_fleet.hpp).
+#include "scheduler/serving_fleet.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <stdexcept>
+
+#include "sim/engine.hpp"
+
+namespace dlsim::scheduler {
+namespace {
+
+enum class ReplicaState { off, starting, ready, draining };
+
+struct Replica {
+  explicit Replica(const models::BatchingPolicy& policy) : batcher(policy) {}
+  models::ContinuousBatcher batcher;
+  ReplicaState state = ReplicaState::off;
+  int requests = 0;         // routed to it and not finished
+  double on_since = 0;      // when its current cold start began
+  int starts = 0;           // cold starts so far: a ready event of an earlier start is stale
+};
+
+class Fleet {
+ public:
+  Fleet(const std::vector<ServingRequest>& requests, int replicas, const models::BatchingPolicy& policy,
+        const IterationTime& iteration_time, bool keep_samples, const ServingScaling& scaling,
+        const ServingDisaggregation& disaggregation)
+      : requests_(requests),
+        iteration_time_(iteration_time),
+        keep_samples_(keep_samples),
+        scaling_(scaling),
+        disaggregation_(disaggregation) {
+    const int slots = scaling_.enabled ? scaling_.max_replicas : replicas;
+    for (int r = 0; r < slots; ++r) {
+      models::BatchingPolicy p = policy;
+      if (disaggregation_.enabled) p.role = r < disaggregation_.prefill_replicas ? models::ReplicaRole::prefill : models::ReplicaRole::decode;
+      replicas_.emplace_back(p);
+    }
+    result_.requests.assign(requests.size(), ServedRequest{});
+    for (ServedRequest& s : result_.requests) {
+      s.first_token_s = std::numeric_limits<double>::quiet_NaN();
+      s.finish_s = std::numeric_limits<double>::quiet_NaN();
+    }
+    last_token_s_.assign(requests.size(), 0);
+    result_.busy_s.assign(static_cast<std::size_t>(slots), 0);
+    result_.iterations.assign(static_cast<std::size_t>(slots), 0);
+    result_.kv_blocks = policy.kv_blocks;
+    capacity_ = policy.max_sequences;
+    if (scaling_.enabled) result_.scaling.fleet_wait_s.assign(requests.size(), 0);
+    const int initial = scaling_.enabled ? scaling_.initial_replicas : replicas;
+    for (int r = 0; r < initial; ++r) {
+      replicas_[r].state = ReplicaState::ready;
+      replicas_[r].on_since = 0;
+    }
+    record_replicas();
+  }
+
+  FleetResult run() {
+    // Arrivals are scheduled one at a time (the next when one arrives): the queue stays small.
+    if (!requests_.empty()) schedule_arrival(0);
+    if (scaling_.enabled) engine_.schedule_at(sim::Time::from_seconds(scaling_.interval_s), [this] { scale(); });
+    engine_.run();
+    result_.end_s = std::max(result_.end_s, requests_.empty() ? 0.0 : requests_.back().arrival_s);
+    // Replicas still on are billed to the end.
+    for (Replica& r : replicas_) {
+      if (r.state != ReplicaState::off) result_.scaling.replica_seconds += result_.end_s - r.on_since;
+    }
+    return std::move(result_);
+  }
+
+ private:
+  int replicas_on() const {
+    int n = 0;
+    for (const Replica& r : replicas_) n += r.state != ReplicaState::off;
+    return n;
+  }
+  int replicas_wanted_on() const {  // starting or ready (not draining)
+    int n = 0;
+    for (const Replica& r : replicas_) n += r.state == ReplicaState::starting || r.state == ReplicaState::ready;
+    return n;
+  }
+  void record_replicas() {
+    const int on = replicas_on();
+    result_.scaling.peak_replicas = std::max(result_.scaling.peak_replicas, on);
+    auto& timeline = result_.scaling.replicas_over_time;
+    if (timeline.empty() || timeline.back().second != on) timeline.emplace_back(engine_.now().seconds(), on);
+  }
+
+  void schedule_arrival(std::size_t i) {
+    engine_.schedule_at(sim::Time::from_seconds(requests_[i].arrival_s), [this, i] {
+      ++arrived_;
+      queue_.push_back(i);
+      dispatch();
+      if (scaling_.enabled && replicas_wanted_on() == 0) start_replicas(1);  // from zero, at once
+      if (i + 1 < requests_.size()) schedule_arrival(i + 1);
+    });
+  }
+
+  // Routes queued requests to ready replicas with room: the fewest requests in it; among equals,
+  // the next after the last one chosen (round robin). New requests go to mixed or prefill
+  // replicas, prefilled ones (disaggregated) to decode replicas.
+  void dispatch() {
+    route(queue_, false);
+    route(decode_queue_, true);
+  }
+
+  void route(std::deque<std::size_t>& queue, bool prefilled) {
+    const int n = static_cast<int>(replicas_.size());
+    const models::ReplicaRole wanted = !disaggregation_.enabled ? models::ReplicaRole::mixed
+                                       : prefilled              ? models::ReplicaRole::decode
+                                                                : models::ReplicaRole::prefill;
+    while (!queue.empty()) {
+      int best = -1;
+      for (int k = 0; k < n; ++k) {
+        const int r = (last_routed_ + 1 + k) % n;
+        const Replica& x = replicas_[r];
+        if (x.state != ReplicaState::ready || x.requests >= capacity_ || x.batcher.policy().role != wanted) continue;
+        if (best < 0 || x.requests < replicas_[best].requests) best = r;
+      }
+      if (best < 0) return;  // no replica ready with room: the requests wait
+      last_routed_ = best;
+      const std::size_t i = queue.front();
+      queue.pop_front();
+      ServedRequest& record = result_.requests[i];
+      Replica& r = replicas_[best];
+      const ServingRequest& q = requests_[i];
+      bool taken = false;
+      if (prefilled) {
+        record.decode_replica = best;
+        taken = r.batcher.enqueue_prefilled(static_cast<int>(i), q.prompt_tokens, q.output_tokens);
+      } else {
+        record.replica = best;
+        if (scaling_.enabled) result_.scaling.fleet_wait_s[i] = engine_.now().seconds() - q.arrival_s;
+        taken = r.batcher.enqueue(static_cast<int>(i), q.prompt_tokens, q.output_tokens);
+      }
+      if (!taken) {
+        record.dropped = true;
+        continue;
+      }
+      ++r.requests;
+      if (!r.batcher.in_iteration()) start_iteration(best);
+    }
+  }
+
+  void start_replicas(int count) {
+    for (int r = 0; r < static_cast<int>(replicas_.size()) && count > 0; ++r) {
+      if (replicas_[r].state != ReplicaState::off) continue;
+      replicas_[r].state = ReplicaState::starting;
+      replicas_[r].on_since = engine_.now().seconds();
+      ++result_.scaling.cold_starts;
+      --count;
+      const int start = ++replicas_[r].starts;
+      engine_.schedule_in(sim::Time::from_seconds(scaling_.cold_start_s), [this, r, start] {
+        if (replicas_[r].state != ReplicaState::starting || replicas_[r].starts != start) return;
+        replicas_[r].state = ReplicaState::ready;
+        dispatch();
+      });
+    }
+    record_replicas();
+  }
+
+  void stop_if_drained(int r) {
+    Replica& x = replicas_[r];
+    if (x.state != ReplicaState::draining || x.requests > 0 || x.batcher.in_iteration()) return;
+    x.state = ReplicaState::off;
+    result_.scaling.replica_seconds += engine_.now().seconds() - x.on_since;
+    record_replicas();
+  }
+
+  // The periodic scaling decision.
+  void scale() {
+    int outstanding = static_cast<int>(queue_.size());
+    for (const Replica& r : replicas_) outstanding += r.requests;
+    const int want = std::clamp(static_cast<int>(std::ceil(outstanding / scaling_.target_per_replica)), scaling_.min_replicas,
+                                scaling_.max_replicas);
+    const double now = engine_.now().seconds();
+    int on = replicas_wanted_on();
+    if (want >= on) below_since_ = -1;
+    if (want > on) {
+      // Draining replicas are taken back first (they are warm), then cold ones start.
+      for (Replica& r : replicas_) {
+        if (on < want && r.state == ReplicaState::draining) {
+          r.state = ReplicaState::ready;
+          ++on;
+        }
+      }
+      start_replicas(want - on);
+      dispatch();
+    } else if (want < on) {
+      if (below_since_ < 0) below_since_ = now;
+      if (now - below_since_ >= scaling_.keep_alive_s) {
+        // Stop the surplus, least loaded first (starting replicas have none: they go first).
+        for (int k = on - want; k > 0; --k) {
+          int pick = -1;
+          for (int r = 0; r < static_cast<int>(replicas_.size()); ++r) {
+            const ReplicaState st = replicas_[r].state;
+            if (st != ReplicaState::ready && st != ReplicaState::starting) continue;
+            if (pick < 0 || replicas_[r].requests < replicas_[pick].requests) pick = r;
+          }
+          if (pick < 0) break;
+          replicas_[pick].state = ReplicaState::draining;
+          stop_if_drained(pick);
+        }
+        below_since_ = -1;
+      }
+    }
+    // Keep deciding while requests are still to come or in the fleet.
+    if (arrived_ < requests_.size() || outstanding > 0 || replicas_on() > scaling_.min_replicas) {
+      engine_.schedule_in(sim::Time::from_seconds(scaling_.interval_s), [this] { scale(); });
+    }
+  }
+
+  // A prefilled request's K and V move to a decode replica: the least loaded one with room when
+  // the move starts (it waits in the decode queue until one has room).
+  void hand_on(int id, int from) {
+    int to = -1;
+    for (int r = 0; r < static_cast<int>(replicas_.size()); ++r) {
+      const Replica& x = replicas_[r];
+      if (x.batcher.policy().role != models::ReplicaRole::decode || x.state != ReplicaState::ready) continue;
+      if (to < 0 || x.requests < replicas_[to].requests) to = r;
+    }
+    const double seconds = to < 0 ? 0.0 : disaggregation_.transfer_s(requests_[id].prompt_tokens, from, to);
+    result_.requests[id].kv_transfer_s = seconds;
+    engine_.schedule_in(sim::Time::from_seconds(seconds), [this, id] {
+      decode_queue_.push_back(static_cast<std::size_t>(id));
+      dispatch();
+    });
+  }
+
+  void start_iteration(int r) {
+    models::ContinuousBatcher& b = replicas_[r].batcher;
+    const models::ServingBatch batch = b.next_batch();
+    if (batch.tokens() == 0) {
+      stop_if_drained(r);
+      return;  // idle until the next request
+    }
+    const double seconds = iteration_time_(batch);
+    if (!(seconds > 0) || !std::isfinite(seconds)) {
+      throw std::logic_error("serving fleet: an iteration of " + std::to_string(batch.tokens()) + " tokens took " +
+                             std::to_string(seconds) + " s");
+    }
+    result_.busy_s[r] += seconds;
+    ++result_.iterations[r];
+    result_.kv_block_seconds += static_cast<double>(b.blocks_used()) * seconds;
+    if (keep_samples_) {
+      result_.samples.push_back({engine_.now().seconds(), r, static_cast<int>(b.running()), static_cast<int>(b.waiting()),
+                                 b.blocks_used(), batch.tokens(), batch.decodes, static_cast<int>(batch.prefills.size()), seconds});
+    }
+    engine_.schedule_in(sim::Time::from_seconds(seconds), [this, r] { end_iteration(r); });
+  }
+
+  void end_iteration(int r) {
+    const double now = engine_.now().seconds();
+    const models::IterationOutcome outcome = replicas_[r].batcher.complete();
+    for (int id : outcome.preempted) ++result_.requests[id].preemptions;
+    result_.preemptions += static_cast<std::int64_t>(outcome.preempted.size());
+    for (int id : outcome.emitted) {
+      ServedRequest& s = result_.requests[id];
+      if (std::isnan(s.first_token_s)) {
+        s.first_token_s = now;
+      } else {
+        const double gap = now - last_token_s_[id];
+        result_.token_gaps_s.push_back(static_cast<float>(gap));
+        s.max_token_gap_s = std::max(s.max_token_gap_s, gap);
+      }
+      last_token_s_[id] = now;
+    }
+    const bool hands_on = replicas_[r].batcher.policy().role == models::ReplicaRole::prefill;
+    for (int id : outcome.finished) {
+      --replicas_[r].requests;
+      if (hands_on && requests_[id].output_tokens > 1) {
+        hand_on(id, r);
+      } else {
+        result_.requests[id].finish_s = now;
+      }
+    }
+    result_.end_s = std::max(result_.end_s, now);
+    start_iteration(r);
+    // Finished requests made room: queued ones join (this replica's at its next iteration).
+    if (!outcome.finished.empty()) dispatch();
+  }
+
+  const std::vector<ServingRequest>& requests_;
+  const IterationTime& iteration_time_;
+  bool keep_samples_;
+  ServingScaling scaling_;
+  sim::Engine engine_;
+  std::vector<Replica> replicas_;
+  ServingDisaggregation disaggregation_;
+  std::deque<std::size_t> queue_;   // arrived, not yet routed
+  std::deque<std::size_t> decode_queue_;  // disaggregated: prefilled, waiting for a decode replica
+  std::size_t arrived_ = 0;
+  int last_routed_ = -1;
+  int capacity_ = 1;                // requests a replica takes at once (its sequence limit)
+  double below_since_ = -1;         // since when the want has been below the replicas (-1: it is not)
+  std::vector<double> last_token_s_;
+  FleetResult result_;
+};
+
+}  // namespace
+
+FleetResult simulate_fleet(const std::vector<ServingRequest>& requests, int replicas, const models::BatchingPolicy& policy,
+                           const IterationTime& iteration_time, bool keep_samples, const ServingScaling& scaling,
+                           const ServingDisaggregation& disaggregation) {
+  if (!scaling.enabled && replicas < 1) throw std::invalid_argument("replicas: must be >= 1");
+  if (scaling.enabled) {
+    if (scaling.max_replicas < 1 || scaling.min_replicas < 0 || scaling.min_replicas > scaling.max_replicas ||
+        scaling.initial_replicas < scaling.min_replicas || scaling.initial_replicas > scaling.max_replicas) {
+      throw std::invalid_argument("scaling: need 0 <= min_replicas <= initial <= max_replicas, max_replicas >= 1");
+    }
+    if (!(scaling.target_per_replica > 0) || !(scaling.interval_s > 0) || !(scaling.keep_alive_s >= 0) ||
+        !(scaling.cold_start_s >= 0)) {
+      throw std::invalid_argument("scaling: target, interval > 0; keep-alive and cold start >= 0");
+    }
+  }
+  if (disaggregation.enabled) {
+    const int n = scaling.enabled ? scaling.max_replicas : replicas;
+    if (scaling.enabled) throw std::invalid_argument("disaggregated prefill and decode: not with autoscaling (yet)");
+    if (disaggregation.prefill_replicas < 1 || disaggregation.prefill_replicas >= n) {
+      throw std::invalid_argument("disaggregated prefill and decode need >= 1 replica of each kind");
+    }
+    if (!disaggregation.transfer_s) throw std::invalid_argument("disaggregated prefill and decode need a KV transfer time");
+  }
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    if (!(requests[i].arrival_s >= 0) || (i > 0 && requests[i].arrival_s < requests[i - 1].arrival_s)) {
+      throw std::invalid_argument("requests must arrive at times >= 0, in order (request " + std::to_string(i) + ")");
+    }
+  }
+  return Fleet(requests, replicas, policy, iteration_time, keep_samples, scaling, disaggregation).run();
+}
+
+}  // namespace dlsim::scheduler

@@ -1,0 +1,245 @@
+// Serving scenarios (experiment/serving_run.hpp): loading with located errors, a synthetic
+// stream end to end, the same results for the same seed, the Azure trace when it is there.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "experiment/load.hpp"
+#include "experiment/serving_run.hpp"
+
+namespace dlsim::experiment {
+namespace {
+
+std::string synthetic(const std::string& serving_extra = "", const std::string& requests_extra = "") {
+  return "seed: 7\n"
+         "cluster: {instance: aws/p5.48xlarge, nodes: 1}\n"
+         "serving:\n"
+         "  model: llama2-7b\n"
+         "  replicas: 2\n"
+         "  tensor: 2\n" +
+         serving_extra +
+         "  requests: {arrival: poisson, rate: 20, count: 300, prompt_tokens: 600, output_tokens: 80" + requests_extra + "}\n"
+         "  targets: {ttft: 500ms, tpot: 50ms}\n";
+}
+
+std::string source_dir() {
+  const char* dir = std::getenv("DLSIM_SOURCE_DIR");
+  return dir ? dir : ".";
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    load_scenario_text(text, "s.yaml");
+  } catch (const ConfigError& e) {
+    return std::string(e.what());
+  }
+  return "";
+}
+
+TEST(Serving, ASyntheticStreamIsServedCompletelyWithConsistentFigures) {
+  const Scenario s = load_scenario_text(synthetic(), "s.yaml");
+  ASSERT_TRUE(s.serving);
+  EXPECT_EQ(s.kind(), "serving");
+  const ServingResults r = run_serving(s);
+  EXPECT_EQ(r.requests, 300);
+  EXPECT_EQ(r.completed, 300);
+  EXPECT_EQ(r.dropped, 0);
+  EXPECT_DOUBLE_EQ(r.output_tokens, 300.0 * 80);
+  EXPECT_EQ(r.nodes, 1);
+  for (std::size_t i = 0; i < r.served.size(); ++i) {
+    EXPECT_GE(r.served[i].first_token_s, r.request_list[i].arrival_s);
+    EXPECT_GE(r.served[i].finish_s, r.served[i].first_token_s);
+    EXPECT_TRUE(r.served[i].replica == 0 || r.served[i].replica == 1);
+  }
+  EXPECT_GT(r.ttft_s.p50, 0);
+  EXPECT_LE(r.ttft_s.p50, r.ttft_s.p99);
+  EXPECT_LE(r.tpot_s.p50, r.tpot_s.p90);
+  EXPECT_GT(r.busy_fraction, 0);
+  EXPECT_LE(r.busy_fraction, 1 + 1e-9);
+  EXPECT_GE(r.kv_utilization, 0);
+  EXPECT_LE(r.kv_utilization, 1);
+  // One p5 node, billed for the span.
+  EXPECT_NEAR(r.cost_usd, s.cluster.instance.price_per_hour * r.duration_s / 3600, 1e-9);
+  EXPECT_NEAR(r.usd_per_million_output_tokens, r.cost_usd / r.output_tokens * 1e6, 1e-9);
+  // Decoding 7B on an H100 takes milliseconds per token, not microseconds or seconds.
+  EXPECT_GT(r.tpot_s.p50, 2e-3);
+  EXPECT_LT(r.tpot_s.p50, 50e-3);
+}
+
+TEST(Serving, TheSameSeedGivesTheSameResultsAndAnotherSeedOtherArrivals) {
+  const ServingResults a = run_serving(load_scenario_text(synthetic(), "s.yaml"));
+  const ServingResults b = run_serving(load_scenario_text(synthetic(), "s.yaml"));
+  ASSERT_EQ(a.served.size(), b.served.size());
+  for (std::size_t i = 0; i < a.served.size(); ++i) {
+    EXPECT_EQ(a.request_list[i].arrival_s, b.request_list[i].arrival_s);
+    EXPECT_EQ(a.served[i].finish_s, b.served[i].finish_s);
+  }
+  const ServingResults c = run_serving(load_scenario_text(synthetic(), "s.yaml", {"seed=8"}));
+  EXPECT_NE(a.request_list[5].arrival_s, c.request_list[5].arrival_s);
+}
+
+TEST(Serving, StaticBatchingMakesRequestsWaitForWholeBatches) {
+  const ServingResults continuous = run_serving(load_scenario_text(synthetic(), "s.yaml", {"serving.replicas=1"}));
+  const ServingResults batched =
+      run_serving(load_scenario_text(synthetic(), "s.yaml", {"serving.replicas=1", "serving.batching.policy=static"}));
+  EXPECT_EQ(batched.completed, 300);
+  EXPECT_GT(batched.ttft_s.p50, 2 * continuous.ttft_s.p50);
+  EXPECT_EQ(batched.preemptions, 0) << "whole answers are reserved";
+}
+
+TEST(Serving, MoreLoadWaitsLongerAndBurstierArrivalsToo) {
+  const ServingResults base = run_serving(load_scenario_text(synthetic(), "s.yaml"));
+  const ServingResults busy = run_serving(load_scenario_text(synthetic(), "s.yaml", {"serving.replicas=1"}));
+  EXPECT_GT(busy.ttft_s.p90, base.ttft_s.p90);
+  EXPECT_GT(busy.busy_fraction, base.busy_fraction);
+  const ServingResults bursty =
+      run_serving(load_scenario_text(synthetic("", ""), "s.yaml", {"serving.requests.arrival=gamma", "serving.requests.cv=4"}));
+  EXPECT_GT(bursty.ttft_s.p99, base.ttft_s.p99);
+}
+
+TEST(Serving, AutoscalingFromZeroChargesTheColdStartToTheFirstRequestAndBillsReplicaHours) {
+  const std::string scaling =
+      "  scaling: {min_replicas: 0, initial_replicas: 0, target: 4, interval: 5s, keep_alive: 30s,\n"
+      "            cold_start: {provisioning: 10s, container: 5s, load_bandwidth: 1GB/s, warmup: 3s}}\n";
+  const Scenario s = load_scenario_text(synthetic(scaling), "s.yaml");
+  ASSERT_TRUE(s.serving->scaling.enabled);
+  EXPECT_EQ(s.serving->scaling.max_replicas, 2);
+  const ServingResults r = run_serving(s);
+  ASSERT_TRUE(r.autoscaled);
+  // The cold start is its parts: the weights per GPU (7B over 2 GPUs, fp16) at 1 GB/s.
+  EXPECT_NEAR(r.weight_load_s, r.weight_bytes / 1e9, 1e-12);
+  EXPECT_NEAR(r.cold_start_s, 10 + 5 + r.weight_load_s + 3, 1e-12);
+  EXPECT_GE(r.cold_starts, 1);
+  EXPECT_EQ(r.completed, 300);
+  // The first request found no replica: its first token comes after a whole cold start.
+  EXPECT_GE(r.served[0].first_token_s - r.request_list[0].arrival_s, r.cold_start_s);
+  // Billed for the GPUs' share of the node while replicas are on.
+  EXPECT_NEAR(r.cost_usd, r.replica_hours * 2 * s.cluster.instance.price_per_hour / 8, 1e-9);
+  EXPECT_GT(r.replica_hours, r.cold_starts * r.cold_start_s / 3600 - 1e-12);
+  EXPECT_EQ(r.replicas_over_time.front(), (std::pair<double, int>{0.0, 0}));
+  EXPECT_EQ(r.replicas_over_time.back().second, 0) << "back to zero after the keep-alive";
+  // Always-on replicas answer the first request at once.
+  const ServingResults fixed = run_serving(load_scenario_text(synthetic(), "s.yaml"));
+  EXPECT_LT(fixed.served[0].first_token_s - fixed.request_list[0].arrival_s, 1.0);
+  EXPECT_FALSE(fixed.autoscaled);
+  EXPECT_EQ(fixed.cold_starts, 0);
+}
+
+TEST(Serving, DisaggregatedPrefillAndDecodeKeepPromptsFromDelayingTokens) {
+  // Long prompts arriving while others decode: in a mixed fleet, decoding waits behind prompt chunks.
+  const std::string base = synthetic("", "");
+  const std::vector<std::string> sets{"serving.requests.prompt_tokens=6000", "serving.requests.rate=4"};
+  const ServingResults mixed = run_serving(load_scenario_text(base, "s.yaml", sets));
+  const ServingResults split = run_serving(load_scenario_text(synthetic("  disaggregated: {prefill_replicas: 1}\n"), "s.yaml", sets));
+  ASSERT_EQ(split.prefill_replicas, 1);
+  EXPECT_EQ(split.completed, 300);
+  for (const scheduler::ServedRequest& x : split.served) {
+    EXPECT_EQ(x.replica, 0);
+    EXPECT_EQ(x.decode_replica, 1);
+    // Same node: NVLink. 6000 tokens of Llama-2-7B K and V per rank (32 layers x 2 x 2048 x 2 B).
+    EXPECT_GT(x.kv_transfer_s, 0);
+  }
+  EXPECT_LT(split.itl_s.p99, mixed.itl_s.p99) << "no prompt chunk between two tokens";
+  const std::string one = error_of(synthetic("  disaggregated: {prefill_replicas: 2}\n"));
+  EXPECT_NE(one.find("serving.disaggregated.prefill_replicas"), std::string::npos) << one;
+  const std::string with_scaling = error_of(synthetic("  disaggregated: {prefill_replicas: 1}\n  scaling: {min_replicas: 1}\n"));
+  EXPECT_NE(with_scaling.find("serving.scaling"), std::string::npos) << with_scaling;
+}
+
+TEST(Serving, ATraceHoldsReplicaZerosIterationsAndItsCounters) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("dlsim-serving-trace-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string trace = (dir / "t.json").string();
+  const ServingResults r = run_serving(load_scenario_text(synthetic(), "s.yaml", {"output.trace=" + trace}));
+  ASSERT_FALSE(r.replica0_iterations.empty());
+  for (const scheduler::FleetSample& x : r.replica0_iterations) EXPECT_EQ(x.replica, 0);
+  write_serving_trace(trace, r);
+  std::ifstream in(trace);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::size_t slices = 0;
+  for (std::size_t at = text.find("\"ph\":\"X\""); at != std::string::npos; at = text.find("\"ph\":\"X\"", at + 1)) ++slices;
+  EXPECT_EQ(slices, r.replica0_iterations.size());
+  EXPECT_NE(text.find("KV blocks"), std::string::npos);
+  EXPECT_EQ(text.substr(text.size() - 4), "\n]}\n");
+  // Without output.trace nothing is kept.
+  EXPECT_TRUE(run_serving(load_scenario_text(synthetic(), "s.yaml")).replica0_iterations.empty());
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Serving, BadSectionsAreLocatedErrors) {
+  try {
+    load_scenario_text(synthetic(), "s.yaml", {"serving.tensor=16"});
+    ADD_FAILURE() << "tensor 16 on an 8-GPU node was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.key_path(), "serving.tensor");
+    EXPECT_NE(std::string(e.what()).find("one node"), std::string::npos) << e.what();
+  }
+  try {
+    load_scenario_text(synthetic(), "s.yaml", {"serving.replicas=5"});
+    ADD_FAILURE() << "5 replicas of 2 GPUs on 8 GPUs were accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.key_path(), "serving.replicas");
+  }
+  try {
+    load_scenario_text(synthetic(), "s.yaml", {"serving.model=llama2-7", "serving.tensor=1"});
+    ADD_FAILURE();
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.key_path(), "serving.model");
+    EXPECT_NE(std::string(e.what()).find("llama2-7b"), std::string::npos) << e.what();
+  }
+  const std::string both = error_of(synthetic("", ", duration: 1min"));
+  EXPECT_NE(both.find("not both"), std::string::npos) << both;
+  const std::string missing = error_of(
+      "cluster: {instance: aws/p5.48xlarge}\nserving: {model: llama2-7b, requests: {trace: {path: no/such.csv}}}\n");
+  EXPECT_NE(missing.find("serving.requests.trace.path"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("does not exist"), std::string::npos) << missing;
+  const std::string bad_min = error_of(synthetic("  scaling: {min_replicas: 3}\n"));
+  EXPECT_NE(bad_min.find("serving.scaling.min_replicas"), std::string::npos) << bad_min;
+  const std::string bad_cold = error_of(synthetic("  scaling: {cold_start: {contaner: 5s}}\n"));
+  EXPECT_NE(bad_cold.find("container"), std::string::npos) << bad_cold;
+  const std::string with_workload = error_of(synthetic() + "workload: {model: gpt2}\n");
+  EXPECT_NE(with_workload.find("no 'workload' section"), std::string::npos) << with_workload;
+}
+
+TEST(Serving, AMalformedTraceNamesItsLine) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("dlsim-serving-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream out(dir / "t.csv");
+    out << "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.68,374,44\n2023-11-16 18:15:47.00,12x,3\n";
+  }
+  const std::string text = "cluster: {instance: aws/p5.48xlarge}\n"
+                           "serving: {model: llama2-7b, requests: {trace: {path: " + (dir / "t.csv").string() + "}}}\n";
+  const Scenario s = load_scenario_text(text, "s.yaml");
+  try {
+    run_serving(s);
+    ADD_FAILURE() << "a bad token count was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.where().line, 3);
+    EXPECT_EQ(e.key_path(), "ContextTokens");
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Serving, TheAzureConversationTraceIsServedWhenPresent) {
+  const std::string trace = source_dir() + "/../shared/data/traces/azure_llm_inference_2023/AzureLLMInferenceTrace_conv.csv";
+  if (!std::filesystem::exists(trace)) GTEST_SKIP() << "no Azure LLM inference trace at " << trace << " (../shared/data/traces absent)";
+  const std::string scenario = source_dir() + "/scenarios/serving-llama2-70b-azure-conv.yaml";
+  const Scenario s = load_scenario(scenario, {"serving.requests.limit=1500"});
+  const ServingResults r = run_serving(s);
+  EXPECT_EQ(r.requests, 1500);
+  EXPECT_EQ(r.completed + r.dropped, 1500);
+  EXPECT_EQ(r.dropped, 0) << "every conversation fits a 4 x A100-80GB replica's cache";
+  EXPECT_EQ(r.request_list.front().arrival_s, 0);
+  EXPECT_GT(r.request_list.back().arrival_s, 60) << "1,500 requests of the conversation trace span minutes";
+}
+
+}  // namespace
+}  // namespace dlsim::experiment

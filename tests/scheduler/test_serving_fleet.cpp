@@ -1,0 +1,159 @@
+// The serving fleet (scheduler/serving_fleet.hpp): routing, idle replicas, drops, and the
+// order of every request's events.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "scheduler/serving_fleet.hpp"
+
+namespace dlsim::scheduler {
+namespace {
+
+models::BatchingPolicy policy(std::int64_t blocks = 1000) {
+  models::BatchingPolicy p;
+  p.max_batch_tokens = 256;
+  p.max_sequences = 8;
+  p.block_tokens = 16;
+  p.kv_blocks = blocks;
+  return p;
+}
+
+// 1 ms per iteration plus 10 us per token.
+double linear_time(const models::ServingBatch& b) { return 1e-3 + 1e-5 * b.tokens(); }
+
+TEST(ServingFleet, EveryRequestCompletesInOrderOfItsEvents) {
+  std::vector<ServingRequest> requests;
+  for (int i = 0; i < 100; ++i) requests.push_back({0.01 * i, 50 + i, 1 + i % 7});
+  const FleetResult r = simulate_fleet(requests, 3, policy(), linear_time, true);
+  ASSERT_EQ(r.requests.size(), requests.size());
+  std::vector<int> per_replica(3, 0);
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const ServedRequest& s = r.requests[i];
+    ASSERT_FALSE(s.dropped);
+    EXPECT_GT(s.first_token_s, requests[i].arrival_s);
+    EXPECT_GE(s.finish_s, s.first_token_s);
+    if (requests[i].output_tokens == 1) EXPECT_EQ(s.finish_s, s.first_token_s);
+    ++per_replica.at(static_cast<std::size_t>(s.replica));
+  }
+  for (int n : per_replica) EXPECT_GT(n, 20) << "the router spreads the load";
+  long long gaps = 0;
+  for (const ServingRequest& q : requests) gaps += q.output_tokens - 1;
+  EXPECT_EQ(static_cast<long long>(r.token_gaps_s.size()), gaps);
+  EXPECT_FALSE(r.samples.empty());
+  for (const FleetSample& s : r.samples) EXPECT_LE(s.tokens, 256);
+  double busy = 0;
+  for (double b : r.busy_s) busy += b;
+  EXPECT_LE(busy, 3 * r.end_s);
+}
+
+TEST(ServingFleet, AnIdleReplicaAnswersAtOnceAndWhatCannotFitIsDropped) {
+  // Alone, a request's first token comes one prefill iteration after it arrives.
+  const FleetResult alone = simulate_fleet({{5.0, 100, 2}}, 1, policy(), linear_time);
+  EXPECT_NEAR(alone.requests[0].first_token_s, 5.0 + 1e-3 + 1e-5 * 100, 1e-9);
+  EXPECT_NEAR(alone.requests[0].finish_s, alone.requests[0].first_token_s + 1e-3 + 1e-5, 1e-9);
+  const FleetResult dropped = simulate_fleet({{0, 10, 1}, {0, 500, 10}}, 1, policy(20), linear_time);
+  EXPECT_FALSE(dropped.requests[0].dropped);
+  EXPECT_TRUE(dropped.requests[1].dropped) << "510 tokens in a cache of 320";
+  EXPECT_TRUE(std::isnan(dropped.requests[1].finish_s));
+}
+
+ServingScaling autoscaling(int min, int max, int initial, double cold_start) {
+  ServingScaling s;
+  s.enabled = true;
+  s.min_replicas = min;
+  s.max_replicas = max;
+  s.initial_replicas = initial;
+  s.target_per_replica = 4;
+  s.interval_s = 10;
+  s.keep_alive_s = 60;
+  s.cold_start_s = cold_start;
+  return s;
+}
+
+TEST(ServingFleet, ScalingFromZeroMakesTheFirstRequestPayTheColdStart) {
+  const FleetResult r = simulate_fleet({{5.0, 100, 2}, {200.0, 100, 2}}, 0, policy(), linear_time, false, autoscaling(0, 2, 0, 30));
+  const double prefill = 1e-3 + 1e-5 * 100;
+  EXPECT_NEAR(r.requests[0].first_token_s, 5.0 + 30 + prefill, 1e-6) << "queued through the whole cold start";
+  EXPECT_NEAR(r.scaling.fleet_wait_s[0], 30, 1e-6);
+  // The replica stops after the keep-alive (60 s, decided every 10 s), so the second request starts it again.
+  EXPECT_EQ(r.scaling.cold_starts, 2);
+  EXPECT_NEAR(r.scaling.fleet_wait_s[1], 30, 1e-6);
+  ASSERT_GE(r.scaling.replicas_over_time.size(), 4u);
+  EXPECT_EQ(r.scaling.replicas_over_time.front().second, 0);
+  EXPECT_EQ(r.scaling.replicas_over_time[1], (std::pair<double, int>{5.0, 1}));
+  EXPECT_EQ(r.scaling.replicas_over_time.back().second, 0) << "scaled back to zero at the end";
+  EXPECT_EQ(r.scaling.peak_replicas, 1);
+  // Billed from each cold start until it stops: at least the cold start and the keep-alive, twice.
+  EXPECT_GE(r.scaling.replica_seconds, 2 * (30 + 60));
+  EXPECT_LE(r.scaling.replica_seconds, 2 * (30 + 60 + 2 * 10 + 1));
+}
+
+TEST(ServingFleet, ScalesUpUnderABurstAndBackDownAfterTheKeepAlive) {
+  std::vector<ServingRequest> burst;
+  for (int i = 0; i < 1600; ++i) burst.push_back({0.05 * i, 200, 400});  // 20 per second for 80 s
+  const FleetResult r = simulate_fleet(burst, 0, policy(), linear_time, false, autoscaling(1, 4, 1, 20));
+  EXPECT_EQ(r.scaling.peak_replicas, 4);
+  EXPECT_EQ(r.scaling.cold_starts, 3);
+  EXPECT_EQ(r.scaling.replicas_over_time.back().second, 1) << "back to the minimum";
+  std::vector<int> per_replica(4, 0);
+  for (const ServedRequest& s : r.requests) {
+    ASSERT_FALSE(s.dropped);
+    ASSERT_FALSE(std::isnan(s.finish_s));
+    ++per_replica.at(static_cast<std::size_t>(s.replica));
+  }
+  for (int n : per_replica) EXPECT_GT(n, 0) << "every started replica served";
+  // Without scaling, one replica: slower to drain the burst.
+  const FleetResult one = simulate_fleet(burst, 1, policy(), linear_time);
+  EXPECT_GT(one.end_s, r.end_s);
+  EXPECT_NEAR(one.scaling.replica_seconds, one.end_s, 1e-9) << "a fixed replica is billed for the whole span";
+}
+
+TEST(ServingFleet, DisaggregatedReplicasPrefillThenMoveTheCacheToADecodeReplica) {
+  std::vector<ServingRequest> requests;
+  for (int i = 0; i < 60; ++i) requests.push_back({0.02 * i, 300, i % 5 == 0 ? 1 : 20});
+  ServingDisaggregation split;
+  split.enabled = true;
+  split.prefill_replicas = 1;
+  std::vector<std::pair<int, int>> moves;
+  split.transfer_s = [&moves](int prompt, int from, int to) {
+    moves.emplace_back(from, to);
+    return 1e-4 * prompt;  // 30 ms for 300 tokens
+  };
+  const FleetResult r = simulate_fleet(requests, 3, policy(), linear_time, false, {}, split);
+  int handed_on = 0;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const ServedRequest& s = r.requests[i];
+    ASSERT_FALSE(s.dropped);
+    EXPECT_EQ(s.replica, 0) << "prompts run on the prefill replica";
+    if (requests[i].output_tokens == 1) {
+      EXPECT_EQ(s.decode_replica, -1);
+      EXPECT_EQ(s.finish_s, s.first_token_s);
+      continue;
+    }
+    ++handed_on;
+    EXPECT_TRUE(s.decode_replica == 1 || s.decode_replica == 2);
+    EXPECT_DOUBLE_EQ(s.kv_transfer_s, 0.03);
+    EXPECT_GE(s.max_token_gap_s, 0.03) << "the second token waits for the move";
+    EXPECT_GT(s.finish_s, s.first_token_s);
+  }
+  EXPECT_EQ(static_cast<int>(moves.size()), handed_on);
+  for (const auto& [from, to] : moves) {
+    EXPECT_EQ(from, 0);
+    EXPECT_NE(to, 0);
+  }
+  EXPECT_GT(r.iterations[1], 0);
+  EXPECT_GT(r.iterations[2], 0);
+  split.prefill_replicas = 3;
+  EXPECT_THROW(simulate_fleet(requests, 3, policy(), linear_time, false, {}, split), std::invalid_argument);
+}
+
+TEST(ServingFleet, RefusesRequestsOutOfOrder) {
+  EXPECT_THROW(simulate_fleet({{1.0, 1, 1}, {0.5, 1, 1}}, 1, policy(), linear_time), std::invalid_argument);
+  EXPECT_THROW(simulate_fleet({{0, 1, 1}}, 0, policy(), linear_time), std::invalid_argument);
+  EXPECT_THROW(simulate_fleet({{0, 1, 1}}, 0, policy(), linear_time, false, autoscaling(3, 2, 2, 0)), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace dlsim::scheduler
