@@ -274,6 +274,8 @@ void bind_experiment(py::module_& m) {
           summary["busy_fraction"] = r.busy_fraction;
           summary["preemptions"] = r.preemptions;
           summary["cold_starts"] = r.cold_starts;
+          summary["reclaims"] = r.reclaims;
+          summary["resumed_requests"] = r.resumed_requests;
           summary["replica_hours"] = r.replica_hours;
           summary["cost_usd"] = r.cost_usd;
           summary["usd_per_million_output_tokens"] = r.usd_per_million_output_tokens;

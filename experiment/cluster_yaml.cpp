@@ -18,11 +18,9 @@
 #include "scheduler/trace.hpp"
 
 namespace dlsim::experiment {
-namespace {
-
-constexpr double kYear = 365.0 * 86400.0;
 
 scheduler::Hazard read_hazard(MapReader& parent, const std::string& key) {
+  constexpr double kHazardYear = 365.0 * 86400.0;
   scheduler::Hazard h;
   if (!parent.has(key)) {
     parent.allow({key.c_str()});
@@ -33,16 +31,20 @@ scheduler::Hazard read_hazard(MapReader& parent, const std::string& key) {
   if (weibull) {
     h.kind = scheduler::Hazard::Kind::weibull;
     h.shape = r.number("weibull_shape", 0.01, 100);
-    h.scale_s = r.quantity("weibull_scale", Dimension::duration, 1, 100 * kYear);
+    h.scale_s = r.quantity("weibull_scale", Dimension::duration, 1, 100 * kHazardYear);
     r.allow({"mean"});
     if (r.has("mean")) r.fail("mean", "give either mean (exponential) or weibull_shape and weibull_scale, not both");
   } else {
     h.kind = scheduler::Hazard::Kind::exponential;
-    h.mean_s = r.quantity("mean", Dimension::duration, 1, 100 * kYear);
+    h.mean_s = r.quantity("mean", Dimension::duration, 1, 100 * kHazardYear);
   }
   r.finish();
   return h;
 }
+
+namespace {
+
+constexpr double kYear = 365.0 * 86400.0;
 
 // pools[i].autoscale: which auto-scaler (scheduler/autoscaler.hpp) and its own keys; a key of
 // another auto-scaler is an error naming the one that takes it.

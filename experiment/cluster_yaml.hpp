@@ -23,6 +23,10 @@
 
 namespace dlsim::experiment {
 
+// A reclamation or failure hazard at `key` of `parent`: {mean} (exponential) or {weibull_shape,
+// weibull_scale}; none when the key is absent. Also read by serving scenarios (serving.spot.reclaim).
+scheduler::Hazard read_hazard(MapReader& parent, const std::string& key);
+
 // Reads the whole cluster scenario from `root` (after --set overrides). `fresh_root` parses the
 // same scenario again (with the --set overrides), so that each variant gets its own copy with
 // its line numbers (yaml-cpp's Clone drops them). `base_dir` resolves relative trace paths.

@@ -18,8 +18,9 @@
 //     targets: {ttft: 2s, tpot: 200ms}   # goodput counts requests within both
 //     disaggregated: {prefill_replicas: 2}   # optional: prefill and decode on separate replicas
 //     scaling:                     # optional: replicas follow the load (replicas is the maximum)
-//       {min_replicas: 0, initial_replicas: 0, target: 8, interval: 10s, keep_alive: 5min,
-//        cold_start: {provisioning: 0s, container: 20s, load_bandwidth: 2GB/s, warmup: 20s}}
+//       {min_replicas: 0, initial_replicas: 0, target: 8, interval: 10s, keep_alive: 5min}
+//     spot: {discount: 0.65, reclaim: {mean: 6h}, notice: 2min}   # optional: spot replicas
+//     cold_start: {provisioning: 0s, container: 20s, load_bandwidth: 2GB/s, warmup: 20s}
 //   output: {csv: requests.csv}    # one row per request
 #pragma once
 #include <optional>
@@ -59,8 +60,11 @@ struct ServingConfig {
   double ttft_target_s = 0;          // 0: no target
   double tpot_target_s = 0;
   // Autoscaling (serving.scaling; scaling.enabled false: `replicas` always on). Its
-  // cold_start_s is derived when the run starts, from the parts below and the weights per GPU.
+  // cold_start_s is derived when the run starts, from the parts below and the weights per GPU,
+  // and also times the replacements of reclaimed spot replicas.
   scheduler::ServingScaling scaling;
+  scheduler::ServingSpot spot;       // serving.spot (its seed is the scenario's)
+  double spot_discount = 0;
   int prefill_replicas = 0;          // > 0: disaggregated, the first ones prefill, the rest decode
   double provisioning_s = 0;         // a node to run the replica on (0: a warm node is there)
   double container_s = 20;           // container start and framework initialisation

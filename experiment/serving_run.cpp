@@ -226,12 +226,13 @@ ServingResults run_serving(const Scenario& s) {
   }
 
   scheduler::ServingScaling scaling = c.scaling;
-  if (scaling.enabled) {
-    r.autoscaled = true;
-    r.weight_load_s = r.weight_bytes / c.load_bandwidth;
-    r.cold_start_s = c.provisioning_s + c.container_s + r.weight_load_s + c.warmup_s;
-    scaling.cold_start_s = r.cold_start_s;
-  }
+  r.autoscaled = scaling.enabled;
+  r.spot = c.spot.enabled;
+  r.weight_load_s = r.weight_bytes / c.load_bandwidth;
+  r.cold_start_s = c.provisioning_s + c.container_s + r.weight_load_s + c.warmup_s;
+  scaling.cold_start_s = r.cold_start_s;
+  scheduler::ServingSpot spot = c.spot;
+  spot.seed = s.seed;
   scheduler::ServingDisaggregation split;
   if (c.prefill_replicas > 0) {
     // Each rank sends its share of the prompt's K and V to the same rank of the decode replica:
@@ -255,7 +256,7 @@ ServingResults run_serving(const Scenario& s) {
   r.request_list = serving_requests(c, s.seed);
   const scheduler::FleetResult fleet = scheduler::simulate_fleet(
       r.request_list, c.replicas, policy, [&step](const models::ServingBatch& b) { return step->iteration_s(b); },
-      !s.output.trace.empty(), scaling, split);
+      !s.output.trace.empty(), scaling, split, spot);
   for (const scheduler::FleetSample& x : fleet.samples) {
     if (x.replica == 0) r.replica0_iterations.push_back(x);
   }
@@ -311,10 +312,14 @@ ServingResults run_serving(const Scenario& s) {
   r.peak_replicas = fleet.scaling.peak_replicas;
   r.replica_hours = fleet.scaling.replica_seconds / 3600.0;
   r.replicas_over_time = fleet.scaling.replicas_over_time;
-  if (scaling.enabled) {
-    // Autoscaled replicas are billed for their GPUs' share of the instance while they are on
-    // (from the start of each cold start to the end of its drain).
-    r.cost_usd = r.replica_hours * double(c.tensor) * s.cluster.instance.price_per_hour / double(per_node);
+  r.reclaims = fleet.scaling.reclaims;
+  for (const scheduler::ServedRequest& x : r.served) r.resumed_requests += x.reclaims > 0;
+  if (scaling.enabled || spot.enabled) {
+    // Autoscaled and spot replicas are billed for their GPUs' share of the instance while they
+    // are on (from the start of each cold start to the end of its drain or its reclamation),
+    // spot at its discount.
+    const double price = s.cluster.instance.price_per_hour * (spot.enabled ? 1 - c.spot_discount : 1);
+    r.cost_usd = r.replica_hours * double(c.tensor) * price / double(per_node);
   } else {
     // Every node the replicas occupy is billed, on demand, for the whole span.
     r.cost_usd = double(r.nodes) * s.cluster.instance.price_per_hour * r.duration_s / 3600.0;
@@ -364,6 +369,11 @@ void print_serving(std::ostream& out, const ServingResults& r) {
         << " decode replicas; moving a prompt's K and V took " << ms(r.kv_transfer_s.p50) << " ms (p50), " << ms(r.kv_transfer_s.p99)
         << " ms (p99)\n";
   }
+  if (r.spot) {
+    out << "  spot: " << r.reclaims << " replica" << (r.reclaims == 1 ? "" : "s") << " reclaimed and replaced (cold start "
+        << format_duration(r.cold_start_s) << "); " << r.resumed_requests << " request" << (r.resumed_requests == 1 ? "" : "s")
+        << " resumed on another replica\n";
+  }
   if (r.autoscaled) {
     out << "  autoscaling: " << r.cold_starts << " cold start" << (r.cold_starts == 1 ? "" : "s") << " of "
         << format_duration(r.cold_start_s) << " (weights loaded in " << format_duration(r.weight_load_s) << "), peak "
@@ -371,7 +381,7 @@ void print_serving(std::ostream& out, const ServingResults& r) {
         << " replica-hours (" << format_number(r.replica_hours * 3600 / std::max(1e-9, r.duration_s), "%.2f")
         << " replicas on average)\n";
   }
-  out << "  cost: " << format_number(r.cost_usd, "%.2f") << " USD on demand; " << format_number(r.usd_per_million_output_tokens, "%.3f")
+  out << "  cost: " << format_number(r.cost_usd, "%.2f") << (r.spot ? " USD on spot; " : " USD on demand; ") << format_number(r.usd_per_million_output_tokens, "%.3f")
       << " USD per million output tokens, " << format_number(r.usd_per_million_tokens, "%.3f") << " per million tokens, "
       << format_number(r.usd_per_1000_requests, "%.3f") << " per 1000 requests\n";
 }

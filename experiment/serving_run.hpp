@@ -49,6 +49,9 @@ struct ServingResults {
   int peak_replicas = 0;
   double replica_hours = 0;
   std::vector<std::pair<double, int>> replicas_over_time;
+  // Spot replicas (zero otherwise): reclamations, and requests that lost their replica.
+  bool spot = false;
+  std::int64_t reclaims = 0, resumed_requests = 0;
   // Disaggregated prefill and decode (zero otherwise).
   int prefill_replicas = 0;
   Percentiles kv_transfer_s;

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "experiment/cluster_yaml.hpp"
 #include "experiment/nearest_name.hpp"
 
 namespace dlsim::experiment {
@@ -127,14 +128,26 @@ ServingConfig read_serving(MapReader& r, const ClusterConfig& cluster, const std
     x.target_per_replica = sc.number("target", 0.01, 1e6, 8);
     x.interval_s = sc.quantity("interval", Dimension::duration, 0.1, 86400, 10);
     x.keep_alive_s = sc.quantity("keep_alive", Dimension::duration, 0, 7 * 86400.0, 300);
-    MapReader cold(sc.node("cold_start"), sc.path_of("cold_start"), r.source(), true);
-    s.provisioning_s = cold.quantity("provisioning", Dimension::duration, 0, 86400, 0);
-    s.container_s = cold.quantity("container", Dimension::duration, 0, 86400, 20);
-    s.load_bandwidth = cold.quantity("load_bandwidth", Dimension::bandwidth, 1e3, 1e15, 2e9);
-    s.warmup_s = cold.quantity("warmup", Dimension::duration, 0, 86400, 20);
-    cold.finish();
+    if (sc.has("cold_start")) sc.fail("cold_start", "is serving.cold_start (it serves scaling and spot replacements alike)");
     sc.finish();
   }
+  if (r.has("spot")) {
+    MapReader sp(r.node("spot"), r.path_of("spot"), r.source());
+    if (s.prefill_replicas > 0) r.fail("spot", "disaggregated prefill and decode run on on-demand replicas (no spot yet)");
+    s.spot.enabled = true;
+    if (!sp.has("discount")) sp.fail_missing("discount", "the fraction off the on-demand price (e.g. 0.65)");
+    s.spot_discount = sp.number("discount", 0, 0.99);
+    if (!sp.has("reclaim")) sp.fail_missing("reclaim", "the time to reclamation: {mean: 6h} or {weibull_shape, weibull_scale}");
+    s.spot.reclaim = read_hazard(sp, "reclaim");
+    s.spot.notice_s = sp.quantity("notice", Dimension::duration, 0, 3600, 120);
+    sp.finish();
+  }
+  MapReader cold(r.node("cold_start"), r.path_of("cold_start"), r.source(), true);
+  s.provisioning_s = cold.quantity("provisioning", Dimension::duration, 0, 86400, 0);
+  s.container_s = cold.quantity("container", Dimension::duration, 0, 86400, 20);
+  s.load_bandwidth = cold.quantity("load_bandwidth", Dimension::bandwidth, 1e3, 1e15, 2e9);
+  s.warmup_s = cold.quantity("warmup", Dimension::duration, 0, 86400, 20);
+  cold.finish();
   MapReader t(r.node("targets"), r.path_of("targets"), r.source(), true);
   s.ttft_target_s = t.quantity("ttft", Dimension::duration, 1e-9, 1e9, 0.0);
   s.tpot_target_s = t.quantity("tpot", Dimension::duration, 1e-9, 1e9, 0.0);

@@ -45,6 +45,33 @@ bool ContinuousBatcher::enqueue_prefilled(int request, int prompt_tokens, int ou
   return true;
 }
 
+bool ContinuousBatcher::enqueue_resumed(int request, int prompt_tokens, int output_tokens, int generated) {
+  if (generated <= 0) return enqueue(request, prompt_tokens, output_tokens);
+  if (prompt_tokens < 1 || generated >= output_tokens) throw std::invalid_argument("a resumed request has tokens left to generate");
+  if (blocks_for(prompt_tokens + output_tokens) > policy_.kv_blocks) return false;
+  if (!policy_.chunked_prefill && prompt_tokens + generated > policy_.max_batch_tokens) return false;
+  Sequence s;
+  s.request = request;
+  s.original_prompt = prompt_tokens;
+  s.prompt = prompt_tokens + generated;
+  s.output = output_tokens;
+  s.generated = generated;
+  waiting_.push_back(s);
+  return true;
+}
+
+std::vector<ContinuousBatcher::Evicted> ContinuousBatcher::evict_all() {
+  std::vector<Evicted> out;
+  for (const Sequence& s : running_) out.push_back({s.request, s.generated});
+  for (const Sequence& s : waiting_) out.push_back({s.request, s.generated});
+  running_.clear();
+  waiting_.clear();
+  blocks_used_ = 0;
+  in_iteration_ = false;
+  pending_ = {};
+  return out;
+}
+
 bool ContinuousBatcher::grow(Sequence& s, int tokens) {
   const std::int64_t need = blocks_for(s.cached + tokens) - s.blocks;
   if (need <= 0) return true;

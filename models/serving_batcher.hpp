@@ -65,6 +65,19 @@ class ContinuousBatcher {
   bool idle() const { return running_.empty() && waiting_.empty(); }
   bool in_iteration() const { return in_iteration_; }
 
+  // A request that ran elsewhere and lost its cache there (a reclaimed replica): `generated`
+  // tokens of its answer are out; it prefills its prompt and them again, then goes on. Refused
+  // like enqueue() when it can never fit.
+  bool enqueue_resumed(int request, int prompt_tokens, int output_tokens, int generated);
+
+  // Every request the replica holds, running or waiting, with the tokens each has generated; the
+  // replica is left empty (its cache freed, any iteration abandoned). For a reclaimed replica.
+  struct Evicted {
+    int request = 0;
+    int generated = 0;
+  };
+  std::vector<Evicted> evict_all();
+
   // Forms the next iteration (empty when there is nothing to run). Must be followed by
   // complete() before the next one is formed.
   ServingBatch next_batch();

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "sim/engine.hpp"
+#include "sim/random_streams.hpp"
 
 namespace dlsim::scheduler {
 namespace {
@@ -21,18 +22,22 @@ struct Replica {
   int requests = 0;         // routed to it and not finished
   double on_since = 0;      // when its current cold start began
   int starts = 0;           // cold starts so far: a ready event of an earlier start is stale
+  int epoch = 0;            // lives so far (spot): events of an earlier life are stale
+  bool noticed = false;     // spot: reclamation notice received, takes no new request
 };
 
 class Fleet {
  public:
   Fleet(const std::vector<ServingRequest>& requests, int replicas, const models::BatchingPolicy& policy,
         const IterationTime& iteration_time, bool keep_samples, const ServingScaling& scaling,
-        const ServingDisaggregation& disaggregation)
+        const ServingDisaggregation& disaggregation, const ServingSpot& spot)
       : requests_(requests),
         iteration_time_(iteration_time),
         keep_samples_(keep_samples),
         scaling_(scaling),
-        disaggregation_(disaggregation) {
+        disaggregation_(disaggregation),
+        spot_(spot),
+        streams_(spot.seed) {
     const int slots = scaling_.enabled ? scaling_.max_replicas : replicas;
     for (int r = 0; r < slots; ++r) {
       models::BatchingPolicy p = policy;
@@ -45,6 +50,7 @@ class Fleet {
       s.finish_s = std::numeric_limits<double>::quiet_NaN();
     }
     last_token_s_.assign(requests.size(), 0);
+    generated_before_.assign(requests.size(), 0);
     result_.busy_s.assign(static_cast<std::size_t>(slots), 0);
     result_.iterations.assign(static_cast<std::size_t>(slots), 0);
     result_.kv_blocks = policy.kv_blocks;
@@ -54,6 +60,7 @@ class Fleet {
     for (int r = 0; r < initial; ++r) {
       replicas_[r].state = ReplicaState::ready;
       replicas_[r].on_since = 0;
+      schedule_reclaim(r);
     }
     record_replicas();
   }
@@ -117,7 +124,7 @@ class Fleet {
       for (int k = 0; k < n; ++k) {
         const int r = (last_routed_ + 1 + k) % n;
         const Replica& x = replicas_[r];
-        if (x.state != ReplicaState::ready || x.requests >= capacity_ || x.batcher.policy().role != wanted) continue;
+        if (x.state != ReplicaState::ready || x.noticed || x.requests >= capacity_ || x.batcher.policy().role != wanted) continue;
         if (best < 0 || x.requests < replicas_[best].requests) best = r;
       }
       if (best < 0) return;  // no replica ready with room: the requests wait
@@ -134,10 +141,11 @@ class Fleet {
       } else {
         record.replica = best;
         if (scaling_.enabled) result_.scaling.fleet_wait_s[i] = engine_.now().seconds() - q.arrival_s;
-        taken = r.batcher.enqueue(static_cast<int>(i), q.prompt_tokens, q.output_tokens);
+        taken = r.batcher.enqueue_resumed(static_cast<int>(i), q.prompt_tokens, q.output_tokens, generated_before_[i]);
       }
       if (!taken) {
         record.dropped = true;
+        ++settled_;
         continue;
       }
       ++r.requests;
@@ -158,8 +166,45 @@ class Fleet {
         replicas_[r].state = ReplicaState::ready;
         dispatch();
       });
+      schedule_reclaim(r);
     }
     record_replicas();
+  }
+
+  bool all_settled() const { return settled_ == requests_.size(); }
+
+  // Spot: this life's notice and reclamation, drawn when the replica starts.
+  void schedule_reclaim(int r) {
+    if (!spot_.enabled) return;
+    const int epoch = ++replicas_[r].epoch;
+    const double life = sample_time_to_event(spot_.reclaim, 0, streams_.stream("serving.reclaim"));
+    if (!std::isfinite(life) || life > 1e9) return;
+    const double notice_in = std::max(0.0, life - spot_.notice_s);
+    engine_.schedule_in(sim::Time::from_seconds(notice_in), [this, r, epoch] {
+      if (replicas_[r].epoch == epoch && replicas_[r].state != ReplicaState::off) replicas_[r].noticed = true;
+    });
+    engine_.schedule_in(sim::Time::from_seconds(life), [this, r, epoch] { reclaim(r, epoch); });
+  }
+
+  void reclaim(int r, int epoch) {
+    Replica& x = replicas_[r];
+    if (x.epoch != epoch || x.state == ReplicaState::off || all_settled()) return;
+    ++result_.scaling.reclaims;
+    ++x.epoch;  // its iteration in flight, if any, is lost
+    std::vector<models::ContinuousBatcher::Evicted> evicted = x.batcher.evict_all();
+    // Back to the front of the queue, in the order the replica held them.
+    for (auto it = evicted.rbegin(); it != evicted.rend(); ++it) {
+      generated_before_[it->request] = it->generated;
+      ++result_.requests[it->request].reclaims;
+      queue_.push_front(static_cast<std::size_t>(it->request));
+    }
+    x.requests = 0;
+    x.noticed = false;
+    x.state = ReplicaState::off;
+    result_.scaling.replica_seconds += engine_.now().seconds() - x.on_since;
+    record_replicas();
+    start_replicas(1);  // its replacement, on spot again
+    dispatch();
   }
 
   void stop_if_drained(int r) {
@@ -249,7 +294,10 @@ class Fleet {
       result_.samples.push_back({engine_.now().seconds(), r, static_cast<int>(b.running()), static_cast<int>(b.waiting()),
                                  b.blocks_used(), batch.tokens(), batch.decodes, static_cast<int>(batch.prefills.size()), seconds});
     }
-    engine_.schedule_in(sim::Time::from_seconds(seconds), [this, r] { end_iteration(r); });
+    const int epoch = replicas_[r].epoch;
+    engine_.schedule_in(sim::Time::from_seconds(seconds), [this, r, epoch] {
+      if (replicas_[r].epoch == epoch) end_iteration(r);
+    });
   }
 
   void end_iteration(int r) {
@@ -275,6 +323,7 @@ class Fleet {
         hand_on(id, r);
       } else {
         result_.requests[id].finish_s = now;
+        ++settled_;
       }
     }
     result_.end_s = std::max(result_.end_s, now);
@@ -290,6 +339,10 @@ class Fleet {
   sim::Engine engine_;
   std::vector<Replica> replicas_;
   ServingDisaggregation disaggregation_;
+  ServingSpot spot_;
+  sim::RandomStreams streams_;
+  std::size_t settled_ = 0;         // requests finished or dropped
+  std::vector<int> generated_before_;  // spot: tokens a request generated before a reclamation
   std::deque<std::size_t> queue_;   // arrived, not yet routed
   std::deque<std::size_t> decode_queue_;  // disaggregated: prefilled, waiting for a decode replica
   std::size_t arrived_ = 0;
@@ -304,7 +357,7 @@ class Fleet {
 
 FleetResult simulate_fleet(const std::vector<ServingRequest>& requests, int replicas, const models::BatchingPolicy& policy,
                            const IterationTime& iteration_time, bool keep_samples, const ServingScaling& scaling,
-                           const ServingDisaggregation& disaggregation) {
+                           const ServingDisaggregation& disaggregation, const ServingSpot& spot) {
   if (!scaling.enabled && replicas < 1) throw std::invalid_argument("replicas: must be >= 1");
   if (scaling.enabled) {
     if (scaling.max_replicas < 1 || scaling.min_replicas < 0 || scaling.min_replicas > scaling.max_replicas ||
@@ -323,13 +376,15 @@ FleetResult simulate_fleet(const std::vector<ServingRequest>& requests, int repl
       throw std::invalid_argument("disaggregated prefill and decode need >= 1 replica of each kind");
     }
     if (!disaggregation.transfer_s) throw std::invalid_argument("disaggregated prefill and decode need a KV transfer time");
+    if (spot.enabled) throw std::invalid_argument("disaggregated prefill and decode: not on spot replicas (yet)");
   }
+  if (spot.enabled) validate(spot.reclaim);
   for (std::size_t i = 0; i < requests.size(); ++i) {
     if (!(requests[i].arrival_s >= 0) || (i > 0 && requests[i].arrival_s < requests[i - 1].arrival_s)) {
       throw std::invalid_argument("requests must arrive at times >= 0, in order (request " + std::to_string(i) + ")");
     }
   }
-  return Fleet(requests, replicas, policy, iteration_time, keep_samples, scaling, disaggregation).run();
+  return Fleet(requests, replicas, policy, iteration_time, keep_samples, scaling, disaggregation, spot).run();
 }
 
 }  // namespace dlsim::scheduler

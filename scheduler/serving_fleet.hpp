@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "models/serving_batcher.hpp"
+#include "scheduler/hazard.hpp"
 
 namespace dlsim::scheduler {
 
@@ -27,6 +28,7 @@ struct ServingRequest {
 struct ServedRequest {
   int replica = -1;             // the replica that prefilled it (and, unless disaggregated, decoded it)
   int decode_replica = -1;      // disaggregated: the replica that decoded it
+  int reclaims = 0;             // spot: times its replica was reclaimed under it
   double kv_transfer_s = 0;     // disaggregated: moving its K and V between them
   bool dropped = false;
   double first_token_s = 0;
@@ -68,6 +70,7 @@ struct ServingScaling {
 // What scaling did (all zero without it).
 struct ScalingRecord {
   std::int64_t cold_starts = 0;
+  std::int64_t reclaims = 0;        // spot replicas reclaimed
   double replica_seconds = 0;       // replicas on (starting, ready or draining), integrated over time
   int peak_replicas = 0;
   std::vector<std::pair<double, int>> replicas_over_time;  // (time, replicas on) at every change
@@ -99,10 +102,24 @@ struct ServingDisaggregation {
   std::function<double(int prompt_tokens, int from_replica, int to_replica)> transfer_s;
 };
 
+// Replicas on spot capacity: each is reclaimed after a time drawn from `reclaim` (counted from
+// its start, cold start included; one random stream from `seed`). From `notice_s` before, it
+// takes no new request; when reclaimed, every request it holds goes back to the front of the
+// fleet's queue and resumes on another replica (its prompt and generated tokens prefilled
+// again), and a replacement starts at once, ready after the cold start (ServingScaling's
+// cold_start_s, also without autoscaling).
+struct ServingSpot {
+  bool enabled = false;
+  Hazard reclaim;
+  double notice_s = 120;
+  std::uint64_t seed = 1;
+};
+
 // `requests` in non-decreasing arrival order (std::invalid_argument otherwise). Deterministic.
 // Without scaling (scaling.enabled false) all `replicas` are ready from time 0.
 FleetResult simulate_fleet(const std::vector<ServingRequest>& requests, int replicas, const models::BatchingPolicy& policy,
                            const IterationTime& iteration_time, bool keep_samples = false,
-                           const ServingScaling& scaling = {}, const ServingDisaggregation& disaggregation = {});
+                           const ServingScaling& scaling = {}, const ServingDisaggregation& disaggregation = {},
+                           const ServingSpot& spot = {});
 
 }  // namespace dlsim::scheduler

@@ -106,8 +106,8 @@ TEST(Serving, MoreLoadWaitsLongerAndBurstierArrivalsToo) {
 
 TEST(Serving, AutoscalingFromZeroChargesTheColdStartToTheFirstRequestAndBillsReplicaHours) {
   const std::string scaling =
-      "  scaling: {min_replicas: 0, initial_replicas: 0, target: 4, interval: 5s, keep_alive: 30s,\n"
-      "            cold_start: {provisioning: 10s, container: 5s, load_bandwidth: 1GB/s, warmup: 3s}}\n";
+      "  scaling: {min_replicas: 0, initial_replicas: 0, target: 4, interval: 5s, keep_alive: 30s}\n"
+      "  cold_start: {provisioning: 10s, container: 5s, load_bandwidth: 1GB/s, warmup: 3s}\n";
   const Scenario s = load_scenario_text(synthetic(scaling), "s.yaml");
   ASSERT_TRUE(s.serving->scaling.enabled);
   EXPECT_EQ(s.serving->scaling.max_replicas, 2);
@@ -173,6 +173,27 @@ TEST(Serving, ATraceHoldsReplicaZerosIterationsAndItsCounters) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(Serving, SpotReplicasAreReclaimedReplacedAndBilledAtTheirDiscount) {
+  const std::string spot = "  spot: {discount: 0.6, reclaim: {mean: 20s}, notice: 1s}\n"
+                           "  cold_start: {container: 5s, load_bandwidth: 10GB/s, warmup: 1s}\n";
+  const std::vector<std::string> long_answers{"serving.requests.output_tokens=2000", "serving.requests.rate=2"};
+  const Scenario s = load_scenario_text(synthetic(spot), "s.yaml", long_answers);
+  const ServingResults r = run_serving(s);
+  ASSERT_TRUE(r.spot);
+  EXPECT_EQ(r.completed, 300) << "reclaimed requests resume elsewhere";
+  EXPECT_GT(r.reclaims, 0);
+  EXPECT_GT(r.resumed_requests, 0);
+  EXPECT_EQ(r.cold_starts, r.reclaims) << "every reclaimed replica is replaced";
+  EXPECT_NEAR(r.cost_usd, r.replica_hours * 2 * s.cluster.instance.price_per_hour / 8 * 0.4, 1e-9);
+  const ServingResults steady = run_serving(load_scenario_text(synthetic(), "s.yaml", long_answers));
+  EXPECT_EQ(steady.reclaims, 0);
+  EXPECT_GT(r.e2e_s.p99, steady.e2e_s.p99) << "work redone after reclamations";
+  const std::string no_discount = error_of(synthetic("  spot: {reclaim: {mean: 1h}}\n"));
+  EXPECT_NE(no_discount.find("serving.spot.discount"), std::string::npos) << no_discount;
+  const std::string moved = error_of(synthetic("  scaling: {cold_start: {container: 5s}}\n"));
+  EXPECT_NE(moved.find("serving.cold_start"), std::string::npos) << moved;
+}
+
 TEST(Serving, BadSectionsAreLocatedErrors) {
   try {
     load_scenario_text(synthetic(), "s.yaml", {"serving.tensor=16"});
@@ -202,7 +223,7 @@ TEST(Serving, BadSectionsAreLocatedErrors) {
   EXPECT_NE(missing.find("does not exist"), std::string::npos) << missing;
   const std::string bad_min = error_of(synthetic("  scaling: {min_replicas: 3}\n"));
   EXPECT_NE(bad_min.find("serving.scaling.min_replicas"), std::string::npos) << bad_min;
-  const std::string bad_cold = error_of(synthetic("  scaling: {cold_start: {contaner: 5s}}\n"));
+  const std::string bad_cold = error_of(synthetic("  cold_start: {contaner: 5s}\n"));
   EXPECT_NE(bad_cold.find("container"), std::string::npos) << bad_cold;
   const std::string with_workload = error_of(synthetic() + "workload: {model: gpt2}\n");
   EXPECT_NE(with_workload.find("no 'workload' section"), std::string::npos) << with_workload;

@@ -207,6 +207,41 @@ TEST(ContinuousBatcher, StaticBatchingAdmitsOnlyIntoAnEmptyReplicaAndReservesWho
   EXPECT_EQ(b.preemptions(), 0);
 }
 
+TEST(ContinuousBatcher, EvictsEverythingAndResumesARequestWithItsTokensPrefilledAgain) {
+  BatchingPolicy policy;
+  policy.block_tokens = 16;
+  policy.kv_blocks = 100;
+  ContinuousBatcher a(policy);
+  ASSERT_TRUE(a.enqueue(0, 40, 10));
+  ASSERT_TRUE(a.enqueue(1, 40, 10));
+  for (int i = 0; i < 4; ++i) {
+    a.next_batch();
+    a.complete();
+  }
+  ASSERT_TRUE(a.enqueue(2, 40, 10));
+  a.next_batch();  // an iteration in flight is abandoned too
+  const auto evicted = a.evict_all();
+  ASSERT_EQ(evicted.size(), 3u);
+  EXPECT_EQ(evicted[0].generated, 4) << "a prefill and 3 decodes completed: 4 tokens out (the abandoned iteration's is lost)";
+  EXPECT_TRUE(a.idle());
+  EXPECT_FALSE(a.in_iteration());
+  EXPECT_EQ(a.blocks_used(), 0);
+  ContinuousBatcher b(policy);
+  ASSERT_TRUE(b.enqueue_resumed(0, 40, 10, evicted[0].generated));
+  const ServingBatch batch = b.next_batch();
+  ASSERT_EQ(batch.prefills.size(), 1u);
+  EXPECT_EQ(batch.prefills[0].tokens, 44) << "the prompt and the 4 tokens out";
+  IterationOutcome o = b.complete();
+  EXPECT_TRUE(o.first_token.empty());
+  EXPECT_EQ(o.emitted, std::vector<int>{0}) << "its 5th token";
+  int left = 0;
+  while (!b.idle()) {
+    b.next_batch();
+    left += static_cast<int>(b.complete().emitted.size());
+  }
+  EXPECT_EQ(left, 5) << "tokens 6 to 10";
+}
+
 TEST(ContinuousBatcher, RefusesWhatCanNeverFitAndBadLimits) {
   BatchingPolicy policy;
   policy.block_tokens = 16;

@@ -149,6 +149,41 @@ TEST(ServingFleet, DisaggregatedReplicasPrefillThenMoveTheCacheToADecodeReplica)
   EXPECT_THROW(simulate_fleet(requests, 3, policy(), linear_time, false, {}, split), std::invalid_argument);
 }
 
+TEST(ServingFleet, SpotReplicasAreReclaimedAndTheirRequestsResumeElsewhere) {
+  std::vector<ServingRequest> requests;
+  for (int i = 0; i < 600; ++i) requests.push_back({0.05 * i, 300, 1000});  // answers of about a second
+  ServingScaling cold;  // no autoscaling: its cold start serves the replacements
+  cold.cold_start_s = 5;
+  ServingSpot spot;
+  spot.enabled = true;
+  spot.reclaim.kind = Hazard::Kind::exponential;
+  spot.reclaim.mean_s = 15;
+  spot.notice_s = 0.5;
+  spot.seed = 11;
+  const FleetResult r = simulate_fleet(requests, 2, policy(), linear_time, false, cold, {}, spot);
+  EXPECT_GT(r.scaling.reclaims, 2);
+  EXPECT_EQ(r.scaling.cold_starts, r.scaling.reclaims) << "each reclaimed replica is replaced";
+  int resumed = 0;
+  long long gaps = 0;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const ServedRequest& s = r.requests[i];
+    ASSERT_FALSE(s.dropped);
+    ASSERT_FALSE(std::isnan(s.finish_s)) << "request " << i << " never finished";
+    resumed += s.reclaims > 0;
+    gaps += requests[i].output_tokens - 1;
+  }
+  EXPECT_GT(resumed, 0);
+  EXPECT_EQ(static_cast<long long>(r.token_gaps_s.size()), gaps) << "every token once, through reclamations";
+  // The same seed, the same reclamations; another seed, others.
+  const FleetResult again = simulate_fleet(requests, 2, policy(), linear_time, false, cold, {}, spot);
+  EXPECT_EQ(again.scaling.reclaims, r.scaling.reclaims);
+  EXPECT_EQ(again.end_s, r.end_s);
+  // On-demand replicas are never reclaimed and finish sooner.
+  const FleetResult steady = simulate_fleet(requests, 2, policy(), linear_time, false, cold);
+  EXPECT_EQ(steady.scaling.reclaims, 0);
+  EXPECT_LT(steady.end_s, r.end_s);
+}
+
 TEST(ServingFleet, RefusesRequestsOutOfOrder) {
   EXPECT_THROW(simulate_fleet({{1.0, 1, 1}, {0.5, 1, 1}}, 1, policy(), linear_time), std::invalid_argument);
   EXPECT_THROW(simulate_fleet({{0, 1, 1}}, 0, policy(), linear_time), std::invalid_argument);

@@ -234,6 +234,7 @@ bad("serving-disaggregated-one-replica", mutate(SERVING, "serving.replicas", 1),
 bad("serving-target-negative", SERVING, "serving.targets", {"ttft": "-1s"}, expect="serving.targets.ttft")
 bad("serving-output-results", SERVING, "output.results", "out.h5")
 bad("serving-output-device", SERVING, "output.csv", "/dev/full")
+bad("serving-spot-no-discount", SERVING, "serving.spot", {"reclaim": {"mean": "6h"}}, expect="serving.spot.discount")
 
 
 def main():
