@@ -136,7 +136,16 @@ ServingConfig read_serving(MapReader& r, const ClusterConfig& cluster, const std
     x.max_replicas = s.replicas;
     x.min_replicas = static_cast<int>(sc.integer("min_replicas", 0, s.replicas, std::min(1, s.replicas)));
     x.initial_replicas = static_cast<int>(sc.integer("initial_replicas", x.min_replicas, s.replicas, x.min_replicas));
-    x.target_per_replica = sc.number("target", 0.01, 1e6, 8);
+    const std::string metric = sc.choice("metric", {"requests", "rate", "latency"}, "requests");
+    x.metric = metric == "rate" ? scheduler::ScalingMetric::rate
+               : metric == "latency" ? scheduler::ScalingMetric::latency
+                                     : scheduler::ScalingMetric::requests;
+    if (x.metric == scheduler::ScalingMetric::latency) {
+      if (!sc.has("target")) sc.fail_missing("target", "the p90 time to first token to keep, e.g. 1s");
+      x.target_per_replica = sc.quantity("target", Dimension::duration, 1e-6, 86400);
+    } else {
+      x.target_per_replica = sc.number("target", 0.001, 1e6, 8);
+    }
     x.interval_s = sc.quantity("interval", Dimension::duration, 0.1, 86400, 10);
     x.keep_alive_s = sc.quantity("keep_alive", Dimension::duration, 0, 7 * 86400.0, 300);
     if (sc.has("cold_start")) sc.fail("cold_start", "is serving.cold_start (it serves scaling and spot replacements alike)");

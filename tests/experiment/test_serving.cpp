@@ -190,6 +190,12 @@ TEST(Serving, SpotReplicasAreReclaimedReplacedAndBilledAtTheirDiscount) {
   EXPECT_GT(r.e2e_s.p99, steady.e2e_s.p99) << "work redone after reclamations";
   const std::string no_discount = error_of(synthetic("  spot: {reclaim: {mean: 1h}}\n"));
   EXPECT_NE(no_discount.find("serving.spot.discount"), std::string::npos) << no_discount;
+  const std::string no_latency_target = error_of(synthetic("  scaling: {metric: latency}\n"));
+  EXPECT_NE(no_latency_target.find("serving.scaling.target"), std::string::npos) << no_latency_target;
+  EXPECT_EQ(load_scenario_text(synthetic("  scaling: {metric: latency, target: 800ms}\n"), "s.yaml").serving->scaling.target_per_replica,
+            0.8);
+  EXPECT_EQ(load_scenario_text(synthetic("  scaling: {metric: rate, target: 3}\n"), "s.yaml").serving->scaling.metric,
+            scheduler::ScalingMetric::rate);
   const std::string moved = error_of(synthetic("  scaling: {cold_start: {container: 5s}}\n"));
   EXPECT_NE(moved.find("serving.cold_start"), std::string::npos) << moved;
 }
