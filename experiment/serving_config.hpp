@@ -11,7 +11,8 @@
 //     requests:                    # a recorded trace ...
 //       trace: {format: azure, path: ../../shared/data/traces/azure_llm_inference_2023/AzureLLMInferenceTrace_conv.csv}
 //       limit: 1000                # the first N requests (default: all)
-//     # ... or a synthetic stream: arrival poisson | gamma (cv: burstiness), rate (requests/s),
+//     # ... or a synthetic stream: arrival poisson | gamma (cv: burstiness) | diurnal (amplitude,
+//     #     period, peak: a daily cycle around the mean rate), rate (requests/s),
 //     #     count or duration, prompt_tokens, output_tokens
 //     batching: {max_batch_tokens: 8192, max_sequences: 256, chunked_prefill: true,
 //                block_tokens: 16, memory_utilization: 0.9}
@@ -39,9 +40,11 @@ struct ServingRequestsConfig {
   std::string trace_path;
   std::string trace_format;   // "azure": TIMESTAMP,ContextTokens,GeneratedTokens
   long long limit = 0;        // 0: every request of the trace
-  std::string arrival = "poisson";  // poisson | gamma
+  std::string arrival = "poisson";  // poisson | gamma | diurnal
   double rate = 0;            // requests per second
   double cv = 1;              // gamma: coefficient of variation of the gaps
+  // diurnal: rate x (1 + amplitude cos(2 pi (t - peak) / period)), t from the stream's start
+  double amplitude = 0.5, period_s = 86400, peak_s = 43200;
   long long count = 0;        // requests (or derived from duration x rate)
   double duration_s = 0;
   int prompt_tokens = 0;

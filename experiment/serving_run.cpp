@@ -175,9 +175,21 @@ std::vector<scheduler::ServingRequest> serving_requests(const ServingConfig& c, 
   const double mean_gap = 1.0 / q.rate;
   // Gamma gaps with shape 1/cv^2 and the same mean: cv 1 is Poisson, larger is burstier.
   std::gamma_distribution<double> gamma(1.0 / (q.cv * q.cv), mean_gap * q.cv * q.cv);
+  // Diurnal: a Poisson process whose rate follows the day, drawn by thinning (Lewis and Shedler
+  // 1979): candidates at the peak rate, each kept with probability rate(t) / peak rate.
+  const double peak_rate = q.rate * (1 + q.amplitude);
+  const auto diurnal_rate = [&q](double t) {
+    return q.rate * (1 + q.amplitude * std::cos(2 * 3.14159265358979323846 * (t - q.peak_s) / q.period_s));
+  };
   double t = 0;
   for (std::size_t i = 0; i < out.size(); ++i) {
-    if (i > 0) t += q.arrival == "gamma" ? gamma(rng) : rng.exponential(mean_gap);
+    if (q.arrival == "diurnal") {
+      do {
+        t += rng.exponential(1.0 / peak_rate);
+      } while (rng.uniform() * peak_rate > diurnal_rate(t));
+    } else if (i > 0) {
+      t += q.arrival == "gamma" ? gamma(rng) : rng.exponential(mean_gap);
+    }
     out[i] = {t, q.prompt_tokens, q.output_tokens};
   }
   return out;

@@ -32,16 +32,27 @@ ServingRequestsConfig read_requests(MapReader& r, const std::string& base_dir) {
       trace.fail("path", "the trace file '" + q.trace_path + "' does not exist (or is not a file)");
     }
     q.limit = r.integer("limit", 1, kMaxRequests, 0);
-    for (const char* synthetic : {"arrival", "rate", "cv", "count", "duration", "prompt_tokens", "output_tokens"}) {
+    for (const char* synthetic : {"arrival", "rate", "cv", "count", "duration", "prompt_tokens", "output_tokens", "amplitude",
+                                  "period", "peak"}) {
       if (r.has(synthetic)) r.fail(synthetic, "belongs to a synthetic stream; a trace gives arrivals and token counts");
     }
     r.finish();
     return q;
   }
-  q.arrival = r.choice("arrival", {"poisson", "gamma"}, "poisson");
+  q.arrival = r.choice("arrival", {"poisson", "gamma", "diurnal"}, "poisson");
   q.rate = r.number("rate", 1e-9, 1e9);
   q.cv = q.arrival == "gamma" ? r.number("cv", 0.01, 100, 1.0) : 1.0;
   if (q.arrival != "gamma" && r.has("cv")) r.fail("cv", "is the burstiness of gamma arrivals (arrival: gamma)");
+  if (q.arrival == "diurnal") {
+    q.amplitude = r.number("amplitude", 0, 1, 0.5);
+    q.period_s = r.quantity("period", Dimension::duration, 1, 365 * 86400.0, 86400);
+    q.peak_s = r.quantity("peak", Dimension::duration, 0, 365 * 86400.0, 0.5 * q.period_s);
+    if (q.peak_s >= q.period_s) r.fail("peak", "is a time within the period (from its start)");
+  } else {
+    for (const char* key : {"amplitude", "period", "peak"}) {
+      if (r.has(key)) r.fail(key, "shapes diurnal arrivals (arrival: diurnal)");
+    }
+  }
   if (r.has("count") == r.has("duration")) {
     r.fail(r.has("count") ? "duration" : "count", "give the stream's length as either count (requests) or duration, not both");
   }
@@ -125,7 +136,16 @@ ServingConfig read_serving(MapReader& r, const ClusterConfig& cluster, const std
     x.max_replicas = s.replicas;
     x.min_replicas = static_cast<int>(sc.integer("min_replicas", 0, s.replicas, std::min(1, s.replicas)));
     x.initial_replicas = static_cast<int>(sc.integer("initial_replicas", x.min_replicas, s.replicas, x.min_replicas));
-    x.target_per_replica = sc.number("target", 0.01, 1e6, 8);
+    const std::string metric = sc.choice("metric", {"requests", "rate", "latency"}, "requests");
+    x.metric = metric == "rate" ? scheduler::ScalingMetric::rate
+               : metric == "latency" ? scheduler::ScalingMetric::latency
+                                     : scheduler::ScalingMetric::requests;
+    if (x.metric == scheduler::ScalingMetric::latency) {
+      if (!sc.has("target")) sc.fail_missing("target", "the p90 time to first token to keep, e.g. 1s");
+      x.target_per_replica = sc.quantity("target", Dimension::duration, 1e-6, 86400);
+    } else {
+      x.target_per_replica = sc.number("target", 0.001, 1e6, 8);
+    }
     x.interval_s = sc.quantity("interval", Dimension::duration, 0.1, 86400, 10);
     x.keep_alive_s = sc.quantity("keep_alive", Dimension::duration, 0, 7 * 86400.0, 300);
     if (sc.has("cold_start")) sc.fail("cold_start", "is serving.cold_start (it serves scaling and spot replacements alike)");

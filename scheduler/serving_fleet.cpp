@@ -219,10 +219,31 @@ class Fleet {
   void scale() {
     int outstanding = static_cast<int>(queue_.size());
     for (const Replica& r : replicas_) outstanding += r.requests;
-    const int want = std::clamp(static_cast<int>(std::ceil(outstanding / scaling_.target_per_replica)), scaling_.min_replicas,
-                                scaling_.max_replicas);
     const double now = engine_.now().seconds();
     int on = replicas_wanted_on();
+    int wanted = 0;
+    switch (scaling_.metric) {
+      case ScalingMetric::requests: wanted = static_cast<int>(std::ceil(outstanding / scaling_.target_per_replica)); break;
+      case ScalingMetric::rate:
+        wanted = static_cast<int>(std::ceil(double(arrived_ - arrived_at_last_tick_) / scaling_.interval_s / scaling_.target_per_replica));
+        break;
+      case ScalingMetric::latency: {
+        wanted = on;
+        if (!recent_ttft_.empty()) {
+          std::sort(recent_ttft_.begin(), recent_ttft_.end());
+          const double p90 = recent_ttft_[static_cast<std::size_t>(0.9 * double(recent_ttft_.size() - 1))];
+          if (p90 > scaling_.target_per_replica) wanted = on + 1;
+          if (p90 < 0.5 * scaling_.target_per_replica) wanted = on - 1;
+        } else if (outstanding == 0) {
+          wanted = on - 1;  // nothing served, nothing waiting: one fewer
+        }
+        break;
+      }
+    }
+    if (outstanding > 0) wanted = std::max(wanted, 1);  // requests waiting never leave the fleet empty
+    arrived_at_last_tick_ = arrived_;
+    recent_ttft_.clear();
+    const int want = std::clamp(wanted, scaling_.min_replicas, scaling_.max_replicas);
     if (want >= on) below_since_ = -1;
     if (want > on) {
       // Draining replicas are taken back first (they are warm), then cold ones start.
@@ -309,6 +330,7 @@ class Fleet {
       ServedRequest& s = result_.requests[id];
       if (std::isnan(s.first_token_s)) {
         s.first_token_s = now;
+        if (scaling_.enabled && scaling_.metric == ScalingMetric::latency) recent_ttft_.push_back(now - requests_[id].arrival_s);
       } else {
         const double gap = now - last_token_s_[id];
         result_.token_gaps_s.push_back(static_cast<float>(gap));
@@ -346,6 +368,8 @@ class Fleet {
   std::deque<std::size_t> queue_;   // arrived, not yet routed
   std::deque<std::size_t> decode_queue_;  // disaggregated: prefilled, waiting for a decode replica
   std::size_t arrived_ = 0;
+  std::size_t arrived_at_last_tick_ = 0;  // scaling on rate: arrivals before the last decision
+  std::vector<double> recent_ttft_;       // scaling on latency: first tokens since the last decision
   int last_routed_ = -1;
   int capacity_ = 1;                // requests a replica takes at once (its sequence limit)
   double below_since_ = -1;         // since when the want has been below the replicas (-1: it is not)

@@ -56,12 +56,19 @@ struct FleetSample {
 // each draining its requests before it stops. With min_replicas 0 the fleet scales to zero,
 // and a request that finds no replica starts one at once. Requests wait in the fleet's queue
 // while no replica is ready.
+// What the want follows: requests in the fleet per replica (concurrency, as Knative), arrivals
+// per second per replica over the last interval, or the time to first token: one replica more
+// while the last interval's p90 is above the target, one fewer while it is below half of it.
+enum class ScalingMetric { requests, rate, latency };
+
 struct ServingScaling {
   bool enabled = false;
+  ScalingMetric metric = ScalingMetric::requests;
   int min_replicas = 1;
   int max_replicas = 1;
   int initial_replicas = 1;       // ready at time 0
-  double target_per_replica = 8;  // requests in a replica (queued or running) the want aims at
+  double target_per_replica = 8;  // requests: requests in a replica; rate: requests/s per replica;
+                                  // latency: the p90 time to first token, seconds
   double interval_s = 10;
   double keep_alive_s = 300;
   double cold_start_s = 0;

@@ -190,8 +190,33 @@ TEST(Serving, SpotReplicasAreReclaimedReplacedAndBilledAtTheirDiscount) {
   EXPECT_GT(r.e2e_s.p99, steady.e2e_s.p99) << "work redone after reclamations";
   const std::string no_discount = error_of(synthetic("  spot: {reclaim: {mean: 1h}}\n"));
   EXPECT_NE(no_discount.find("serving.spot.discount"), std::string::npos) << no_discount;
+  const std::string no_latency_target = error_of(synthetic("  scaling: {metric: latency}\n"));
+  EXPECT_NE(no_latency_target.find("serving.scaling.target"), std::string::npos) << no_latency_target;
+  EXPECT_EQ(load_scenario_text(synthetic("  scaling: {metric: latency, target: 800ms}\n"), "s.yaml").serving->scaling.target_per_replica,
+            0.8);
+  EXPECT_EQ(load_scenario_text(synthetic("  scaling: {metric: rate, target: 3}\n"), "s.yaml").serving->scaling.metric,
+            scheduler::ScalingMetric::rate);
   const std::string moved = error_of(synthetic("  scaling: {cold_start: {container: 5s}}\n"));
   EXPECT_NE(moved.find("serving.cold_start"), std::string::npos) << moved;
+}
+
+TEST(Serving, DiurnalArrivalsFollowTheDayAroundTheMeanRate) {
+  const std::vector<std::string> day{"serving.requests={arrival: diurnal, rate: 0.05, amplitude: 0.8, period: 1d, peak: 14h, "
+                                     "duration: 4d, prompt_tokens: 100, output_tokens: 10}"};
+  const Scenario s = load_scenario_text(synthetic(), "s.yaml", day);
+  const std::vector<scheduler::ServingRequest> requests = serving_requests(*s.serving, s.seed);
+  ASSERT_EQ(requests.size(), 17280u) << "the mean rate over the duration";
+  // Within 6 h of 14:00 against within 6 h of 02:00: (1 + 0.8 x 2/pi) / (1 - 0.8 x 2/pi) = 3.1 in expectation.
+  int near_peak = 0, near_trough = 0;
+  for (const scheduler::ServingRequest& q : requests) {
+    const double hour = std::fmod(q.arrival_s / 3600, 24);
+    if (hour >= 8 && hour < 20) ++near_peak; else ++near_trough;
+  }
+  EXPECT_GT(near_peak, 2.6 * near_trough);
+  EXPECT_LT(near_peak, 3.6 * near_trough);
+  EXPECT_NEAR(requests.back().arrival_s / 86400, 4, 0.2);
+  const std::string stray = error_of(synthetic("", ", amplitude: 0.5"));
+  EXPECT_NE(stray.find("serving.requests.amplitude"), std::string::npos) << stray;
 }
 
 TEST(Serving, BadSectionsAreLocatedErrors) {

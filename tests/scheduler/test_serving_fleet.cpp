@@ -184,6 +184,24 @@ TEST(ServingFleet, SpotReplicasAreReclaimedAndTheirRequestsResumeElsewhere) {
   EXPECT_LT(steady.end_s, r.end_s);
 }
 
+TEST(ServingFleet, ScalesOnTheArrivalRateOrOnTheTimeToFirstToken) {
+  std::vector<ServingRequest> burst;
+  for (int i = 0; i < 1600; ++i) burst.push_back({0.05 * i, 200, 400});  // 20 per second for 80 s
+  ServingScaling rate = autoscaling(1, 8, 1, 20);
+  rate.metric = ScalingMetric::rate;
+  rate.target_per_replica = 5;  // requests/s one replica takes: 20/s wants 4
+  const FleetResult by_rate = simulate_fleet(burst, 0, policy(), linear_time, false, rate);
+  EXPECT_EQ(by_rate.scaling.peak_replicas, 4);
+  EXPECT_EQ(by_rate.scaling.replicas_over_time.back().second, 1);
+  ServingScaling latency = autoscaling(1, 8, 1, 20);
+  latency.metric = ScalingMetric::latency;
+  latency.target_per_replica = 0.5;  // seconds, p90 of the time to first token
+  const FleetResult by_latency = simulate_fleet(burst, 0, policy(), linear_time, false, latency);
+  EXPECT_GT(by_latency.scaling.peak_replicas, 2) << "one more per interval while the p90 is over 0.5 s";
+  EXPECT_EQ(by_latency.scaling.replicas_over_time.back().second, 1) << "one fewer per keep-alive once idle";
+  for (const ServedRequest& x : by_latency.requests) ASSERT_FALSE(std::isnan(x.finish_s));
+}
+
 TEST(ServingFleet, RefusesRequestsOutOfOrder) {
   EXPECT_THROW(simulate_fleet({{1.0, 1, 1}, {0.5, 1, 1}}, 1, policy(), linear_time), std::invalid_argument);
   EXPECT_THROW(simulate_fleet({{0, 1, 1}}, 0, policy(), linear_time), std::invalid_argument);
