@@ -276,6 +276,7 @@ void bind_experiment(py::module_& m) {
           summary["cold_starts"] = r.cold_starts;
           summary["reclaims"] = r.reclaims;
           summary["resumed_requests"] = r.resumed_requests;
+          summary["spot_replica_hours"] = r.spot_replica_hours;
           summary["replica_hours"] = r.replica_hours;
           summary["cost_usd"] = r.cost_usd;
           summary["usd_per_million_output_tokens"] = r.usd_per_million_output_tokens;

@@ -240,6 +240,7 @@ ServingResults run_serving(const Scenario& s) {
   scheduler::ServingScaling scaling = c.scaling;
   r.autoscaled = scaling.enabled;
   r.spot = c.spot.enabled;
+  r.spot_fallback = c.spot.fallback_on_demand;
   r.weight_load_s = r.weight_bytes / c.load_bandwidth;
   r.cold_start_s = c.provisioning_s + c.container_s + r.weight_load_s + c.warmup_s;
   scaling.cold_start_s = r.cold_start_s;
@@ -330,8 +331,10 @@ ServingResults run_serving(const Scenario& s) {
     // Autoscaled and spot replicas are billed for their GPUs' share of the instance while they
     // are on (from the start of each cold start to the end of its drain or its reclamation),
     // spot at its discount.
-    const double price = s.cluster.instance.price_per_hour * (spot.enabled ? 1 - c.spot_discount : 1);
-    r.cost_usd = r.replica_hours * double(c.tensor) * price / double(per_node);
+    const double spot_hours = fleet.scaling.spot_replica_seconds / 3600.0;
+    const double billed_hours = (r.replica_hours - spot_hours) + spot_hours * (1 - c.spot_discount);
+    r.cost_usd = billed_hours * double(c.tensor) * s.cluster.instance.price_per_hour / double(per_node);
+    r.spot_replica_hours = spot_hours;
   } else {
     // Every node the replicas occupy is billed, on demand, for the whole span.
     r.cost_usd = double(r.nodes) * s.cluster.instance.price_per_hour * r.duration_s / 3600.0;
@@ -383,7 +386,9 @@ void print_serving(std::ostream& out, const ServingResults& r) {
   }
   if (r.spot) {
     out << "  spot: " << r.reclaims << " replica" << (r.reclaims == 1 ? "" : "s") << " reclaimed and replaced (cold start "
-        << format_duration(r.cold_start_s) << "); " << r.resumed_requests << " request" << (r.resumed_requests == 1 ? "" : "s")
+        << format_duration(r.cold_start_s) << (r.spot_fallback ? ", on on-demand capacity" : "") << "); "
+        << format_number(r.spot_replica_hours, "%.2f") << " of " << format_number(r.replica_hours, "%.2f")
+        << " replica-hours on spot; " << r.resumed_requests << " request" << (r.resumed_requests == 1 ? "" : "s")
         << " resumed on another replica\n";
   }
   if (r.autoscaled) {

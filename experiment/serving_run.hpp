@@ -50,8 +50,9 @@ struct ServingResults {
   double replica_hours = 0;
   std::vector<std::pair<double, int>> replicas_over_time;
   // Spot replicas (zero otherwise): reclamations, and requests that lost their replica.
-  bool spot = false;
+  bool spot = false, spot_fallback = false;
   std::int64_t reclaims = 0, resumed_requests = 0;
+  double spot_replica_hours = 0;      // of replica_hours, on spot capacity
   // Disaggregated prefill and decode (zero otherwise).
   int prefill_replicas = 0;
   Percentiles kv_transfer_s;

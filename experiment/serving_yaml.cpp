@@ -160,6 +160,7 @@ ServingConfig read_serving(MapReader& r, const ClusterConfig& cluster, const std
     if (!sp.has("reclaim")) sp.fail_missing("reclaim", "the time to reclamation: {mean: 6h} or {weibull_shape, weibull_scale}");
     s.spot.reclaim = read_hazard(sp, "reclaim");
     s.spot.notice_s = sp.quantity("notice", Dimension::duration, 0, 3600, 120);
+    s.spot.fallback_on_demand = sp.choice("fallback", {"spot", "on-demand"}, "spot") == "on-demand";
     sp.finish();
   }
   MapReader cold(r.node("cold_start"), r.path_of("cold_start"), r.source(), true);

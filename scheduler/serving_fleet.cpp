@@ -24,6 +24,7 @@ struct Replica {
   int starts = 0;           // cold starts so far: a ready event of an earlier start is stale
   int epoch = 0;            // lives so far (spot): events of an earlier life are stale
   bool noticed = false;     // spot: reclamation notice received, takes no new request
+  bool on_spot = false;     // this life runs on spot capacity
 };
 
 class Fleet {
@@ -60,6 +61,7 @@ class Fleet {
     for (int r = 0; r < initial; ++r) {
       replicas_[r].state = ReplicaState::ready;
       replicas_[r].on_since = 0;
+      replicas_[r].on_spot = spot_.enabled;
       schedule_reclaim(r);
     }
     record_replicas();
@@ -73,7 +75,7 @@ class Fleet {
     result_.end_s = std::max(result_.end_s, requests_.empty() ? 0.0 : requests_.back().arrival_s);
     // Replicas still on are billed to the end.
     for (Replica& r : replicas_) {
-      if (r.state != ReplicaState::off) result_.scaling.replica_seconds += result_.end_s - r.on_since;
+      if (r.state != ReplicaState::off) bill(r, result_.end_s);
     }
     return std::move(result_);
   }
@@ -101,7 +103,7 @@ class Fleet {
       ++arrived_;
       queue_.push_back(i);
       dispatch();
-      if (scaling_.enabled && replicas_wanted_on() == 0) start_replicas(1);  // from zero, at once
+      if (scaling_.enabled && replicas_wanted_on() == 0) start_replicas(1, spot_.enabled);  // from zero, at once
       if (i + 1 < requests_.size()) schedule_arrival(i + 1);
     });
   }
@@ -153,9 +155,10 @@ class Fleet {
     }
   }
 
-  void start_replicas(int count) {
+  void start_replicas(int count, bool on_spot) {
     for (int r = 0; r < static_cast<int>(replicas_.size()) && count > 0; ++r) {
       if (replicas_[r].state != ReplicaState::off) continue;
+      replicas_[r].on_spot = on_spot;
       replicas_[r].state = ReplicaState::starting;
       replicas_[r].on_since = engine_.now().seconds();
       ++result_.scaling.cold_starts;
@@ -175,8 +178,8 @@ class Fleet {
 
   // Spot: this life's notice and reclamation, drawn when the replica starts.
   void schedule_reclaim(int r) {
-    if (!spot_.enabled) return;
     const int epoch = ++replicas_[r].epoch;
+    if (!spot_.enabled || !replicas_[r].on_spot) return;
     const double life = sample_time_to_event(spot_.reclaim, 0, streams_.stream("serving.reclaim"));
     if (!std::isfinite(life) || life > 1e9) return;
     const double notice_in = std::max(0.0, life - spot_.notice_s);
@@ -201,9 +204,9 @@ class Fleet {
     x.requests = 0;
     x.noticed = false;
     x.state = ReplicaState::off;
-    result_.scaling.replica_seconds += engine_.now().seconds() - x.on_since;
+    bill(x, engine_.now().seconds());
     record_replicas();
-    start_replicas(1);  // its replacement, on spot again
+    start_replicas(1, !spot_.fallback_on_demand);  // its replacement
     dispatch();
   }
 
@@ -211,8 +214,13 @@ class Fleet {
     Replica& x = replicas_[r];
     if (x.state != ReplicaState::draining || x.requests > 0 || x.batcher.in_iteration()) return;
     x.state = ReplicaState::off;
-    result_.scaling.replica_seconds += engine_.now().seconds() - x.on_since;
+    bill(x, engine_.now().seconds());
     record_replicas();
+  }
+
+  void bill(const Replica& x, double until) {
+    result_.scaling.replica_seconds += until - x.on_since;
+    if (x.on_spot) result_.scaling.spot_replica_seconds += until - x.on_since;
   }
 
   // The periodic scaling decision.
@@ -253,7 +261,7 @@ class Fleet {
           ++on;
         }
       }
-      start_replicas(want - on);
+      start_replicas(want - on, spot_.enabled);
       dispatch();
     } else if (want < on) {
       if (below_since_ < 0) below_since_ = now;

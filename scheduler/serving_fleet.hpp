@@ -79,6 +79,7 @@ struct ScalingRecord {
   std::int64_t cold_starts = 0;
   std::int64_t reclaims = 0;        // spot replicas reclaimed
   double replica_seconds = 0;       // replicas on (starting, ready or draining), integrated over time
+  double spot_replica_seconds = 0;  // of those, on spot capacity
   int peak_replicas = 0;
   std::vector<std::pair<double, int>> replicas_over_time;  // (time, replicas on) at every change
   std::vector<double> fleet_wait_s;  // per request: time in the fleet's queue before a replica took it
@@ -114,12 +115,14 @@ struct ServingDisaggregation {
 // takes no new request; when reclaimed, every request it holds goes back to the front of the
 // fleet's queue and resumes on another replica (its prompt and generated tokens prefilled
 // again), and a replacement starts at once, ready after the cold start (ServingScaling's
-// cold_start_s, also without autoscaling).
+// cold_start_s, also without autoscaling): on spot again, or on on-demand capacity, never
+// reclaimed, with `fallback_on_demand`. Replicas the autoscaler adds start on spot.
 struct ServingSpot {
   bool enabled = false;
   Hazard reclaim;
   double notice_s = 120;
   std::uint64_t seed = 1;
+  bool fallback_on_demand = false;  // a reclaimed replica's replacement runs on on-demand capacity
 };
 
 // `requests` in non-decreasing arrival order (std::invalid_argument otherwise). Deterministic.

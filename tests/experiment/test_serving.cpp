@@ -188,6 +188,14 @@ TEST(Serving, SpotReplicasAreReclaimedReplacedAndBilledAtTheirDiscount) {
   const ServingResults steady = run_serving(load_scenario_text(synthetic(), "s.yaml", long_answers));
   EXPECT_EQ(steady.reclaims, 0);
   EXPECT_GT(r.e2e_s.p99, steady.e2e_s.p99) << "work redone after reclamations";
+  const std::string fallback = "  spot: {discount: 0.6, reclaim: {mean: 20s}, notice: 1s, fallback: on-demand}\n"
+                               "  cold_start: {container: 5s, load_bandwidth: 10GB/s, warmup: 1s}\n";
+  const ServingResults f = run_serving(load_scenario_text(synthetic(fallback), "s.yaml", long_answers));
+  ASSERT_TRUE(f.spot_fallback);
+  EXPECT_EQ(f.completed, 300);
+  EXPECT_LT(f.spot_replica_hours, f.replica_hours);
+  const double billed = (f.replica_hours - f.spot_replica_hours) + 0.4 * f.spot_replica_hours;
+  EXPECT_NEAR(f.cost_usd, billed * 2 * s.cluster.instance.price_per_hour / 8, 1e-9);
   const std::string no_discount = error_of(synthetic("  spot: {reclaim: {mean: 1h}}\n"));
   EXPECT_NE(no_discount.find("serving.spot.discount"), std::string::npos) << no_discount;
   const std::string no_latency_target = error_of(synthetic("  scaling: {metric: latency}\n"));

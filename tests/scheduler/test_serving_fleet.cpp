@@ -178,6 +178,15 @@ TEST(ServingFleet, SpotReplicasAreReclaimedAndTheirRequestsResumeElsewhere) {
   const FleetResult again = simulate_fleet(requests, 2, policy(), linear_time, false, cold, {}, spot);
   EXPECT_EQ(again.scaling.reclaims, r.scaling.reclaims);
   EXPECT_EQ(again.end_s, r.end_s);
+  // With the on-demand fallback a slot is reclaimed at most once: its replacement stays.
+  ServingSpot fallback = spot;
+  fallback.fallback_on_demand = true;
+  const FleetResult fell_back = simulate_fleet(requests, 2, policy(), linear_time, false, cold, {}, fallback);
+  EXPECT_GE(fell_back.scaling.reclaims, 1);
+  EXPECT_LE(fell_back.scaling.reclaims, 2);
+  EXPECT_GT(fell_back.scaling.spot_replica_seconds, 0);
+  EXPECT_LT(fell_back.scaling.spot_replica_seconds, fell_back.scaling.replica_seconds);
+  EXPECT_NEAR(r.scaling.spot_replica_seconds, r.scaling.replica_seconds, 1e-6) << "without it, every replica is on spot";
   // On-demand replicas are never reclaimed and finish sooner.
   const FleetResult steady = simulate_fleet(requests, 2, policy(), linear_time, false, cold);
   EXPECT_EQ(steady.scaling.reclaims, 0);
