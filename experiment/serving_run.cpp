@@ -229,13 +229,7 @@ ServingResults run_serving(const Scenario& s) {
   models::BatchingPolicy policy = c.batching;
   policy.kv_blocks = static_cast<std::int64_t>(r.kv_capacity_tokens) / policy.block_tokens;
   r.kv_blocks = policy.kv_blocks;
-  if (policy.kv_blocks < 1) {
-    throw ConfigError(where, "serving.tensor",
-                      c.model_name + "'s weights (" + format_size(r.weight_bytes) + " per GPU at tensor " + std::to_string(c.tensor) +
-                          ") and workspace leave no memory for a KV cache on " + r.device + " (" +
-                          format_size(s.cluster.device.memory_bytes) + " x memory_utilization " +
-                          format_number(c.memory_utilization, "%.2f") + "): raise tensor");
-  }
+  if (policy.kv_blocks < 1) throw ConfigError(where, "serving.tensor", serving_problem(c, s.cluster));  // the loader's check
 
   scheduler::ServingScaling scaling = c.scaling;
   r.autoscaled = scaling.enabled;

@@ -97,11 +97,7 @@ ServingConfig read_serving(MapReader& r, const ClusterConfig& cluster, const std
     r.fail("tensor", "a replica runs on one node: " + std::to_string(s.tensor) + " GPUs, but " + cluster.instance_name + " has " +
                          std::to_string(per_node));
   }
-  const int heads = s.model.heads, kv = s.model.kv_heads == 0 ? heads : s.model.kv_heads;
-  if (heads % s.tensor != 0 || s.model.ffn % s.tensor != 0 || (kv % s.tensor != 0 && s.tensor % kv != 0)) {
-    r.fail("tensor", std::to_string(s.tensor) + " does not split " + s.model_name + " (" + std::to_string(heads) + " heads, " +
-                         std::to_string(kv) + " K/V heads, FFN " + std::to_string(s.model.ffn) + ")");
-  }
+  // Whether the tensor degree splits the model is the replica's own check (serving_problem).
   const int fit = static_cast<int>(std::min<std::int64_t>(1'000'000, std::int64_t(per_node / s.tensor) * cluster.nodes));
   s.replicas = static_cast<int>(r.integer("replicas", 1, 1'000'000, std::max(1, fit)));
   if (s.replicas > fit) {

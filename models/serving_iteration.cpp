@@ -60,7 +60,9 @@ ServingStepModel::ServingStepModel(DecoderConfig model, DeviceSpec device, Devic
   head_dim_ = double(c.hidden) / c.heads;
   q_features_ = double(c.hidden) / t;
   // With more ranks than K/V heads, each rank keeps a copy of one head (vLLM replicates them).
-  kv_features_ = std::max(1.0, double(kv_heads) / t) * head_dim_;
+  kv_heads_per_rank_ = std::max(1.0, double(kv_heads) / t);
+  kv_features_ = kv_heads_per_rank_ * head_dim_;
+  flash_attention_ = flash_attention_unavailable(options_.precision, device_).empty();
   weight_bytes_ = decoder_transformer(c, 1).parameters() / t * bytes_per_element(options_.precision);
   const double tokens = options_.max_batch_tokens;
   const double mlp_width = double(c.ffn) / t * (c.gated_ffn ? 3 : 2);
@@ -126,13 +128,13 @@ double ServingStepModel::prefill_attention_s(const PrefillChunk& chunk) const {
   if (chunk.tokens <= 0) return 0;
   const DecoderConfig& c = model_;
   const double t = options_.tensor;
-  const double heads = c.heads / t, kv_heads = std::max(1.0, (c.kv_heads == 0 ? c.heads : c.kv_heads) / t);
+  const double heads = c.heads / t;
   const double q = chunk.tokens, k = chunk.context + chunk.tokens;
   double s = 0;
-  if (flash_attention_unavailable(options_.precision, device_).empty()) {
+  if (flash_attention_) {
     AttentionShape shape;
     shape.heads = heads;
-    shape.kv_heads = kv_heads;
+    shape.kv_heads = kv_heads_per_rank_;
     shape.query_length = q;
     shape.key_length = k;
     shape.head_dim = head_dim_;

@@ -95,6 +95,8 @@ class ServingStepModel {
   AllReduceTime all_reduce_;
   double element_ = 2;
   double head_dim_ = 0, q_features_ = 0, kv_features_ = 0;
+  double kv_heads_per_rank_ = 1;
+  bool flash_attention_ = true;   // FlashAttention runs this precision on this device
   double weight_bytes_ = 0, workspace_bytes_ = 0, kv_bytes_per_token_ = 0;
   mutable std::unordered_map<int, double> dense_memo_;
 };

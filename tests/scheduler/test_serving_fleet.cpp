@@ -34,7 +34,9 @@ TEST(ServingFleet, EveryRequestCompletesInOrderOfItsEvents) {
     ASSERT_FALSE(s.dropped);
     EXPECT_GT(s.first_token_s, requests[i].arrival_s);
     EXPECT_GE(s.finish_s, s.first_token_s);
-    if (requests[i].output_tokens == 1) EXPECT_EQ(s.finish_s, s.first_token_s);
+    if (requests[i].output_tokens == 1) {
+      EXPECT_EQ(s.finish_s, s.first_token_s);
+    }
     ++per_replica.at(static_cast<std::size_t>(s.replica));
   }
   for (int n : per_replica) EXPECT_GT(n, 20) << "the router spreads the load";
