@@ -140,6 +140,10 @@ void bind_experiment(py::module_& m) {
            }, py::arg("path"));
 
   m.def("run", [](std::shared_ptr<const Scenario> scenario) {
+          if (scenario->serving) {
+            throw experiment::ConfigError({scenario->source, 0, 0}, "serving",
+                                          "the scenario serves requests (serving:): run it with dlsim.serve");
+          }
           return run_interruptibly([scenario](const sim::InterruptFlag* flag) {
             return std::make_shared<Results>(experiment::run(*scenario, flag));
           });

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "experiment/scenario.hpp"
+#include "experiment/table.hpp"
 #include "scheduler/serving_fleet.hpp"
 
 namespace dlsim::experiment {
@@ -56,6 +57,10 @@ struct ServingResults {
   // Disaggregated prefill and decode (zero otherwise).
   int prefill_replicas = 0;
   Percentiles kv_transfer_s;
+  // Models served one sample per request (CNNs, encoders): their end-to-end latency is also
+  // their "time to first token"; serverless functions: their size and the GB-seconds billed.
+  bool per_sample = false, function = false;
+  double function_vcpus = 0, function_memory_bytes = 0, billed_gb_seconds = 0;
   std::vector<scheduler::ServingRequest> request_list;
   std::vector<scheduler::ServedRequest> served;
   std::vector<scheduler::FleetSample> replica0_iterations;  // only with output.trace
@@ -70,6 +75,9 @@ std::string serving_problem(const ServingConfig& c, const ClusterConfig& cluster
 ServingResults run_serving(const Scenario& s);
 
 void print_serving(std::ostream& out, const ServingResults& r);
+// The run as one row of typed columns (latency percentiles, throughput, goodput, cost, cold
+// starts): what `dlsim sweep` stacks and `dlsim validate` checks.
+Table serving_table(const ServingResults& r);
 // One row per request: arrival, tokens, replica, first token, finish, latencies, preemptions.
 // Written atomically.
 void write_serving_csv(const std::string& path, const ServingResults& r);

@@ -25,6 +25,9 @@ struct Replica {
   int epoch = 0;            // lives so far (spot): events of an earlier life are stale
   bool noticed = false;     // spot: reclamation notice received, takes no new request
   bool on_spot = false;     // this life runs on spot capacity
+  double held_since = -1;   // dynamic batching: when its oldest request not yet in a batch came (-1: none)
+  bool wait_armed = false;  // dynamic batching: a start at the end of the wait is scheduled
+  int idle_token = 0;       // per-request scaling: bumped at every change, so a stale idle stop does nothing
 };
 
 class Fleet {
@@ -70,7 +73,10 @@ class Fleet {
   FleetResult run() {
     // Arrivals are scheduled one at a time (the next when one arrives): the queue stays small.
     if (!requests_.empty()) schedule_arrival(0);
-    if (scaling_.enabled) engine_.schedule_at(sim::Time::from_seconds(scaling_.interval_s), [this] { scale(); });
+    if (per_request()) {
+      for (int r = 0; r < static_cast<int>(replicas_.size()); ++r) arm_idle_stop(r);
+    }
+    if (scaling_.enabled && !per_request()) engine_.schedule_at(sim::Time::from_seconds(scaling_.interval_s), [this] { scale(); });
     engine_.run();
     result_.end_s = std::max(result_.end_s, requests_.empty() ? 0.0 : requests_.back().arrival_s);
     // Replicas still on are billed to the end.
@@ -103,7 +109,11 @@ class Fleet {
       ++arrived_;
       queue_.push_back(i);
       dispatch();
-      if (scaling_.enabled && replicas_wanted_on() == 0) start_replicas(1, spot_.enabled);  // from zero, at once
+      if (per_request()) {
+        start_for_queue();
+      } else if (scaling_.enabled && replicas_wanted_on() == 0) {
+        start_replicas(1, spot_.enabled);  // from zero, at once
+      }
       if (i + 1 < requests_.size()) schedule_arrival(i + 1);
     });
   }
@@ -151,8 +161,60 @@ class Fleet {
         continue;
       }
       ++r.requests;
-      if (!r.batcher.in_iteration()) start_iteration(best);
+      ++r.idle_token;
+      if (r.held_since < 0) r.held_since = engine_.now().seconds();
+      start_or_wait(best);
     }
+  }
+
+  bool per_request() const { return scaling_.enabled && scaling_.metric == ScalingMetric::per_request; }
+
+  // Per-request scaling: requests left in the queue that no replica starting now will take get
+  // a replica each (`capacity_` of them per replica), within max_replicas.
+  void start_for_queue() {
+    int starting = 0;
+    for (const Replica& r : replicas_) starting += r.state == ReplicaState::starting;
+    const long long uncovered = static_cast<long long>(queue_.size()) - static_cast<long long>(starting) * capacity_;
+    if (uncovered > 0) start_replicas(static_cast<int>((uncovered + capacity_ - 1) / capacity_), spot_.enabled);
+  }
+
+  // Per-request scaling: an idle replica stops after keep_alive_s unless a request comes first.
+  void arm_idle_stop(int r) {
+    Replica& x = replicas_[r];
+    if (!per_request() || x.state != ReplicaState::ready || x.requests > 0) return;
+    const int token = ++x.idle_token;
+    engine_.schedule_in(sim::Time::from_seconds(scaling_.keep_alive_s), [this, r, token] {
+      Replica& y = replicas_[r];
+      if (y.idle_token != token || y.state != ReplicaState::ready || y.requests > 0 || y.batcher.in_iteration()) return;
+      if (replicas_wanted_on() <= scaling_.min_replicas) return;  // provisioned: stays warm
+      y.state = ReplicaState::draining;
+      stop_if_drained(r);
+    });
+  }
+
+  // Dynamic batching: a replica that is not full waits (max_wait_s) for more requests before it
+  // starts an iteration; without a wait, or when full, it starts at once.
+  void start_or_wait(int r) {
+    Replica& x = replicas_[r];
+    if (x.batcher.in_iteration()) return;
+    const double wait = x.batcher.policy().max_wait_s;
+    if (wait <= 0 || x.requests == 0 || x.requests >= capacity_ || x.held_since < 0) {
+      start_iteration(r);
+      return;
+    }
+    // Compared in the engine's ticks: the wake-up below lands exactly on `due`.
+    const sim::Time due = sim::Time::from_seconds(x.held_since + wait);
+    if (engine_.now() >= due) {
+      start_iteration(r);
+      return;
+    }
+    if (x.wait_armed) return;
+    x.wait_armed = true;
+    const int epoch = x.epoch;
+    engine_.schedule_at(due, [this, r, epoch] {
+      replicas_[r].wait_armed = false;
+      if (replicas_[r].epoch == epoch) start_or_wait(r);
+    });
   }
 
   void start_replicas(int count, bool on_spot) {
@@ -168,6 +230,7 @@ class Fleet {
         if (replicas_[r].state != ReplicaState::starting || replicas_[r].starts != start) return;
         replicas_[r].state = ReplicaState::ready;
         dispatch();
+        arm_idle_stop(r);  // per-request scaling: its request went to another replica meanwhile
       });
       schedule_reclaim(r);
     }
@@ -202,6 +265,7 @@ class Fleet {
       queue_.push_front(static_cast<std::size_t>(it->request));
     }
     x.requests = 0;
+    x.held_since = -1;
     x.noticed = false;
     x.state = ReplicaState::off;
     bill(x, engine_.now().seconds());
@@ -247,6 +311,7 @@ class Fleet {
         }
         break;
       }
+      case ScalingMetric::per_request: wanted = on; break;  // not reached: per-request scaling has no periodic decision
     }
     if (outstanding > 0) wanted = std::max(wanted, 1);  // requests waiting never leave the fleet empty
     arrived_at_last_tick_ = arrived_;
@@ -307,6 +372,7 @@ class Fleet {
   void start_iteration(int r) {
     models::ContinuousBatcher& b = replicas_[r].batcher;
     const models::ServingBatch batch = b.next_batch();
+    replicas_[r].held_since = b.waiting() > 0 ? engine_.now().seconds() : -1;
     if (batch.tokens() == 0) {
       stop_if_drained(r);
       return;  // idle until the next request
@@ -357,7 +423,8 @@ class Fleet {
       }
     }
     result_.end_s = std::max(result_.end_s, now);
-    start_iteration(r);
+    start_or_wait(r);
+    arm_idle_stop(r);
     // Finished requests made room: queued ones join (this replica's at its next iteration).
     if (!outcome.finished.empty()) dispatch();
   }

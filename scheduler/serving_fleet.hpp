@@ -59,7 +59,11 @@ struct FleetSample {
 // What the want follows: requests in the fleet per replica (concurrency, as Knative), arrivals
 // per second per replica over the last interval, or the time to first token: one replica more
 // while the last interval's p90 is above the target, one fewer while it is below half of it.
-enum class ScalingMetric { requests, rate, latency };
+// per_request: a function platform (AWS Lambda, Azure Functions): no periodic decision; a request
+// that finds no replica with room and none starting for it starts one at once (a cold start),
+// and a replica stops once it has been idle for keep_alive_s (never below min_replicas: those
+// are provisioned and stay warm). target_per_replica and interval_s are unused.
+enum class ScalingMetric { requests, rate, latency, per_request };
 
 struct ServingScaling {
   bool enabled = false;
