@@ -139,6 +139,10 @@ int run_loaded(std::ostream& out, const ScenarioOptions& o, const experiment::Sc
 }
 
 int run_serving_scenario(std::ostream& out, const ScenarioOptions& o, const experiment::Scenario& scenario) {
+  if (!scenario.sweep.variants.empty()) {
+    throw experiment::ConfigError(scenario.sweep.variants.where, "sweep",
+                                  "the scenario sweeps variants (sweep.grid, zip or random): run it with 'dlsim sweep'");
+  }
   const experiment::ServingResults results = experiment::run_serving(scenario);
   if (!o.quiet) experiment::print_serving(out, results);
   if (!scenario.output.csv.empty()) {
