@@ -153,6 +153,18 @@ int run_serving_scenario(std::ostream& out, const ScenarioOptions& o, const expe
     experiment::write_serving_trace(scenario.output.trace, results);
     if (!o.quiet) out << "wrote " << scenario.output.trace << " (replica 0's iterations; open in ui.perfetto.dev)\n";
   }
+  if (!scenario.output.results.empty()) {
+    experiment::Results files;
+    files.kind = scenario.kind();
+    files.dlsim_version = results.dlsim_version;
+    files.seed = scenario.seed;
+    files.scenario_source = scenario.source;
+    files.scenario_yaml = scenario.input_yaml;
+    files.resolved_yaml = experiment::resolved_yaml(scenario);
+    experiment::serving_tables(results, files);
+    experiment::write_hdf5(scenario.output.results, files);
+    if (!o.quiet) out << "wrote " << scenario.output.results << "\n";
+  }
   return 0;
 }
 

@@ -191,8 +191,9 @@ Results run(const Scenario& scenario, const sim::InterruptFlag* interrupt, const
   results.resolved_yaml = resolved_yaml(scenario);
   results.kind = scenario.kind();
   if (scenario.serving) {
-    // One row (serving_table): what sweeps stack and validation checks; `dlsim run` prints more.
-    results.table = serving_table(run_serving(scenario));
+    // One row (serving_table): what sweeps stack and validation checks, and the per-request and
+    // replica tables; `dlsim run` prints more.
+    serving_tables(run_serving(scenario), results);
   } else if (scenario.cluster_sim) {
     run_cluster(scenario, results, interrupt, progress);
   } else if (scenario.collective) {

@@ -528,6 +528,54 @@ Table serving_table(const ServingResults& r) {
   return t;
 }
 
+void serving_tables(const ServingResults& r, Results& out) {
+  using T = TableColumn::Type;
+  out.table = serving_table(r);
+  // Per request, in the order given: each column's values, then the columns.
+  const std::size_t n = r.served.size();
+  std::vector<double> arrival(n), prompt(n), output(n), replica(n), decode(n), dropped(n), ttft(n), e2e(n), tpot(n), transfer(n),
+      preemptions(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const scheduler::ServedRequest& x = r.served[i];
+    const scheduler::ServingRequest& s = r.request_list[i];
+    arrival[i] = s.arrival_s;
+    prompt[i] = s.prompt_tokens;
+    output[i] = s.output_tokens;
+    replica[i] = x.replica;
+    decode[i] = x.decode_replica;
+    dropped[i] = x.dropped ? 1 : 0;
+    ttft[i] = x.first_token_s - s.arrival_s;
+    e2e[i] = x.finish_s - s.arrival_s;
+    tpot[i] = s.output_tokens > 1 ? (x.finish_s - x.first_token_s) / (s.output_tokens - 1) : 0.0;
+    transfer[i] = x.kv_transfer_s;
+    preemptions[i] = x.preemptions;
+  }
+  Table q;
+  q.columns = {
+      {"arrival", "s", "arrival, from the first", T::real, std::move(arrival), {}},
+      {"prompt_tokens", "", "prompt tokens (1 for a sample)", T::integer, std::move(prompt), {}},
+      {"output_tokens", "", "output tokens (1 for a sample)", T::integer, std::move(output), {}},
+      {"replica", "", "the replica (or function instance) that prefilled or ran it", T::integer, std::move(replica), {}},
+      {"decode_replica", "", "disaggregated: the replica that decoded it (-1: none)", T::integer, std::move(decode), {}},
+      {"dropped", "", "1: it could never run", T::integer, std::move(dropped), {}},
+      {"ttft", "s", "time to first token (a sample: its answer)", T::real, std::move(ttft), {}},
+      {"e2e", "s", "arrival to last token", T::real, std::move(e2e), {}},
+      {"tpot", "s", "time per output token after the first (0: one token)", T::real, std::move(tpot), {}},
+      {"kv_transfer", "s", "disaggregated: moving its K and V", T::real, std::move(transfer), {}},
+      {"preemptions", "", "times it was preempted", T::integer, std::move(preemptions), {}},
+  };
+  Table steps;
+  steps.columns.push_back({"time", "s", "when the count changed", T::real, {}, {}});
+  steps.columns.push_back({"replicas", "", "replicas (or function instances) on from then", T::integer, {}, {}});
+  for (const auto& [time, on] : r.replicas_over_time) {
+    steps.columns[0].numbers.push_back(time);
+    steps.columns[1].numbers.push_back(on);
+  }
+  out.extra_tables.clear();
+  out.extra_tables.emplace_back("requests", std::move(q));
+  out.extra_tables.emplace_back("replicas_over_time", std::move(steps));
+}
+
 void write_serving_csv(const std::string& path, const ServingResults& r) {
   write_atomically(path, [&r](const std::string& tmp) {
     std::ofstream out(tmp);

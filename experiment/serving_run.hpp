@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "experiment/results.hpp"
 #include "experiment/scenario.hpp"
 #include "experiment/table.hpp"
 #include "scheduler/serving_fleet.hpp"
@@ -78,6 +79,10 @@ void print_serving(std::ostream& out, const ServingResults& r);
 // The run as one row of typed columns (latency percentiles, throughput, goodput, cost, cold
 // starts): what `dlsim sweep` stacks and `dlsim validate` checks.
 Table serving_table(const ServingResults& r);
+// What the results files hold for a serving run: the one-row table, and the tables "requests"
+// (one row per request, as output.csv) and "replicas_over_time" (time_s, replicas at every
+// change). Fills `out.table` and `out.extra_tables`.
+void serving_tables(const ServingResults& r, Results& out);
 // One row per request: arrival, tokens, replica, first token, finish, latencies, preemptions.
 // Written atomically.
 void write_serving_csv(const std::string& path, const ServingResults& r);

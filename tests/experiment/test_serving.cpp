@@ -318,6 +318,17 @@ TEST(Serving, ServerlessFunctionsBillRunTimeAndColdStartsPerGigabyteSecondAndReq
     }
   }
   EXPECT_TRUE(found);
+  // The results files: that row, a row per request, and the instances over time.
+  Results files;
+  serving_tables(r, files);
+  ASSERT_EQ(files.extra_tables.size(), 2u);
+  EXPECT_EQ(files.extra_tables[0].first, "requests");
+  const Table& requests = files.extra_tables[0].second;
+  ASSERT_EQ(requests.rows(), 400u);
+  for (const TableColumn& c : requests.columns) {
+    if (c.name == "e2e") EXPECT_EQ(c.numbers[7], r.served[7].finish_s - r.request_list[7].arrival_s);
+  }
+  EXPECT_EQ(files.extra_tables[1].second.rows(), r.replicas_over_time.size());
 }
 
 TEST(Serving, PerSampleAndFunctionKeysAreCheckedWhereTheyAreWritten) {

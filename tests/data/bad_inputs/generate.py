@@ -232,7 +232,7 @@ bad("serving-with-workload", SERVING, "workload", {"model": "gpt2"})
 bad("serving-scaling-min-over-replicas", SERVING, "serving.scaling", {"min_replicas": 5}, expect="serving.scaling.min_replicas")
 bad("serving-disaggregated-one-replica", mutate(SERVING, "serving.replicas", 1), "serving.disaggregated", {"prefill_replicas": 1})
 bad("serving-target-negative", SERVING, "serving.targets", {"ttft": "-1s"}, expect="serving.targets.ttft")
-bad("serving-output-results", SERVING, "output.results", "out.h5")
+bad("serving-output-jobs-csv", SERVING, "output.jobs_csv", "jobs.csv")
 bad("serving-output-device", SERVING, "output.csv", "/dev/full")
 bad("serving-spot-no-discount", SERVING, "serving.spot", {"reclaim": {"mean": "6h"}}, expect="serving.spot.discount")
 # (The corpus runs each file from a fresh folder, so no case here can name a profile file: the
