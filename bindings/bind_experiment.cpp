@@ -295,6 +295,7 @@ void bind_experiment(py::module_& m) {
           summary["cold_start_s"] = r.cold_start_s;
           summary["function_vcpus"] = r.function_vcpus;
           summary["billed_gb_seconds"] = r.billed_gb_seconds;
+          summary["waited_requests"] = r.waited_requests;
           py::dict out;
           out["requests"] = requests;
           out["summary"] = summary;

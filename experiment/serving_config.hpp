@@ -79,6 +79,8 @@ struct FunctionConfig {
   int concurrency = 1000;            // instances at most (Lambda's default account limit)
   int provisioned = 0;               // instances kept warm (provisioned concurrency; not billed here)
   double keep_alive_s = 1200;        // idle time before an instance is recycled
+  bool histogram_keep_alive = false; // keep_alive: histogram (scheduler::ServingScaling)
+  double histogram_range_s = 4 * 3600.0;
   // One vCPU's speed: a CPU profile (dlsim calibrate --backend cpu) measured on one thread,
   // scaled to the function's vCPUs (its peaks and memory bandwidth times vcpus / the profile's
   // threads: a function's threads each get a vCPU's share of the host).

@@ -351,6 +351,9 @@ ServingResults run_serving(const Scenario& s) {
   r.busy_fraction = busy / (scaling.enabled ? fleet.scaling.replica_seconds : double(c.replicas) * span);
   r.preemptions = fleet.preemptions;
   r.cold_starts = fleet.scaling.cold_starts;
+  // (Above a microsecond: arrivals are rounded to the engine's ticks.)
+  for (double wait : fleet.scaling.fleet_wait_s) r.waited_requests += wait > 1e-6;
+  r.histogram_keep_alive = scaling.histogram_keep_alive;
   r.peak_replicas = fleet.scaling.peak_replicas;
   r.replica_hours = fleet.scaling.replica_seconds / 3600.0;
   r.replicas_over_time = fleet.scaling.replicas_over_time;
@@ -413,7 +416,9 @@ void print_per_sample(std::ostream& out, const ServingResults& r) {
   if (r.autoscaled) {
     out << "  " << (r.function ? "instances: " : "autoscaling: ") << r.cold_starts << " cold start" << (r.cold_starts == 1 ? "" : "s")
         << " of " << format_duration(r.cold_start_s) << " (weights loaded in " << format_duration(r.weight_load_s) << "), peak "
-        << r.peak_replicas << " at once, " << format_number(r.replica_hours, "%.2f") << " instance-hours on\n";
+        << r.peak_replicas << " at once, " << format_number(r.replica_hours, "%.2f") << " instance-hours on; " << r.waited_requests
+        << " request" << (r.waited_requests == 1 ? "" : "s") << " waited for " << (r.function ? "a cold start" : "a replica")
+        << (r.histogram_keep_alive ? " (keep-alive learned from idle times)" : "") << "\n";
   }
   if (r.function) {
     out << "  cost: " << format_number(r.cost_usd, "%.4f") << " USD (" << format_number(r.billed_gb_seconds, "%.1f")
@@ -519,6 +524,7 @@ Table serving_table(const ServingResults& r) {
   real("within_targets", "1", "fraction of requests within the targets", r.within_targets);
   real("busy_fraction", "1", "replicas' time in batches over their time on", r.busy_fraction);
   count("cold_starts", "replicas or function instances started", double(r.cold_starts));
+  count("waited_requests", "requests that waited for a replica (functions: for a cold start)", double(r.waited_requests));
   real("cold_start", "s", "one cold start: provisioning, container, weights, warm-up", r.autoscaled ? r.cold_start_s : NAN);
   count("peak_replicas", "replicas or instances on at once, at most", double(r.autoscaled ? r.peak_replicas : r.replicas));
   real("replica_hours", "h", "replica- or instance-hours on", r.autoscaled ? r.replica_hours : r.replicas * r.duration_s / 3600.0);

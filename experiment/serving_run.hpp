@@ -48,6 +48,8 @@ struct ServingResults {
   bool autoscaled = false;
   double cold_start_s = 0, weight_load_s = 0;
   std::int64_t cold_starts = 0;
+  std::int64_t waited_requests = 0;   // requests that waited in the fleet's queue (functions: for a cold start)
+  bool histogram_keep_alive = false;
   int peak_replicas = 0;
   double replica_hours = 0;
   std::vector<std::pair<double, int>> replicas_over_time;

@@ -96,7 +96,14 @@ FunctionConfig read_function(MapReader& r, const std::string& base_dir) {
   f.bill_init = r.boolean("bill_init", true);
   f.concurrency = static_cast<int>(r.integer("concurrency", 1, 100'000, 1000));
   f.provisioned = static_cast<int>(r.integer("provisioned", 0, f.concurrency, 0));
-  f.keep_alive_s = r.quantity("keep_alive", Dimension::duration, 0, 7 * 86400.0, 1200);
+  // A duration, or "histogram": a window learned from the function's idle times (Shahrad et al.).
+  if (r.optional_text("keep_alive") == std::optional<std::string>("histogram")) {
+    f.histogram_keep_alive = true;
+    f.histogram_range_s = r.quantity("histogram_range", Dimension::duration, 60, 7 * 86400.0, 4 * 3600.0);
+  } else {
+    f.keep_alive_s = r.quantity("keep_alive", Dimension::duration, 0, 7 * 86400.0, 1200);
+    if (r.has("histogram_range")) r.fail("histogram_range", "is the span of the idle-time histogram (keep_alive: histogram)");
+  }
   if (!r.has("profile")) {
     r.fail_missing("profile", "a CPU profile of one vCPU (dlsim calibrate --backend cpu), e.g. ../calibration/profiles/cpu-example.yaml");
   }
@@ -229,6 +236,8 @@ ServingConfig read_serving(MapReader& r, const ClusterConfig& cluster, const std
     s.scaling.max_replicas = f.concurrency;
     s.scaling.min_replicas = s.scaling.initial_replicas = f.provisioned;
     s.scaling.keep_alive_s = f.keep_alive_s;
+    s.scaling.histogram_keep_alive = f.histogram_keep_alive;
+    s.scaling.histogram_range_s = f.histogram_range_s;
   }
 
   if (r.has("disaggregated")) {

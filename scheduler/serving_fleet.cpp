@@ -107,12 +107,22 @@ class Fleet {
   void schedule_arrival(std::size_t i) {
     engine_.schedule_at(sim::Time::from_seconds(requests_[i].arrival_s), [this, i] {
       ++arrived_;
-      queue_.push_back(i);
-      dispatch();
+      ++in_flight_;
+      note_arrival_for_idle_times();
       if (per_request()) {
-        start_for_queue();
-      } else if (scaling_.enabled && replicas_wanted_on() == 0) {
-        start_replicas(1, spot_.enabled);  // from zero, at once
+        // A function: the new request takes an idle instance if one is; else it waits for an
+        // instance started for it (requests already waiting keep theirs).
+        queue_.push_front(i);
+        route(queue_, false, -1, 1);
+        if (!queue_.empty() && queue_.front() == i) {
+          queue_.pop_front();
+          queue_.push_back(i);
+          start_for_queue();
+        }
+      } else {
+        queue_.push_back(i);
+        dispatch();
+        if (scaling_.enabled && replicas_wanted_on() == 0) start_replicas(1, spot_.enabled);  // from zero, at once
       }
       if (i + 1 < requests_.size()) schedule_arrival(i + 1);
     });
@@ -126,15 +136,18 @@ class Fleet {
     route(decode_queue_, true);
   }
 
-  void route(std::deque<std::size_t>& queue, bool prefilled) {
+  // `only` >= 0: to that replica only (a function instance takes the request it was started
+  // for); at most `limit` requests.
+  void route(std::deque<std::size_t>& queue, bool prefilled, int only = -1, int limit = std::numeric_limits<int>::max()) {
     const int n = static_cast<int>(replicas_.size());
     const models::ReplicaRole wanted = !disaggregation_.enabled ? models::ReplicaRole::mixed
                                        : prefilled              ? models::ReplicaRole::decode
                                                                 : models::ReplicaRole::prefill;
-    while (!queue.empty()) {
+    for (int routed = 0; routed < limit && !queue.empty(); ++routed) {
       int best = -1;
       for (int k = 0; k < n; ++k) {
         const int r = (last_routed_ + 1 + k) % n;
+        if (only >= 0 && r != only) continue;
         const Replica& x = replicas_[r];
         if (x.state != ReplicaState::ready || x.noticed || x.requests >= capacity_ || x.batcher.policy().role != wanted) continue;
         if (best < 0 || x.requests < replicas_[best].requests) best = r;
@@ -158,6 +171,7 @@ class Fleet {
       if (!taken) {
         record.dropped = true;
         ++settled_;
+        request_left();
         continue;
       }
       ++r.requests;
@@ -167,29 +181,74 @@ class Fleet {
     }
   }
 
+  // A request finished or was dropped: when none is left in flight, the function goes idle.
+  void request_left() {
+    if (--in_flight_ == 0) idle_since_ = engine_.now().seconds();
+  }
+
   bool per_request() const { return scaling_.enabled && scaling_.metric == ScalingMetric::per_request; }
 
   // Per-request scaling: requests left in the queue that no replica starting now will take get
   // a replica each (`capacity_` of them per replica), within max_replicas.
+  long long starting_replicas() const {
+    long long n = 0;
+    for (const Replica& r : replicas_) n += r.state == ReplicaState::starting;
+    return n;
+  }
+
   void start_for_queue() {
-    int starting = 0;
-    for (const Replica& r : replicas_) starting += r.state == ReplicaState::starting;
-    const long long uncovered = static_cast<long long>(queue_.size()) - static_cast<long long>(starting) * capacity_;
+    const long long uncovered = static_cast<long long>(queue_.size()) - starting_replicas() * capacity_;
     if (uncovered > 0) start_replicas(static_cast<int>((uncovered + capacity_ - 1) / capacity_), spot_.enabled);
   }
 
-  // Per-request scaling: an idle replica stops after keep_alive_s unless a request comes first.
+  // Per-request scaling: an idle replica stops after its keep-alive unless a request comes first.
   void arm_idle_stop(int r) {
     Replica& x = replicas_[r];
     if (!per_request() || x.state != ReplicaState::ready || x.requests > 0) return;
     const int token = ++x.idle_token;
-    engine_.schedule_in(sim::Time::from_seconds(scaling_.keep_alive_s), [this, r, token] {
+    const double keep_alive = scaling_.histogram_keep_alive ? histogram_window() : scaling_.keep_alive_s;
+    engine_.schedule_in(sim::Time::from_seconds(keep_alive), [this, r, token] {
       Replica& y = replicas_[r];
       if (y.idle_token != token || y.state != ReplicaState::ready || y.requests > 0 || y.batcher.in_iteration()) return;
       if (replicas_wanted_on() <= scaling_.min_replicas) return;  // provisioned: stays warm
       y.state = ReplicaState::draining;
       stop_if_drained(r);
     });
+  }
+
+  // The hybrid histogram policy's keep-alive window (ServingScaling::histogram_keep_alive).
+  double histogram_window() const {
+    constexpr double kBin = 60;            // 1-minute bins
+    constexpr std::int64_t kFewest = 10;   // idle times before the histogram is trusted
+    const double range = scaling_.histogram_range_s;
+    std::int64_t inside = 0;
+    for (std::int64_t c : idle_bins_) inside += c;
+    if (inside < kFewest || idle_beyond_range_ * 2 >= inside + idle_beyond_range_) return range;
+    const double bins = double(idle_bins_.size());
+    const double mean = double(inside) / bins;
+    double square = 0;
+    for (std::int64_t c : idle_bins_) square += (double(c) - mean) * (double(c) - mean);
+    if (std::sqrt(square / bins) / mean < 2) return range;  // too flat to predict
+    std::int64_t seen = 0;
+    for (std::size_t b = 0; b < idle_bins_.size(); ++b) {
+      seen += idle_bins_[b];
+      if (double(seen) >= 0.99 * double(inside)) return std::min(range, double(b + 1) * kBin * 1.1);
+    }
+    return range;
+  }
+
+  // The function's idle times: from the moment no request is in flight to the next arrival.
+  void note_arrival_for_idle_times() {
+    if (!scaling_.histogram_keep_alive || idle_since_ < 0) return;
+    const double idle = engine_.now().seconds() - idle_since_;
+    idle_since_ = -1;
+    if (idle_bins_.empty()) idle_bins_.assign(static_cast<std::size_t>(std::max(1.0, std::ceil(scaling_.histogram_range_s / 60))), 0);
+    const std::size_t bin = static_cast<std::size_t>(idle / 60);
+    if (bin < idle_bins_.size()) {
+      ++idle_bins_[bin];
+    } else {
+      ++idle_beyond_range_;
+    }
   }
 
   // Dynamic batching: a replica that is not full waits (max_wait_s) for more requests before it
@@ -229,8 +288,12 @@ class Fleet {
       engine_.schedule_in(sim::Time::from_seconds(scaling_.cold_start_s), [this, r, start] {
         if (replicas_[r].state != ReplicaState::starting || replicas_[r].starts != start) return;
         replicas_[r].state = ReplicaState::ready;
-        dispatch();
-        arm_idle_stop(r);  // per-request scaling: its request went to another replica meanwhile
+        if (per_request()) {
+          route(queue_, false, r);  // the oldest waiting request, as Lambda binds it to the new instance
+        } else {
+          dispatch();
+        }
+        arm_idle_stop(r);  // per-request scaling: nothing waits for it any more
       });
       schedule_reclaim(r);
     }
@@ -420,13 +483,17 @@ class Fleet {
       } else {
         result_.requests[id].finish_s = now;
         ++settled_;
+        request_left();
       }
     }
     result_.end_s = std::max(result_.end_s, now);
     start_or_wait(r);
     arm_idle_stop(r);
-    // Finished requests made room: queued ones join (this replica's at its next iteration).
-    if (!outcome.finished.empty()) dispatch();
+    // Finished requests made room: queued ones join (this replica's at its next iteration). A
+    // function's queued requests each wait for the instance started for them (as Lambda binds a
+    // request to the environment it creates): only those beyond the concurrency limit take a
+    // freed one.
+    if (!outcome.finished.empty() && !(per_request() && starting_replicas() * capacity_ >= static_cast<long long>(queue_.size()))) dispatch();
   }
 
   const std::vector<ServingRequest>& requests_;
@@ -447,6 +514,10 @@ class Fleet {
   std::vector<double> recent_ttft_;       // scaling on latency: first tokens since the last decision
   int last_routed_ = -1;
   int capacity_ = 1;                // requests a replica takes at once (its sequence limit)
+  std::int64_t in_flight_ = 0;      // arrived, not finished nor dropped
+  double idle_since_ = -1;          // histogram keep-alive: since when none is in flight (-1: some are)
+  std::vector<std::int64_t> idle_bins_;   // histogram keep-alive: idle times per minute
+  std::int64_t idle_beyond_range_ = 0;    // and those beyond its range
   double below_since_ = -1;         // since when the want has been below the replicas (-1: it is not)
   std::vector<double> last_token_s_;
   FleetResult result_;
@@ -466,6 +537,9 @@ FleetResult simulate_fleet(const std::vector<ServingRequest>& requests, int repl
     if (!(scaling.target_per_replica > 0) || !(scaling.interval_s > 0) || !(scaling.keep_alive_s >= 0) ||
         !(scaling.cold_start_s >= 0)) {
       throw std::invalid_argument("scaling: target, interval > 0; keep-alive and cold start >= 0");
+    }
+    if (scaling.histogram_keep_alive && !(scaling.histogram_range_s >= 60)) {
+      throw std::invalid_argument("scaling: a keep-alive histogram spans at least one 1-minute bin");
     }
   }
   if (disaggregation.enabled) {

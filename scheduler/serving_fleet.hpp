@@ -76,6 +76,17 @@ struct ServingScaling {
   double interval_s = 10;
   double keep_alive_s = 300;
   double cold_start_s = 0;
+  // Per-request scaling: keep an idle instance warm for a window learned from the function's
+  // idle times instead of keep_alive_s: the keep-alive part of the hybrid histogram policy of
+  // Shahrad et al. (ATC 2020, "Serverless in the Wild"). An idle time runs from the moment the
+  // function has no request in flight to its next arrival; they fill a histogram of 1-minute bins
+  // over `histogram_range_s` (4 hours in the paper). The window is the 99th percentile's bin end
+  // plus 10%; while the histogram is not representative (fewer than 10 idle times, a coefficient
+  // of variation of its bin counts under 2, or half of the idle times beyond the range) it is the
+  // whole range. The paper's pre-warming (unloading, then loading again at the 5th percentile)
+  // and its ARIMA fallback are not modelled.
+  bool histogram_keep_alive = false;
+  double histogram_range_s = 4 * 3600.0;
 };
 
 // What scaling did (all zero without it).

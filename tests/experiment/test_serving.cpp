@@ -349,6 +349,12 @@ TEST(Serving, PerSampleAndFunctionKeysAreCheckedWhereTheyAreWritten) {
   EXPECT_EQ(key_of(image_endpoint("instances", "{}"), {"serving.tensor=2"}), "serving.tensor");
   EXPECT_EQ(key_of(synthetic("  platform: function\n")), "serving.platform") << "decoders are not served by functions";
   EXPECT_EQ(key_of(synthetic("  batching: {max_wait: 5ms}\n")), "serving.batching.max_wait");
+  EXPECT_EQ(key_of(image_endpoint("function", "{}"), {"serving.function.histogram_range=1h"}), "serving.function.histogram_range");
+  EXPECT_EQ(key_of(image_endpoint("function", "{}"), {"serving.function.keep_alive=histgram"}), "serving.function.keep_alive");
+  const Scenario learned = load_scenario_text(image_endpoint("function", "{}"), "s.yaml",
+                                              {"serving.function.keep_alive=histogram", "serving.function.histogram_range=2h"});
+  EXPECT_TRUE(learned.serving->scaling.histogram_keep_alive);
+  EXPECT_EQ(learned.serving->scaling.histogram_range_s, 7200);
 }
 
 TEST(Serving, AMalformedTraceNamesItsLine) {

@@ -281,6 +281,37 @@ TEST(ServingFleet, PerRequestScalingStartsAnInstanceForEveryRequestNoIdleOneTake
   EXPECT_NEAR(warm.requests[1].finish_s, 500 + t, 1e-9);
 }
 
+TEST(ServingFleet, AHistogramKeepAliveLearnsTheFunctionsIdleTimes) {
+  ServingScaling f;
+  f.enabled = true;
+  f.metric = ScalingMetric::per_request;
+  f.min_replicas = f.initial_replicas = 0;
+  f.max_replicas = 10;
+  f.keep_alive_s = 5 * 60;
+  f.cold_start_s = 2;
+  // A request every 10 minutes for 4 hours, then one after a 3-hour pause.
+  std::vector<ServingRequest> requests;
+  for (int i = 0; i < 24; ++i) requests.push_back({600.0 * i, 1, 1});
+  requests.push_back({600.0 * 23 + 3 * 3600, 1, 1});
+  // A fixed 5-minute keep-alive recycles the instance between every two requests.
+  const FleetResult fixed = simulate_fleet(requests, 0, dynamic(1, 0), linear_time, false, f);
+  EXPECT_EQ(fixed.scaling.cold_starts, 25);
+  // The histogram keeps it for its whole range (4 h) until 10 idle times are in, then for the
+  // 10-minute bin's end plus 10% (11 min): warm every 10 minutes, recycled in the 3-hour pause.
+  f.histogram_keep_alive = true;
+  const FleetResult learned = simulate_fleet(requests, 0, dynamic(1, 0), linear_time, false, f);
+  EXPECT_EQ(learned.scaling.cold_starts, 2);
+  EXPECT_NEAR(learned.requests.back().finish_s - requests.back().arrival_s, 2 + linear_time(models::ServingBatch{{{1, 0}}}), 1e-9);
+  // The first instance stops 11 minutes after the last 10-minute request, not 4 hours after.
+  ASSERT_GE(learned.scaling.replicas_over_time.size(), 3u);
+  EXPECT_NEAR(learned.scaling.replicas_over_time[2].first, 600.0 * 23 + 11 * 60, 0.01);
+  EXPECT_EQ(learned.scaling.replicas_over_time[2].second, 0);
+  // Idle times all beyond the range: the histogram never predicts, the whole range is kept.
+  f.histogram_range_s = 300;
+  const FleetResult beyond = simulate_fleet(requests, 0, dynamic(1, 0), linear_time, false, f);
+  EXPECT_EQ(beyond.scaling.cold_starts, 25) << "a 5-minute range: every 10-minute gap is beyond it";
+}
+
 TEST(ServingFleet, RefusesRequestsOutOfOrder) {
   EXPECT_THROW(simulate_fleet({{1.0, 1, 1}, {0.5, 1, 1}}, 1, policy(), linear_time), std::invalid_argument);
   EXPECT_THROW(simulate_fleet({{0, 1, 1}}, 0, policy(), linear_time), std::invalid_argument);
