@@ -140,6 +140,10 @@ void bind_experiment(py::module_& m) {
            }, py::arg("path"));
 
   m.def("run", [](std::shared_ptr<const Scenario> scenario) {
+          if (scenario->serving) {
+            throw experiment::ConfigError({scenario->source, 0, 0}, "serving",
+                                          "the scenario serves requests (serving:): run it with dlsim.serve");
+          }
           return run_interruptibly([scenario](const sim::InterruptFlag* flag) {
             return std::make_shared<Results>(experiment::run(*scenario, flag));
           });
@@ -211,6 +215,9 @@ void bind_experiment(py::module_& m) {
            const std::vector<std::string>& sets) {
           const Scenario s = path.empty() ? experiment::load_scenario_text(text, name, sets, base_dir) : experiment::load_scenario(path, sets);
           if (!s.serving) throw experiment::ConfigError({s.source, 0, 0}, "serving", "not a serving scenario (no serving: section): use dlsim.run");
+          if (!s.sweep.variants.empty()) {
+            throw experiment::ConfigError(s.sweep.variants.where, "sweep", "the scenario sweeps variants (sweep.grid, zip or random): use dlsim.sweep");
+          }
           experiment::ServingResults r;
           {
             py::gil_scoped_release release;  // a whole trace takes under a second
@@ -281,6 +288,14 @@ void bind_experiment(py::module_& m) {
           summary["cost_usd"] = r.cost_usd;
           summary["usd_per_million_output_tokens"] = r.usd_per_million_output_tokens;
           summary["usd_per_million_tokens"] = r.usd_per_million_tokens;
+          summary["usd_per_1000_requests"] = r.usd_per_1000_requests;
+          summary["requests_per_s"] = r.requests_per_s;
+          summary["platform"] = r.function ? "function" : "instances";
+          summary["per_sample"] = r.per_sample;
+          summary["cold_start_s"] = r.cold_start_s;
+          summary["function_vcpus"] = r.function_vcpus;
+          summary["billed_gb_seconds"] = r.billed_gb_seconds;
+          summary["waited_requests"] = r.waited_requests;
           py::dict out;
           out["requests"] = requests;
           out["summary"] = summary;

@@ -139,6 +139,10 @@ int run_loaded(std::ostream& out, const ScenarioOptions& o, const experiment::Sc
 }
 
 int run_serving_scenario(std::ostream& out, const ScenarioOptions& o, const experiment::Scenario& scenario) {
+  if (!scenario.sweep.variants.empty()) {
+    throw experiment::ConfigError(scenario.sweep.variants.where, "sweep",
+                                  "the scenario sweeps variants (sweep.grid, zip or random): run it with 'dlsim sweep'");
+  }
   const experiment::ServingResults results = experiment::run_serving(scenario);
   if (!o.quiet) experiment::print_serving(out, results);
   if (!scenario.output.csv.empty()) {
@@ -148,6 +152,18 @@ int run_serving_scenario(std::ostream& out, const ScenarioOptions& o, const expe
   if (!scenario.output.trace.empty()) {
     experiment::write_serving_trace(scenario.output.trace, results);
     if (!o.quiet) out << "wrote " << scenario.output.trace << " (replica 0's iterations; open in ui.perfetto.dev)\n";
+  }
+  if (!scenario.output.results.empty()) {
+    experiment::Results files;
+    files.kind = scenario.kind();
+    files.dlsim_version = results.dlsim_version;
+    files.seed = scenario.seed;
+    files.scenario_source = scenario.source;
+    files.scenario_yaml = scenario.input_yaml;
+    files.resolved_yaml = experiment::resolved_yaml(scenario);
+    experiment::serving_tables(results, files);
+    experiment::write_hdf5(scenario.output.results, files);
+    if (!o.quiet) out << "wrote " << scenario.output.results << "\n";
   }
   return 0;
 }

@@ -7,6 +7,7 @@
 #include "experiment/config_error.hpp"
 #include "experiment/results.hpp"
 #include "experiment/plan_yaml.hpp"
+#include "experiment/serving_run.hpp"
 #include "models/memory_model.hpp"
 #include "models/training_replay.hpp"
 #include "network/topology_builders.hpp"
@@ -182,10 +183,6 @@ Results run(const Scenario& scenario, const sim::InterruptFlag* interrupt, const
   if (scenario.search) {
     throw ConfigError({scenario.source, 0, 0}, "plan", "the scenario searches plans (plan:): run it with 'dlsim plan' (Python: dlsim.plan)");
   }
-  if (scenario.serving) {
-    throw ConfigError({scenario.source, 0, 0}, "serving",
-                      "the scenario serves requests (serving:): run it with 'dlsim run' (Python: dlsim.serve)");
-  }
   Results results;
   results.dlsim_version = dlsim_version();
   results.seed = scenario.seed;
@@ -193,7 +190,11 @@ Results run(const Scenario& scenario, const sim::InterruptFlag* interrupt, const
   results.scenario_yaml = scenario.input_yaml;
   results.resolved_yaml = resolved_yaml(scenario);
   results.kind = scenario.kind();
-  if (scenario.cluster_sim) {
+  if (scenario.serving) {
+    // One row (serving_table): what sweeps stack and validation checks, and the per-request and
+    // replica tables; `dlsim run` prints more.
+    serving_tables(run_serving(scenario), results);
+  } else if (scenario.cluster_sim) {
     run_cluster(scenario, results, interrupt, progress);
   } else if (scenario.collective) {
     results.collective_rows = run_collectives(scenario, interrupt);

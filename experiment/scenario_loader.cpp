@@ -506,16 +506,18 @@ Scenario read_scenario(const YAML::Node& root, const std::function<YAML::Node()>
   s.network = read_network(network, s.cluster);
   if (top.has("serving")) {
     // A serving scenario: replicas of an LLM answering a request stream (serving_yaml.hpp).
-    for (const char* other : {"workload", "collective", "plan", "sweep"}) {
+    for (const char* other : {"workload", "collective", "plan"}) {
       if (top.has(other)) top.fail(other, "a serving scenario has no '" + std::string(other) + "' section (its model is serving.model)");
     }
+    // Variants only (sweep.grid / zip / random, read above): `dlsim sweep` runs each.
+    MapReader sweep(top.node("sweep"), "sweep", source, true);
+    sweep.allow({"grid", "zip", "random"});
+    sweep.finish();
     MapReader serving(top.node("serving"), "serving", source);
     s.serving = read_serving(serving, s.cluster, base_dir);
     if (const std::string why = serving_problem(*s.serving, s.cluster); !why.empty()) serving.fail("tensor", why);
     MapReader output(top.node("output"), "output", source, true);
-    for (const char* other : {"results", "jobs_csv"}) {
-      if (output.has(other)) output.fail(other, "serving runs write output.csv (a row per request) and output.trace; no " + std::string(other));
-    }
+    if (output.has("jobs_csv")) output.fail("jobs_csv", "serving runs write output.results, output.csv (a row per request) and output.trace; no jobs_csv");
     s.output = read_output(output);
     s.validation = read_validation_section(top, source);
     top.finish();

@@ -23,11 +23,22 @@
 //     spot: {discount: 0.65, reclaim: {mean: 6h}, notice: 2min}   # optional: spot replicas
 //     cold_start: {provisioning: 0s, container: 20s, load_bandwidth: 2GB/s, warmup: 20s}
 //   output: {csv: requests.csv}    # one row per request
+//
+// A model that is not a decoder (resnet50, bert-large, ...) answers one sample per request with
+// one forward pass per batch (models/inference_pass.hpp): dynamic batching on the cluster's GPUs
+//     batching: {policy: dynamic, max_batch: 8, max_wait: 5ms}
+// or serverless functions (platform: function), one request per function instance at a time:
+//     platform: function
+//     function: {memory: 4096MB, profile: ../calibration/profiles/cpu-example.yaml,
+//                keep_alive: 20min, concurrency: 1000, provisioned: 0,
+//                price_gb_second: 0.0000166667, price_per_request: 0.0000002, bill_init: true}
 #pragma once
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "models/device.hpp"
+#include "models/model_graph.hpp"
 #include "models/precision.hpp"
 #include "models/serving_batcher.hpp"
 #include "models/zoo.hpp"
@@ -51,9 +62,42 @@ struct ServingRequestsConfig {
   int output_tokens = 0;
 };
 
+// Serverless functions (serving.platform: function), as AWS Lambda bills and sizes them: CPU in
+// proportion to memory (1,769 MB is one vCPU, at most 6 vCPUs at 10,240 MB: AWS Lambda
+// developer guide, "Memory and computing power"), billed per GB-second of run time and per
+// request (x86, us-east-1: 0.0000166667 USD per GB-s, 0.20 USD per million requests: AWS Lambda
+// pricing), the initialisation of a new instance billed as run time (AWS bills the INIT phase
+// since 2025-08-01). One request at a time per instance (Lambda's execution model).
+struct FunctionConfig {
+  double memory_bytes = 0;
+  double memory_per_vcpu = 1769e6;   // bytes of memory that buy one vCPU
+  double max_vcpus = 6;
+  double vcpus = 0;                  // derived: min(max_vcpus, memory / memory_per_vcpu)
+  double price_per_gb_second = 0.0000166667;
+  double price_per_request = 0.2e-6;
+  bool bill_init = true;
+  int concurrency = 1000;            // instances at most (Lambda's default account limit)
+  int provisioned = 0;               // instances kept warm (provisioned concurrency; not billed here)
+  double keep_alive_s = 1200;        // idle time before an instance is recycled
+  bool histogram_keep_alive = false; // keep_alive: histogram (scheduler::ServingScaling)
+  double histogram_range_s = 4 * 3600.0;
+  // One vCPU's speed: a CPU profile (dlsim calibrate --backend cpu) measured on one thread,
+  // scaled to the function's vCPUs (its peaks and memory bandwidth times vcpus / the profile's
+  // threads: a function's threads each get a vCPU's share of the host).
+  std::string profile_path;
+  models::DeviceSpec device;
+  models::DeviceProfile profile;
+};
+
 struct ServingConfig {
   std::string model_name;
   models::DecoderConfig model;
+  // A model served one sample per request (a CNN, an encoder): its graph; per_sample false for
+  // decoders, which are served token by token.
+  bool per_sample = false;
+  models::ModelGraph sample_model;
+  bool function = false;             // serving.platform: function (else replicas on the cluster's GPUs)
+  FunctionConfig function_config;
   models::Precision precision = models::Precision::fp16;
   int replicas = 1;
   int tensor = 1;

@@ -12,6 +12,7 @@
 #include "experiment/atomic_file.hpp"
 #include "experiment/results.hpp"
 #include "experiment/units.hpp"
+#include "models/inference_pass.hpp"
 #include "models/serving_iteration.hpp"
 #include "network/collectives.hpp"
 #include "sim/random_streams.hpp"
@@ -151,6 +152,19 @@ models::ServingStepOptions step_options(const ServingConfig& c) {
 }  // namespace
 
 std::string serving_problem(const ServingConfig& c, const ClusterConfig& cluster) {
+  if (c.per_sample) {
+    const models::DeviceSpec& device = c.function ? c.function_config.device : cluster.device;
+    try {
+      const models::InferencePass pass(c.sample_model, device, c.function ? c.function_config.profile : cluster.profile, c.precision);
+      if (pass.weight_bytes() >= device.memory_bytes) {
+        return c.model_name + "'s weights (" + format_size(pass.weight_bytes()) + ") do not fit " + device.name + "'s memory (" +
+               format_size(device.memory_bytes) + ")";
+      }
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "";
+  }
   const models::ServingStepOptions options = step_options(c);
   try {
     const models::ServingStepModel step(c.model, cluster.device, cluster.profile, options, [](double) { return 0.0; });
@@ -168,7 +182,13 @@ std::string serving_problem(const ServingConfig& c, const ClusterConfig& cluster
 
 std::vector<scheduler::ServingRequest> serving_requests(const ServingConfig& c, std::uint64_t seed) {
   const ServingRequestsConfig& q = c.requests;
-  if (!q.trace_path.empty()) return read_azure_trace(q.trace_path, q.limit);
+  if (!q.trace_path.empty()) {
+    std::vector<scheduler::ServingRequest> trace = read_azure_trace(q.trace_path, q.limit);
+    if (c.per_sample) {
+      for (scheduler::ServingRequest& x : trace) x.prompt_tokens = x.output_tokens = 1;  // one sample each: the arrivals only
+    }
+    return trace;
+  }
   sim::RandomStreams streams(seed);
   sim::RandomStream& rng = streams.stream("serving.arrivals");
   std::vector<scheduler::ServingRequest> out(static_cast<std::size_t>(q.count));
@@ -200,36 +220,50 @@ ServingResults run_serving(const Scenario& s) {
   ServingResults r;
   r.dlsim_version = dlsim_version();
   r.model = c.model_name;
-  r.instance = s.cluster.instance_name;
-  r.device = s.cluster.device.name;
+  r.instance = c.function ? "function (" + format_size(c.function_config.memory_bytes) + ")" : s.cluster.instance_name;
+  r.device = c.function ? c.function_config.device.name : s.cluster.device.name;
+  r.per_sample = c.per_sample;
+  r.function = c.function;
   r.precision = std::string(models::to_string(c.precision));
   r.replicas = c.replicas;
   r.tensor = c.tensor;
   const int per_node = s.cluster.instance.accelerators_per_node;
-  r.nodes = (c.replicas * c.tensor + per_node - 1) / per_node;
+  r.nodes = c.function ? 0 : (c.replicas * c.tensor + per_node - 1) / per_node;
   r.ttft_target_s = c.ttft_target_s;
   r.tpot_target_s = c.tpot_target_s;
 
-  const models::ServingStepOptions options = step_options(c);
   const SourceLocation where{s.source, 0, 0};
-  models::AllReduceTime all_reduce;
-  try {
-    all_reduce = all_reduce_table(s, c.tensor);
-  } catch (const std::exception& e) {
-    throw ConfigError(where, "network", std::string("the replica's tensor-parallel group cannot run on this node: ") + e.what());
-  }
   std::optional<models::ServingStepModel> step;
-  try {
-    step.emplace(c.model, s.cluster.device, s.cluster.profile, options, all_reduce);
-  } catch (const std::invalid_argument& e) {
-    throw ConfigError(where, "serving", e.what());
-  }
-  r.weight_bytes = step->weight_bytes();
-  r.kv_capacity_tokens = step->kv_capacity_tokens();
+  std::optional<models::InferencePass> pass;
   models::BatchingPolicy policy = c.batching;
-  policy.kv_blocks = static_cast<std::int64_t>(r.kv_capacity_tokens) / policy.block_tokens;
-  r.kv_blocks = policy.kv_blocks;
-  if (policy.kv_blocks < 1) throw ConfigError(where, "serving.tensor", serving_problem(c, s.cluster));  // the loader's check
+  if (c.per_sample) {
+    try {
+      pass.emplace(c.sample_model, c.function ? c.function_config.device : s.cluster.device,
+                   c.function ? c.function_config.profile : s.cluster.profile, c.precision);
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError(where, "serving", e.what());
+    }
+    r.weight_bytes = pass->weight_bytes();
+    // A request is one token that is also its last: blocks for a full batch never bind.
+    policy.kv_blocks = 2 * static_cast<std::int64_t>(policy.max_sequences);
+  } else {
+    models::AllReduceTime all_reduce;
+    try {
+      all_reduce = all_reduce_table(s, c.tensor);
+    } catch (const std::exception& e) {
+      throw ConfigError(where, "network", std::string("the replica's tensor-parallel group cannot run on this node: ") + e.what());
+    }
+    try {
+      step.emplace(c.model, s.cluster.device, s.cluster.profile, step_options(c), all_reduce);
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError(where, "serving", e.what());
+    }
+    r.weight_bytes = step->weight_bytes();
+    r.kv_capacity_tokens = step->kv_capacity_tokens();
+    policy.kv_blocks = static_cast<std::int64_t>(r.kv_capacity_tokens) / policy.block_tokens;
+    r.kv_blocks = policy.kv_blocks;
+    if (policy.kv_blocks < 1) throw ConfigError(where, "serving.tensor", serving_problem(c, s.cluster));  // the loader's check
+  }
 
   scheduler::ServingScaling scaling = c.scaling;
   r.autoscaled = scaling.enabled;
@@ -262,7 +296,8 @@ ServingResults run_serving(const Scenario& s) {
   }
   r.request_list = serving_requests(c, s.seed);
   const scheduler::FleetResult fleet = scheduler::simulate_fleet(
-      r.request_list, c.replicas, policy, [&step](const models::ServingBatch& b) { return step->iteration_s(b); },
+      r.request_list, c.replicas, policy,
+      [&step, &pass](const models::ServingBatch& b) { return pass ? pass->batch_s(b.tokens()) : step->iteration_s(b); },
       !s.output.trace.empty(), scaling, split, spot);
   for (const scheduler::FleetSample& x : fleet.samples) {
     if (x.replica == 0) r.replica0_iterations.push_back(x);
@@ -316,12 +351,24 @@ ServingResults run_serving(const Scenario& s) {
   r.busy_fraction = busy / (scaling.enabled ? fleet.scaling.replica_seconds : double(c.replicas) * span);
   r.preemptions = fleet.preemptions;
   r.cold_starts = fleet.scaling.cold_starts;
+  // (Above a microsecond: arrivals are rounded to the engine's ticks.)
+  for (double wait : fleet.scaling.fleet_wait_s) r.waited_requests += wait > 1e-6;
+  r.histogram_keep_alive = scaling.histogram_keep_alive;
   r.peak_replicas = fleet.scaling.peak_replicas;
   r.replica_hours = fleet.scaling.replica_seconds / 3600.0;
   r.replicas_over_time = fleet.scaling.replicas_over_time;
   r.reclaims = fleet.scaling.reclaims;
   for (const scheduler::ServedRequest& x : r.served) r.resumed_requests += x.reclaims > 0;
-  if (scaling.enabled || spot.enabled) {
+  if (c.function) {
+    // Run time (and each cold start's initialisation, when billed) times the memory, plus a
+    // price per request.
+    const FunctionConfig& f = c.function_config;
+    r.function_vcpus = f.vcpus;
+    r.function_memory_bytes = f.memory_bytes;
+    const double init_s = f.bill_init ? double(r.cold_starts) * r.cold_start_s : 0.0;
+    r.billed_gb_seconds = (busy + init_s) * f.memory_bytes / 1e9;
+    r.cost_usd = r.billed_gb_seconds * f.price_per_gb_second + double(r.requests) * f.price_per_request;
+  } else if (scaling.enabled || spot.enabled) {
     // Autoscaled and spot replicas are billed for their GPUs' share of the instance while they
     // are on (from the start of each cold start to the end of its drain or its reclamation),
     // spot at its discount.
@@ -339,7 +386,56 @@ ServingResults run_serving(const Scenario& s) {
   return r;
 }
 
+namespace {
+
+// A model served one sample per request: latency, throughput, and what the replicas or
+// functions did and cost.
+void print_per_sample(std::ostream& out, const ServingResults& r) {
+  const auto ms = [](double s) { return format_number(1e3 * s, "%.1f"); };
+  out << "dlsim " << r.dlsim_version << ": serving " << r.model << " (" << r.precision << ") ";
+  if (r.function) {
+    out << "on serverless functions of " << format_size(r.function_memory_bytes) << " (" << format_number(r.function_vcpus, "%.2f")
+        << " vCPUs of " << r.device << "), at most " << r.replicas << " at once\n";
+  } else {
+    out << "on " << r.replicas << " replica" << (r.replicas == 1 ? "" : "s") << " of " << r.device << " (" << r.nodes << " x "
+        << r.instance << ")\n";
+  }
+  out << "  weights " << format_size(r.weight_bytes) << "; requests: " << r.requests << " (" << r.completed << " completed, "
+      << r.dropped << " dropped) over " << format_duration(r.duration_s) << "\n\n";
+  out << "  latency (ms)               p50       p90       p99      mean\n";
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "  %-22s %9s %9s %9s %9s\n", "end to end", ms(r.e2e_s.p50).c_str(), ms(r.e2e_s.p90).c_str(),
+                ms(r.e2e_s.p99).c_str(), ms(r.e2e_s.mean).c_str());
+  out << buf;
+  out << "\n  throughput: " << format_number(r.requests_per_s, "%.3f") << " requests/s; goodput "
+      << format_number(r.goodput_requests_per_s, "%.3f") << " requests/s";
+  if (r.ttft_target_s > 0) out << " within " << format_duration(r.ttft_target_s) << " (" << format_number(100 * r.within_targets, "%.1f") << "%)";
+  out << "\n  " << r.iterations << " batches (" << format_number(r.iterations > 0 ? double(r.completed) / double(r.iterations) : 0, "%.2f")
+      << " requests each); busy " << format_number(100 * r.busy_fraction, "%.1f") << "% of the time "
+      << (r.function ? "instances were on" : "replicas were on") << "\n";
+  if (r.autoscaled) {
+    out << "  " << (r.function ? "instances: " : "autoscaling: ") << r.cold_starts << " cold start" << (r.cold_starts == 1 ? "" : "s")
+        << " of " << format_duration(r.cold_start_s) << " (weights loaded in " << format_duration(r.weight_load_s) << "), peak "
+        << r.peak_replicas << " at once, " << format_number(r.replica_hours, "%.2f") << " instance-hours on; " << r.waited_requests
+        << " request" << (r.waited_requests == 1 ? "" : "s") << " waited for " << (r.function ? "a cold start" : "a replica")
+        << (r.histogram_keep_alive ? " (keep-alive learned from idle times)" : "") << "\n";
+  }
+  if (r.function) {
+    out << "  cost: " << format_number(r.cost_usd, "%.4f") << " USD (" << format_number(r.billed_gb_seconds, "%.1f")
+        << " GB-seconds and " << r.requests << " requests billed); ";
+  } else {
+    out << "  cost: " << format_number(r.cost_usd, "%.4f") << (r.spot ? " USD on spot; " : " USD on demand; ");
+  }
+  out << format_number(r.usd_per_1000_requests, "%.5f") << " USD per 1000 requests\n";
+}
+
+}  // namespace
+
 void print_serving(std::ostream& out, const ServingResults& r) {
+  if (r.per_sample) {
+    print_per_sample(out, r);
+    return;
+  }
   const auto ms = [](double s) { return format_number(1e3 * s, "%.1f"); };
   out << "dlsim " << r.dlsim_version << ": serving " << r.model << " (" << r.precision << ") on " << r.replicas << " replica"
       << (r.replicas == 1 ? "" : "s") << " x " << r.tensor << " " << r.device << " (" << r.nodes << " x " << r.instance << ")\n";
@@ -395,6 +491,95 @@ void print_serving(std::ostream& out, const ServingResults& r) {
   out << "  cost: " << format_number(r.cost_usd, "%.2f") << (r.spot ? " USD on spot; " : " USD on demand; ") << format_number(r.usd_per_million_output_tokens, "%.3f")
       << " USD per million output tokens, " << format_number(r.usd_per_million_tokens, "%.3f") << " per million tokens, "
       << format_number(r.usd_per_1000_requests, "%.3f") << " per 1000 requests\n";
+}
+
+Table serving_table(const ServingResults& r) {
+  using T = TableColumn::Type;
+  Table t;
+  const auto real = [&t](const char* name, const char* unit, const char* description, double v) {
+    t.columns.push_back({name, unit, description, T::real, {v}, {}});
+  };
+  const auto count = [&t](const char* name, const char* description, double v) {
+    t.columns.push_back({name, "", description, T::integer, {v}, {}});
+  };
+  t.columns.push_back({"model", "", "served model", T::text, {}, {r.model}});
+  t.columns.push_back({"platform", "", "replicas on instances, or serverless functions", T::text, {}, {r.function ? "function" : "instances"}});
+  count("replicas", "replicas (functions: the concurrency limit)", r.replicas);
+  count("requests", "requests in the stream", double(r.requests));
+  count("completed", "requests completed", double(r.completed));
+  count("dropped", "requests that could never run", double(r.dropped));
+  real("duration", "s", "first arrival to last answer", r.duration_s);
+  real("ttft_p50", "s", "time to first token (per-sample models: end to end), median", r.ttft_s.p50);
+  real("ttft_p90", "s", "time to first token, 90th percentile", r.ttft_s.p90);
+  real("ttft_p99", "s", "time to first token, 99th percentile", r.ttft_s.p99);
+  real("tpot_p50", "s", "time per output token after the first, median", r.tpot_s.p50);
+  real("tpot_p99", "s", "time per output token after the first, 99th percentile", r.tpot_s.p99);
+  real("e2e_p50", "s", "end-to-end latency, median", r.e2e_s.p50);
+  real("e2e_p90", "s", "end-to-end latency, 90th percentile", r.e2e_s.p90);
+  real("e2e_p99", "s", "end-to-end latency, 99th percentile", r.e2e_s.p99);
+  real("e2e_mean", "s", "end-to-end latency, mean", r.e2e_s.mean);
+  real("requests_per_s", "requests/s", "completed requests per second", r.requests_per_s);
+  real("output_tokens_per_s", "tokens/s", "output tokens per second", r.output_tokens_per_s);
+  real("goodput", "requests/s", "requests per second completed within the targets", r.goodput_requests_per_s);
+  real("within_targets", "1", "fraction of requests within the targets", r.within_targets);
+  real("busy_fraction", "1", "replicas' time in batches over their time on", r.busy_fraction);
+  count("cold_starts", "replicas or function instances started", double(r.cold_starts));
+  count("waited_requests", "requests that waited for a replica (functions: for a cold start)", double(r.waited_requests));
+  real("cold_start", "s", "one cold start: provisioning, container, weights, warm-up", r.autoscaled ? r.cold_start_s : NAN);
+  count("peak_replicas", "replicas or instances on at once, at most", double(r.autoscaled ? r.peak_replicas : r.replicas));
+  real("replica_hours", "h", "replica- or instance-hours on", r.autoscaled ? r.replica_hours : r.replicas * r.duration_s / 3600.0);
+  real("total_cost", "USD", "what the run costs", r.cost_usd);
+  real("usd_per_1000_requests", "USD", "cost per 1000 completed requests", r.usd_per_1000_requests);
+  real("usd_per_million_tokens", "USD", "cost per million prompt and output tokens", r.per_sample ? NAN : r.usd_per_million_tokens);
+  return t;
+}
+
+void serving_tables(const ServingResults& r, Results& out) {
+  using T = TableColumn::Type;
+  out.table = serving_table(r);
+  // Per request, in the order given: each column's values, then the columns.
+  const std::size_t n = r.served.size();
+  std::vector<double> arrival(n), prompt(n), output(n), replica(n), decode(n), dropped(n), ttft(n), e2e(n), tpot(n), transfer(n),
+      preemptions(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const scheduler::ServedRequest& x = r.served[i];
+    const scheduler::ServingRequest& s = r.request_list[i];
+    arrival[i] = s.arrival_s;
+    prompt[i] = s.prompt_tokens;
+    output[i] = s.output_tokens;
+    replica[i] = x.replica;
+    decode[i] = x.decode_replica;
+    dropped[i] = x.dropped ? 1 : 0;
+    ttft[i] = x.first_token_s - s.arrival_s;
+    e2e[i] = x.finish_s - s.arrival_s;
+    tpot[i] = s.output_tokens > 1 ? (x.finish_s - x.first_token_s) / (s.output_tokens - 1) : 0.0;
+    transfer[i] = x.kv_transfer_s;
+    preemptions[i] = x.preemptions;
+  }
+  Table q;
+  q.columns = {
+      {"arrival", "s", "arrival, from the first", T::real, std::move(arrival), {}},
+      {"prompt_tokens", "", "prompt tokens (1 for a sample)", T::integer, std::move(prompt), {}},
+      {"output_tokens", "", "output tokens (1 for a sample)", T::integer, std::move(output), {}},
+      {"replica", "", "the replica (or function instance) that prefilled or ran it", T::integer, std::move(replica), {}},
+      {"decode_replica", "", "disaggregated: the replica that decoded it (-1: none)", T::integer, std::move(decode), {}},
+      {"dropped", "", "1: it could never run", T::integer, std::move(dropped), {}},
+      {"ttft", "s", "time to first token (a sample: its answer)", T::real, std::move(ttft), {}},
+      {"e2e", "s", "arrival to last token", T::real, std::move(e2e), {}},
+      {"tpot", "s", "time per output token after the first (0: one token)", T::real, std::move(tpot), {}},
+      {"kv_transfer", "s", "disaggregated: moving its K and V", T::real, std::move(transfer), {}},
+      {"preemptions", "", "times it was preempted", T::integer, std::move(preemptions), {}},
+  };
+  Table steps;
+  steps.columns.push_back({"time", "s", "when the count changed", T::real, {}, {}});
+  steps.columns.push_back({"replicas", "", "replicas (or function instances) on from then", T::integer, {}, {}});
+  for (const auto& [time, on] : r.replicas_over_time) {
+    steps.columns[0].numbers.push_back(time);
+    steps.columns[1].numbers.push_back(on);
+  }
+  out.extra_tables.clear();
+  out.extra_tables.emplace_back("requests", std::move(q));
+  out.extra_tables.emplace_back("replicas_over_time", std::move(steps));
 }
 
 void write_serving_csv(const std::string& path, const ServingResults& r) {

@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "experiment/results.hpp"
 #include "experiment/scenario.hpp"
+#include "experiment/table.hpp"
 #include "scheduler/serving_fleet.hpp"
 
 namespace dlsim::experiment {
@@ -46,6 +48,8 @@ struct ServingResults {
   bool autoscaled = false;
   double cold_start_s = 0, weight_load_s = 0;
   std::int64_t cold_starts = 0;
+  std::int64_t waited_requests = 0;   // requests that waited in the fleet's queue (functions: for a cold start)
+  bool histogram_keep_alive = false;
   int peak_replicas = 0;
   double replica_hours = 0;
   std::vector<std::pair<double, int>> replicas_over_time;
@@ -56,6 +60,10 @@ struct ServingResults {
   // Disaggregated prefill and decode (zero otherwise).
   int prefill_replicas = 0;
   Percentiles kv_transfer_s;
+  // Models served one sample per request (CNNs, encoders): their end-to-end latency is also
+  // their "time to first token"; serverless functions: their size and the GB-seconds billed.
+  bool per_sample = false, function = false;
+  double function_vcpus = 0, function_memory_bytes = 0, billed_gb_seconds = 0;
   std::vector<scheduler::ServingRequest> request_list;
   std::vector<scheduler::ServedRequest> served;
   std::vector<scheduler::FleetSample> replica0_iterations;  // only with output.trace
@@ -70,6 +78,13 @@ std::string serving_problem(const ServingConfig& c, const ClusterConfig& cluster
 ServingResults run_serving(const Scenario& s);
 
 void print_serving(std::ostream& out, const ServingResults& r);
+// The run as one row of typed columns (latency percentiles, throughput, goodput, cost, cold
+// starts): what `dlsim sweep` stacks and `dlsim validate` checks.
+Table serving_table(const ServingResults& r);
+// What the results files hold for a serving run: the one-row table, and the tables "requests"
+// (one row per request, as output.csv) and "replicas_over_time" (time_s, replicas at every
+// change). Fills `out.table` and `out.extra_tables`.
+void serving_tables(const ServingResults& r, Results& out);
 // One row per request: arrival, tokens, replica, first token, finish, latencies, preemptions.
 // Written atomically.
 void write_serving_csv(const std::string& path, const ServingResults& r);

@@ -9,6 +9,8 @@
 
 #include "experiment/cluster_yaml.hpp"
 #include "experiment/nearest_name.hpp"
+#include "experiment/profile_yaml.hpp"
+#include "models/zoo.hpp"
 
 namespace dlsim::experiment {
 namespace {
@@ -18,7 +20,8 @@ constexpr long long kMaxRequests = 10'000'000;
 // The longest stream a run simulates (about three years): event times stay far inside sim::Time.
 constexpr double kMaxSpanSeconds = 1e8;
 
-ServingRequestsConfig read_requests(MapReader& r, const std::string& base_dir) {
+// `per_sample`: a request is one sample of a CNN or encoder (no token counts; a trace's are ignored).
+ServingRequestsConfig read_requests(MapReader& r, const std::string& base_dir, bool per_sample) {
   ServingRequestsConfig q;
   if (r.has("trace")) {
     MapReader trace(r.node("trace"), r.path_of("trace"), r.source());
@@ -66,11 +69,64 @@ ServingRequestsConfig read_requests(MapReader& r, const std::string& base_dir) {
     if (n > double(kMaxRequests)) r.fail("duration", "holds more than 10^7 requests at the given rate");
     q.count = static_cast<long long>(n);
   }
-  q.prompt_tokens = static_cast<int>(r.integer("prompt_tokens", 1, kMaxTokens));
-  q.output_tokens = static_cast<int>(r.integer("output_tokens", 1, kMaxTokens));
+  if (per_sample) {
+    for (const char* key : {"prompt_tokens", "output_tokens"}) {
+      if (r.has(key)) r.fail(key, "a request of a model that is not a decoder is one sample: it has no tokens");
+    }
+    q.prompt_tokens = q.output_tokens = 1;
+  } else {
+    q.prompt_tokens = static_cast<int>(r.integer("prompt_tokens", 1, kMaxTokens));
+    q.output_tokens = static_cast<int>(r.integer("output_tokens", 1, kMaxTokens));
+  }
   if (r.has("limit")) r.fail("limit", "takes the first requests of a trace; a synthetic stream has count");
   r.finish();
   return q;
+}
+
+// serving.function: the function's size, prices, limits and the CPU profile of one vCPU.
+FunctionConfig read_function(MapReader& r, const std::string& base_dir) {
+  FunctionConfig f;
+  if (!r.has("memory")) r.fail_missing("memory", "the function's memory size (its CPU share grows with it), e.g. 4096MB");
+  f.memory_bytes = r.quantity("memory", Dimension::size, 128e6, 10240e6);
+  f.memory_per_vcpu = r.quantity("memory_per_vcpu", Dimension::size, 1e6, 1e12, 1769e6);
+  f.max_vcpus = r.number("max_vcpus", 0.01, 1024, 6);
+  f.vcpus = std::min(f.max_vcpus, f.memory_bytes / f.memory_per_vcpu);
+  f.price_per_gb_second = r.number("price_gb_second", 0, 1, 0.0000166667);
+  f.price_per_request = r.number("price_per_request", 0, 1, 0.2e-6);
+  f.bill_init = r.boolean("bill_init", true);
+  f.concurrency = static_cast<int>(r.integer("concurrency", 1, 100'000, 1000));
+  f.provisioned = static_cast<int>(r.integer("provisioned", 0, f.concurrency, 0));
+  // A duration, or "histogram": a window learned from the function's idle times (Shahrad et al.).
+  if (r.optional_text("keep_alive") == std::optional<std::string>("histogram")) {
+    f.histogram_keep_alive = true;
+    f.histogram_range_s = r.quantity("histogram_range", Dimension::duration, 60, 7 * 86400.0, 4 * 3600.0);
+  } else {
+    f.keep_alive_s = r.quantity("keep_alive", Dimension::duration, 0, 7 * 86400.0, 1200);
+    if (r.has("histogram_range")) r.fail("histogram_range", "is the span of the idle-time histogram (keep_alive: histogram)");
+  }
+  if (!r.has("profile")) {
+    r.fail_missing("profile", "a CPU profile of one vCPU (dlsim calibrate --backend cpu), e.g. ../calibration/profiles/cpu-example.yaml");
+  }
+  const std::string file = r.text("profile");
+  const std::filesystem::path p = std::filesystem::path(file).is_absolute() ? std::filesystem::path(file) : std::filesystem::path(base_dir) / file;
+  f.profile_path = p.lexically_normal().string();
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(p, error)) r.fail("profile", "cannot read profile file '" + f.profile_path + "' (missing or not a file)");
+  const ProfileDocument doc = read_profile(f.profile_path);
+  const calibration::Calibration& cal = doc.calibration;
+  if (cal.info.backend != "cpu") {
+    r.fail("profile", "a function runs on CPUs: it needs a CPU profile (dlsim calibrate --backend cpu); this one was measured by the " +
+                          cal.info.backend + " backend on " + cal.info.name);
+  }
+  // The profile's threads (metadata.units) ran its measurements; the function has vcpus of them.
+  const double scale = f.vcpus / double(std::max(1, cal.info.units));
+  f.device = cal.spec;
+  for (double& peak : f.device.peak_flops) peak *= scale;
+  f.device.memory_bandwidth *= scale;
+  f.device.memory_bytes = f.memory_bytes;
+  f.profile = cal.profile;
+  r.finish();
+  return f;
 }
 
 }  // namespace
@@ -79,20 +135,54 @@ ServingConfig read_serving(MapReader& r, const ClusterConfig& cluster, const std
   ServingConfig s;
   s.model_name = r.text("model");
   const std::vector<std::string> decoders = models::decoder_model_names();
-  if (std::find(decoders.begin(), decoders.end(), s.model_name) == decoders.end()) {
-    r.fail("model", "unknown decoder '" + s.model_name + "'" + did_you_mean(s.model_name, decoders) +
-                        " (serving runs the zoo's decoder transformers: dlsim catalog models)");
+  const std::vector<std::string> zoo = models::zoo_model_names();
+  const bool decoder = std::find(decoders.begin(), decoders.end(), s.model_name) != decoders.end();
+  if (!decoder && std::find(zoo.begin(), zoo.end(), s.model_name) == zoo.end()) {
+    r.fail("model", "unknown model '" + s.model_name + "'" + did_you_mean(s.model_name, zoo) + " (dlsim catalog models)");
   }
-  s.model = models::decoder_config(s.model_name);
-  if (s.model.experts > 0) r.fail("model", s.model_name + " is a mixture-of-experts model; serving runs dense decoders only so far");
-  const std::string fallback = cluster.device.supports(models::Precision::fp16) ? "fp16"
-                               : cluster.device.supports(models::Precision::bf16) ? "bf16" : "fp32";
+  s.per_sample = !decoder;
+  if (decoder) {
+    s.model = models::decoder_config(s.model_name);
+    if (s.model.experts > 0) r.fail("model", s.model_name + " is a mixture-of-experts model; serving runs dense decoders only so far");
+    if (r.has("sequence_length")) r.fail("sequence_length", "a decoder's requests give their own prompt and output tokens");
+  } else {
+    const bool has_sequence = models::zoo_model_has_sequence(s.model_name);
+    if (r.has("sequence_length") && !has_sequence) r.fail("sequence_length", s.model_name + " takes images, not sequences");
+    const int sequence = has_sequence ? static_cast<int>(r.integer("sequence_length", 1, 1'000'000, 128)) : 0;
+    try {
+      s.sample_model = models::zoo_model(s.model_name, sequence);
+    } catch (const std::invalid_argument& e) {
+      r.fail("sequence_length", e.what());
+    }
+  }
+  const std::string platform = r.choice("platform", {"instances", "function"}, "instances");
+  s.function = platform == "function";
+  if (s.function && !s.per_sample) {
+    r.fail("platform", "serverless functions run on CPUs: serve a CNN or an encoder there, not the decoder " + s.model_name);
+  }
+  if (s.function && !r.has("function")) r.fail_missing("function", "the function's memory and CPU profile: {memory: 4096MB, profile: ...}");
+  if (r.has("function")) {
+    // Read and checked on either platform, so that one file can compare functions with
+    // replicas on instances (a sweep over serving.platform); used only by platform: function.
+    if (!s.per_sample) r.fail("function", "serverless functions serve CNNs and encoders, not the decoder " + s.model_name);
+    MapReader f(r.node("function"), r.path_of("function"), r.source());
+    s.function_config = read_function(f, base_dir);
+  }
+  const models::DeviceSpec& device = s.function ? s.function_config.device : cluster.device;
+  const std::string fallback = device.supports(models::Precision::fp16) ? "fp16"
+                               : device.supports(models::Precision::bf16) ? "bf16" : "fp32";
   const std::string precision = r.choice("precision", {"fp32", "fp16", "bf16", "fp8"}, fallback);
   s.precision = *models::parse_precision(precision);
-  if (!cluster.device.supports(s.precision)) r.fail("precision", "accelerator " + cluster.device.name + " has no " + precision + " support");
+  if (!device.supports(s.precision)) r.fail("precision", (s.function ? "the function's CPU " : "accelerator ") + device.name + " has no " + precision + " support");
+  if (s.function) {
+    for (const char* key : {"replicas", "tensor", "scaling", "spot", "disaggregated"}) {
+      if (r.has(key)) r.fail(key, "does not apply to serverless functions (function.concurrency limits their instances)");
+    }
+  }
 
   const int per_node = cluster.instance.accelerators_per_node;
   s.tensor = static_cast<int>(r.integer("tensor", 1, 1024, 1));
+  if (s.per_sample && s.tensor > 1) r.fail("tensor", s.model_name + " is served whole on one GPU per replica (tensor 1)");
   if (s.tensor > per_node) {
     r.fail("tensor", "a replica runs on one node: " + std::to_string(s.tensor) + " GPUs, but " + cluster.instance_name + " has " +
                          std::to_string(per_node));
@@ -107,19 +197,52 @@ ServingConfig read_serving(MapReader& r, const ClusterConfig& cluster, const std
 
   if (!r.has("requests")) r.fail_missing("requests", "the request stream: a trace, or arrival, rate, count, prompt and output tokens");
   MapReader requests(r.node("requests"), r.path_of("requests"), r.source());
-  s.requests = read_requests(requests, base_dir);
+  s.requests = read_requests(requests, base_dir, s.per_sample);
 
   MapReader b(r.node("batching"), r.path_of("batching"), r.source(), true);
-  s.batching.continuous = b.choice("policy", {"continuous", "static"}, "continuous") == "continuous";
-  s.batching.max_batch_tokens = static_cast<int>(b.integer("max_batch_tokens", 1, kMaxTokens, 8192));
-  s.batching.max_sequences = static_cast<int>(b.integer("max_sequences", 1, 1'000'000, 256));
-  s.batching.chunked_prefill = b.boolean("chunked_prefill", true);
-  s.batching.block_tokens = static_cast<int>(b.integer("block_tokens", 1, 4096, 16));
-  s.memory_utilization = b.number("memory_utilization", 0.05, 1.0, 0.9);
+  if (s.per_sample) {
+    // Dynamic batching of whole samples: a batch is up to max_batch requests, each one "token"
+    // that is also its last (it finishes with the batch); the cache never binds.
+    b.choice("policy", {"dynamic"}, "dynamic");
+    for (const char* key : {"max_batch_tokens", "max_sequences", "chunked_prefill", "block_tokens", "memory_utilization"}) {
+      if (b.has(key)) b.fail(key, "belongs to LLM serving; " + s.model_name + " batches whole samples: max_batch, max_wait");
+    }
+    const int max_batch = static_cast<int>(b.integer("max_batch", 1, 1'000'000, 1));
+    s.batching.max_batch_tokens = s.batching.max_sequences = max_batch;
+    s.batching.max_wait_s = b.quantity("max_wait", Dimension::duration, 0, 3600, 0);
+    if (s.function && (max_batch > 1 || s.batching.max_wait_s > 0)) {
+      b.fail(max_batch > 1 ? "max_batch" : "max_wait", "a function instance serves one request at a time (max_batch 1, no wait)");
+    }
+    s.batching.chunked_prefill = false;
+    s.batching.block_tokens = 1;
+  } else {
+    s.batching.continuous = b.choice("policy", {"continuous", "static"}, "continuous") == "continuous";
+    for (const char* key : {"max_batch", "max_wait"}) {
+      if (b.has(key)) b.fail(key, "is dynamic batching of whole samples (CNNs, encoders); " + s.model_name + " batches tokens: max_batch_tokens");
+    }
+    s.batching.max_batch_tokens = static_cast<int>(b.integer("max_batch_tokens", 1, kMaxTokens, 8192));
+    s.batching.max_sequences = static_cast<int>(b.integer("max_sequences", 1, 1'000'000, 256));
+    s.batching.chunked_prefill = b.boolean("chunked_prefill", true);
+    s.batching.block_tokens = static_cast<int>(b.integer("block_tokens", 1, 4096, 16));
+    s.memory_utilization = b.number("memory_utilization", 0.05, 1.0, 0.9);
+  }
   b.finish();
+  if (s.function) {
+    // Every request that finds no idle instance starts one; idle instances are recycled.
+    const FunctionConfig& f = s.function_config;
+    s.replicas = f.concurrency;
+    s.scaling.enabled = true;
+    s.scaling.metric = scheduler::ScalingMetric::per_request;
+    s.scaling.max_replicas = f.concurrency;
+    s.scaling.min_replicas = s.scaling.initial_replicas = f.provisioned;
+    s.scaling.keep_alive_s = f.keep_alive_s;
+    s.scaling.histogram_keep_alive = f.histogram_keep_alive;
+    s.scaling.histogram_range_s = f.histogram_range_s;
+  }
 
   if (r.has("disaggregated")) {
     MapReader d(r.node("disaggregated"), r.path_of("disaggregated"), r.source());
+    if (s.per_sample) r.fail("disaggregated", "splits an LLM's prefill and decode; " + s.model_name + " answers in one pass");
     if (s.replicas < 2) r.fail("disaggregated", "needs >= 2 replicas: some prefill, the others decode");
     s.prefill_replicas = static_cast<int>(d.integer("prefill_replicas", 1, s.replicas - 1));
     d.finish();

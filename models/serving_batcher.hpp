@@ -38,6 +38,10 @@ struct BatchingPolicy {
   bool chunked_prefill = true;
   int block_tokens = 16;         // tokens per KV-cache block (vLLM's block size)
   std::int64_t kv_blocks = 0;    // blocks of the cache
+  // Dynamic batching (Triton's max_queue_delay): a replica that is idle and holds fewer than
+  // max_sequences requests waits for more until its oldest request has waited this long. 0: an
+  // iteration starts as soon as there is work (continuous batching). Timed by the fleet.
+  double max_wait_s = 0;
 };
 
 // What an iteration did, for the caller's records.

@@ -25,6 +25,9 @@ struct Replica {
   int epoch = 0;            // lives so far (spot): events of an earlier life are stale
   bool noticed = false;     // spot: reclamation notice received, takes no new request
   bool on_spot = false;     // this life runs on spot capacity
+  double held_since = -1;   // dynamic batching: when its oldest request not yet in a batch came (-1: none)
+  bool wait_armed = false;  // dynamic batching: a start at the end of the wait is scheduled
+  int idle_token = 0;       // per-request scaling: bumped at every change, so a stale idle stop does nothing
 };
 
 class Fleet {
@@ -70,7 +73,10 @@ class Fleet {
   FleetResult run() {
     // Arrivals are scheduled one at a time (the next when one arrives): the queue stays small.
     if (!requests_.empty()) schedule_arrival(0);
-    if (scaling_.enabled) engine_.schedule_at(sim::Time::from_seconds(scaling_.interval_s), [this] { scale(); });
+    if (per_request()) {
+      for (int r = 0; r < static_cast<int>(replicas_.size()); ++r) arm_idle_stop(r);
+    }
+    if (scaling_.enabled && !per_request()) engine_.schedule_at(sim::Time::from_seconds(scaling_.interval_s), [this] { scale(); });
     engine_.run();
     result_.end_s = std::max(result_.end_s, requests_.empty() ? 0.0 : requests_.back().arrival_s);
     // Replicas still on are billed to the end.
@@ -101,9 +107,23 @@ class Fleet {
   void schedule_arrival(std::size_t i) {
     engine_.schedule_at(sim::Time::from_seconds(requests_[i].arrival_s), [this, i] {
       ++arrived_;
-      queue_.push_back(i);
-      dispatch();
-      if (scaling_.enabled && replicas_wanted_on() == 0) start_replicas(1, spot_.enabled);  // from zero, at once
+      ++in_flight_;
+      note_arrival_for_idle_times();
+      if (per_request()) {
+        // A function: the new request takes an idle instance if one is; else it waits for an
+        // instance started for it (requests already waiting keep theirs).
+        queue_.push_front(i);
+        route(queue_, false, -1, 1);
+        if (!queue_.empty() && queue_.front() == i) {
+          queue_.pop_front();
+          queue_.push_back(i);
+          start_for_queue();
+        }
+      } else {
+        queue_.push_back(i);
+        dispatch();
+        if (scaling_.enabled && replicas_wanted_on() == 0) start_replicas(1, spot_.enabled);  // from zero, at once
+      }
       if (i + 1 < requests_.size()) schedule_arrival(i + 1);
     });
   }
@@ -116,15 +136,18 @@ class Fleet {
     route(decode_queue_, true);
   }
 
-  void route(std::deque<std::size_t>& queue, bool prefilled) {
+  // `only` >= 0: to that replica only (a function instance takes the request it was started
+  // for); at most `limit` requests.
+  void route(std::deque<std::size_t>& queue, bool prefilled, int only = -1, int limit = std::numeric_limits<int>::max()) {
     const int n = static_cast<int>(replicas_.size());
     const models::ReplicaRole wanted = !disaggregation_.enabled ? models::ReplicaRole::mixed
                                        : prefilled              ? models::ReplicaRole::decode
                                                                 : models::ReplicaRole::prefill;
-    while (!queue.empty()) {
+    for (int routed = 0; routed < limit && !queue.empty(); ++routed) {
       int best = -1;
       for (int k = 0; k < n; ++k) {
         const int r = (last_routed_ + 1 + k) % n;
+        if (only >= 0 && r != only) continue;
         const Replica& x = replicas_[r];
         if (x.state != ReplicaState::ready || x.noticed || x.requests >= capacity_ || x.batcher.policy().role != wanted) continue;
         if (best < 0 || x.requests < replicas_[best].requests) best = r;
@@ -148,11 +171,109 @@ class Fleet {
       if (!taken) {
         record.dropped = true;
         ++settled_;
+        request_left();
         continue;
       }
       ++r.requests;
-      if (!r.batcher.in_iteration()) start_iteration(best);
+      ++r.idle_token;
+      if (r.held_since < 0) r.held_since = engine_.now().seconds();
+      start_or_wait(best);
     }
+  }
+
+  // A request finished or was dropped: when none is left in flight, the function goes idle.
+  void request_left() {
+    if (--in_flight_ == 0) idle_since_ = engine_.now().seconds();
+  }
+
+  bool per_request() const { return scaling_.enabled && scaling_.metric == ScalingMetric::per_request; }
+
+  // Per-request scaling: requests left in the queue that no replica starting now will take get
+  // a replica each (`capacity_` of them per replica), within max_replicas.
+  long long starting_replicas() const {
+    long long n = 0;
+    for (const Replica& r : replicas_) n += r.state == ReplicaState::starting;
+    return n;
+  }
+
+  void start_for_queue() {
+    const long long uncovered = static_cast<long long>(queue_.size()) - starting_replicas() * capacity_;
+    if (uncovered > 0) start_replicas(static_cast<int>((uncovered + capacity_ - 1) / capacity_), spot_.enabled);
+  }
+
+  // Per-request scaling: an idle replica stops after its keep-alive unless a request comes first.
+  void arm_idle_stop(int r) {
+    Replica& x = replicas_[r];
+    if (!per_request() || x.state != ReplicaState::ready || x.requests > 0) return;
+    const int token = ++x.idle_token;
+    const double keep_alive = scaling_.histogram_keep_alive ? histogram_window() : scaling_.keep_alive_s;
+    engine_.schedule_in(sim::Time::from_seconds(keep_alive), [this, r, token] {
+      Replica& y = replicas_[r];
+      if (y.idle_token != token || y.state != ReplicaState::ready || y.requests > 0 || y.batcher.in_iteration()) return;
+      if (replicas_wanted_on() <= scaling_.min_replicas) return;  // provisioned: stays warm
+      y.state = ReplicaState::draining;
+      stop_if_drained(r);
+    });
+  }
+
+  // The hybrid histogram policy's keep-alive window (ServingScaling::histogram_keep_alive).
+  double histogram_window() const {
+    constexpr double kBin = 60;            // 1-minute bins
+    constexpr std::int64_t kFewest = 10;   // idle times before the histogram is trusted
+    const double range = scaling_.histogram_range_s;
+    std::int64_t inside = 0;
+    for (std::int64_t c : idle_bins_) inside += c;
+    if (inside < kFewest || idle_beyond_range_ * 2 >= inside + idle_beyond_range_) return range;
+    const double bins = double(idle_bins_.size());
+    const double mean = double(inside) / bins;
+    double square = 0;
+    for (std::int64_t c : idle_bins_) square += (double(c) - mean) * (double(c) - mean);
+    if (std::sqrt(square / bins) / mean < 2) return range;  // too flat to predict
+    std::int64_t seen = 0;
+    for (std::size_t b = 0; b < idle_bins_.size(); ++b) {
+      seen += idle_bins_[b];
+      if (double(seen) >= 0.99 * double(inside)) return std::min(range, double(b + 1) * kBin * 1.1);
+    }
+    return range;
+  }
+
+  // The function's idle times: from the moment no request is in flight to the next arrival.
+  void note_arrival_for_idle_times() {
+    if (!scaling_.histogram_keep_alive || idle_since_ < 0) return;
+    const double idle = engine_.now().seconds() - idle_since_;
+    idle_since_ = -1;
+    if (idle_bins_.empty()) idle_bins_.assign(static_cast<std::size_t>(std::max(1.0, std::ceil(scaling_.histogram_range_s / 60))), 0);
+    const std::size_t bin = static_cast<std::size_t>(idle / 60);
+    if (bin < idle_bins_.size()) {
+      ++idle_bins_[bin];
+    } else {
+      ++idle_beyond_range_;
+    }
+  }
+
+  // Dynamic batching: a replica that is not full waits (max_wait_s) for more requests before it
+  // starts an iteration; without a wait, or when full, it starts at once.
+  void start_or_wait(int r) {
+    Replica& x = replicas_[r];
+    if (x.batcher.in_iteration()) return;
+    const double wait = x.batcher.policy().max_wait_s;
+    if (wait <= 0 || x.requests == 0 || x.requests >= capacity_ || x.held_since < 0) {
+      start_iteration(r);
+      return;
+    }
+    // Compared in the engine's ticks: the wake-up below lands exactly on `due`.
+    const sim::Time due = sim::Time::from_seconds(x.held_since + wait);
+    if (engine_.now() >= due) {
+      start_iteration(r);
+      return;
+    }
+    if (x.wait_armed) return;
+    x.wait_armed = true;
+    const int epoch = x.epoch;
+    engine_.schedule_at(due, [this, r, epoch] {
+      replicas_[r].wait_armed = false;
+      if (replicas_[r].epoch == epoch) start_or_wait(r);
+    });
   }
 
   void start_replicas(int count, bool on_spot) {
@@ -167,7 +288,12 @@ class Fleet {
       engine_.schedule_in(sim::Time::from_seconds(scaling_.cold_start_s), [this, r, start] {
         if (replicas_[r].state != ReplicaState::starting || replicas_[r].starts != start) return;
         replicas_[r].state = ReplicaState::ready;
-        dispatch();
+        if (per_request()) {
+          route(queue_, false, r);  // the oldest waiting request, as Lambda binds it to the new instance
+        } else {
+          dispatch();
+        }
+        arm_idle_stop(r);  // per-request scaling: nothing waits for it any more
       });
       schedule_reclaim(r);
     }
@@ -202,6 +328,7 @@ class Fleet {
       queue_.push_front(static_cast<std::size_t>(it->request));
     }
     x.requests = 0;
+    x.held_since = -1;
     x.noticed = false;
     x.state = ReplicaState::off;
     bill(x, engine_.now().seconds());
@@ -247,6 +374,7 @@ class Fleet {
         }
         break;
       }
+      case ScalingMetric::per_request: wanted = on; break;  // not reached: per-request scaling has no periodic decision
     }
     if (outstanding > 0) wanted = std::max(wanted, 1);  // requests waiting never leave the fleet empty
     arrived_at_last_tick_ = arrived_;
@@ -307,6 +435,7 @@ class Fleet {
   void start_iteration(int r) {
     models::ContinuousBatcher& b = replicas_[r].batcher;
     const models::ServingBatch batch = b.next_batch();
+    replicas_[r].held_since = b.waiting() > 0 ? engine_.now().seconds() : -1;
     if (batch.tokens() == 0) {
       stop_if_drained(r);
       return;  // idle until the next request
@@ -354,12 +483,17 @@ class Fleet {
       } else {
         result_.requests[id].finish_s = now;
         ++settled_;
+        request_left();
       }
     }
     result_.end_s = std::max(result_.end_s, now);
-    start_iteration(r);
-    // Finished requests made room: queued ones join (this replica's at its next iteration).
-    if (!outcome.finished.empty()) dispatch();
+    start_or_wait(r);
+    arm_idle_stop(r);
+    // Finished requests made room: queued ones join (this replica's at its next iteration). A
+    // function's queued requests each wait for the instance started for them (as Lambda binds a
+    // request to the environment it creates): only those beyond the concurrency limit take a
+    // freed one.
+    if (!outcome.finished.empty() && !(per_request() && starting_replicas() * capacity_ >= static_cast<long long>(queue_.size()))) dispatch();
   }
 
   const std::vector<ServingRequest>& requests_;
@@ -380,6 +514,10 @@ class Fleet {
   std::vector<double> recent_ttft_;       // scaling on latency: first tokens since the last decision
   int last_routed_ = -1;
   int capacity_ = 1;                // requests a replica takes at once (its sequence limit)
+  std::int64_t in_flight_ = 0;      // arrived, not finished nor dropped
+  double idle_since_ = -1;          // histogram keep-alive: since when none is in flight (-1: some are)
+  std::vector<std::int64_t> idle_bins_;   // histogram keep-alive: idle times per minute
+  std::int64_t idle_beyond_range_ = 0;    // and those beyond its range
   double below_since_ = -1;         // since when the want has been below the replicas (-1: it is not)
   std::vector<double> last_token_s_;
   FleetResult result_;
@@ -399,6 +537,9 @@ FleetResult simulate_fleet(const std::vector<ServingRequest>& requests, int repl
     if (!(scaling.target_per_replica > 0) || !(scaling.interval_s > 0) || !(scaling.keep_alive_s >= 0) ||
         !(scaling.cold_start_s >= 0)) {
       throw std::invalid_argument("scaling: target, interval > 0; keep-alive and cold start >= 0");
+    }
+    if (scaling.histogram_keep_alive && !(scaling.histogram_range_s >= 60)) {
+      throw std::invalid_argument("scaling: a keep-alive histogram spans at least one 1-minute bin");
     }
   }
   if (disaggregation.enabled) {

@@ -262,6 +262,101 @@ TEST(Serving, BadSectionsAreLocatedErrors) {
   EXPECT_NE(with_workload.find("no 'workload' section"), std::string::npos) << with_workload;
 }
 
+// ResNet-50 behind serverless functions (platform: function) or one always-on T4.
+std::string image_endpoint(const std::string& platform, const std::string& batching) {
+  return "seed: 7\n"
+         "cluster: {instance: aws/g4dn.xlarge, nodes: 1}\n"
+         "serving:\n"
+         "  model: resnet50\n"
+         "  precision: fp32\n"
+         "  platform: " + platform + "\n"
+         "  function: {memory: 3538MB, profile: " + source_dir() + "/calibration/profiles/cpu-example.yaml, keep_alive: 1min}\n"
+         "  requests: {arrival: gamma, cv: 4, rate: 2, count: 400}\n"
+         "  batching: " + batching + "\n"
+         "  cold_start: {container: 1s, load_bandwidth: 100MB/s, warmup: 0s}\n";
+}
+
+TEST(Serving, ServerlessFunctionsBillRunTimeAndColdStartsPerGigabyteSecondAndRequest) {
+  const Scenario s = load_scenario_text(image_endpoint("function", "{max_batch: 1}"), "s.yaml");
+  ASSERT_TRUE(s.serving->per_sample);
+  ASSERT_TRUE(s.serving->function);
+  EXPECT_NEAR(s.serving->function_config.vcpus, 2.0, 1e-12) << "3538 MB at 1769 MB per vCPU";
+  const ServingResults r = run_serving(s);
+  EXPECT_EQ(r.completed, 400);
+  EXPECT_EQ(r.iterations, 400) << "one request per instance at a time";
+  EXPECT_GE(r.cold_starts, 1);
+  EXPECT_NEAR(r.cold_start_s, 1 + r.weight_bytes / 100e6, 1e-9);
+  EXPECT_GE(r.served[0].finish_s - r.request_list[0].arrival_s, r.cold_start_s) << "the first request waits for an instance";
+  // Every request runs the same forward pass: the fastest answer is exactly one pass.
+  double fastest = 1e9, busy = 0;
+  for (std::size_t i = 0; i < r.served.size(); ++i) fastest = std::min(fastest, r.served[i].finish_s - r.request_list[i].arrival_s);
+  busy = fastest * 400;
+  EXPECT_GT(fastest, 0.01) << "ResNet-50 on 2 vCPUs takes tens of milliseconds at least";
+  const double gb = 3538e6 / 1e9;
+  EXPECT_NEAR(r.billed_gb_seconds, (busy + r.cold_starts * r.cold_start_s) * gb, 1e-6 * r.billed_gb_seconds);
+  EXPECT_NEAR(r.cost_usd, r.billed_gb_seconds * 0.0000166667 + 400 * 0.2e-6, 1e-12);
+  // Twice the memory: twice the vCPUs (up to 6), so each pass takes about half as long.
+  const ServingResults big = run_serving(load_scenario_text(image_endpoint("function", "{max_batch: 1}"), "s.yaml",
+                                                            {"serving.function.memory=7076MB"}));
+  EXPECT_LT(big.e2e_s.p50, 0.6 * r.e2e_s.p50);
+  // The same stream on an always-on T4 with dynamic batching: batches of at most 8, billed for the hour.
+  const Scenario g = load_scenario_text(image_endpoint("instances", "{max_batch: 8, max_wait: 5ms}"), "s.yaml");
+  const ServingResults gpu = run_serving(g);
+  EXPECT_EQ(gpu.completed, 400);
+  EXPECT_LE(gpu.iterations, 400);
+  EXPECT_GE(gpu.iterations, 400 / 8);
+  EXPECT_NEAR(gpu.cost_usd, g.cluster.instance.price_per_hour * gpu.duration_s / 3600, 1e-9);
+  EXPECT_LT(gpu.e2e_s.p50, r.e2e_s.p50) << "a T4 answers faster than 2 vCPUs";
+  // One row for sweeps and validation, holding the same figures.
+  const Table t = serving_table(r);
+  ASSERT_EQ(t.rows(), 1u);
+  bool found = false;
+  for (const TableColumn& c : t.columns) {
+    if (c.name == "total_cost") {
+      found = true;
+      EXPECT_EQ(c.numbers[0], r.cost_usd);
+    }
+  }
+  EXPECT_TRUE(found);
+  // The results files: that row, a row per request, and the instances over time.
+  Results files;
+  serving_tables(r, files);
+  ASSERT_EQ(files.extra_tables.size(), 2u);
+  EXPECT_EQ(files.extra_tables[0].first, "requests");
+  const Table& requests = files.extra_tables[0].second;
+  ASSERT_EQ(requests.rows(), 400u);
+  for (const TableColumn& c : requests.columns) {
+    if (c.name == "e2e") EXPECT_EQ(c.numbers[7], r.served[7].finish_s - r.request_list[7].arrival_s);
+  }
+  EXPECT_EQ(files.extra_tables[1].second.rows(), r.replicas_over_time.size());
+}
+
+TEST(Serving, PerSampleAndFunctionKeysAreCheckedWhereTheyAreWritten) {
+  const auto key_of = [](const std::string& text, const std::vector<std::string>& sets = {}) {
+    try {
+      load_scenario_text(text, "s.yaml", sets);
+    } catch (const ConfigError& e) {
+      return e.key_path();
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_EQ(key_of(image_endpoint("function", "{max_batch: 4}")), "serving.batching.max_batch");
+  EXPECT_EQ(key_of(image_endpoint("instances", "{max_batch_tokens: 4}")), "serving.batching.max_batch_tokens");
+  EXPECT_EQ(key_of(image_endpoint("function", "{}"), {"serving.requests.prompt_tokens=5"}), "serving.requests.prompt_tokens");
+  EXPECT_EQ(key_of(image_endpoint("function", "{}"), {"serving.function.memory=64MB"}), "serving.function.memory");
+  EXPECT_EQ(key_of(image_endpoint("function", "{}"), {"serving.function.profile=no/such.yaml"}), "serving.function.profile");
+  EXPECT_EQ(key_of(image_endpoint("function", "{}"), {"serving.replicas=2"}), "serving.replicas");
+  EXPECT_EQ(key_of(image_endpoint("instances", "{}"), {"serving.tensor=2"}), "serving.tensor");
+  EXPECT_EQ(key_of(synthetic("  platform: function\n")), "serving.platform") << "decoders are not served by functions";
+  EXPECT_EQ(key_of(synthetic("  batching: {max_wait: 5ms}\n")), "serving.batching.max_wait");
+  EXPECT_EQ(key_of(image_endpoint("function", "{}"), {"serving.function.histogram_range=1h"}), "serving.function.histogram_range");
+  EXPECT_EQ(key_of(image_endpoint("function", "{}"), {"serving.function.keep_alive=histgram"}), "serving.function.keep_alive");
+  const Scenario learned = load_scenario_text(image_endpoint("function", "{}"), "s.yaml",
+                                              {"serving.function.keep_alive=histogram", "serving.function.histogram_range=2h"});
+  EXPECT_TRUE(learned.serving->scaling.histogram_keep_alive);
+  EXPECT_EQ(learned.serving->scaling.histogram_range_s, 7200);
+}
+
 TEST(Serving, AMalformedTraceNamesItsLine) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("dlsim-serving-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);

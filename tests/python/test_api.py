@@ -304,6 +304,36 @@ def test_serve_gives_a_row_per_request_and_the_command_line_csv(tmp_path, dlsim_
     assert e.value.key_path == "serving.tensor"
 
 
+def test_serve_runs_serverless_functions_and_refuses_a_sweep(source_dir):
+    path = source_dir / "scenarios/serving-resnet50-serverless.yaml"
+    frame = dlsim.serve(path, set={"serving.requests.duration": "10min"})
+    summary = frame.attrs["summary"]
+    assert summary["platform"] == "function" and summary["per_sample"]
+    assert summary["function_vcpus"] == pytest.approx(3008 / 1769)
+    assert summary["cold_starts"] >= 1
+    # One sample per request: answered once, at least one forward pass after arriving.
+    assert (frame["finish_s"] == frame["first_token_s"]).all()
+    assert summary["cost_usd"] == pytest.approx(summary["billed_gb_seconds"] * 0.0000166667 + len(frame) * 0.2e-6)
+    with pytest.raises(dlsim.ConfigError) as e:
+        dlsim.serve(source_dir / "scenarios/published/claims-serverless-idle-cost.yaml")
+    assert e.value.key_path == "sweep"
+
+
+def test_a_serving_run_writes_its_hdf5_file(source_dir, dlsim_exe, tmp_path):
+    import h5py
+    out = tmp_path / "serve.h5"
+    subprocess.run([str(dlsim_exe), "run", str(source_dir / "scenarios/serving-resnet50-serverless.yaml"), "--quiet",
+                    "--set", "serving.requests.duration=5min", "--set", f"output.results={out}",
+                    "--set", f"output.csv={tmp_path / 'serve.csv'}"], check=True)
+    table = pd.read_csv(tmp_path / "serve.csv")
+    with h5py.File(out) as f:
+        assert f.attrs["kind"] in ("serving", b"serving")
+        assert len(f["requests/e2e"]) == len(table)
+        assert np.allclose(f["requests/e2e"][:], table["e2e_s"], rtol=1e-8)
+        assert f["results/total_cost"][0] > 0
+        assert f["replicas_over_time/replicas"][0] == 0
+
+
 def test_serving_plots_draw_the_latency_cdfs_and_the_replicas():
     from dlsim import plots
     frame = dlsim.serve(SERVE_SCENARIO, set={"serving.scaling": {"min_replicas": 0, "target": 2, "keep_alive": "10s"}})

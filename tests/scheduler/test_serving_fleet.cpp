@@ -213,6 +213,105 @@ TEST(ServingFleet, ScalesOnTheArrivalRateOrOnTheTimeToFirstToken) {
   for (const ServedRequest& x : by_latency.requests) ASSERT_FALSE(std::isnan(x.finish_s));
 }
 
+// Whole samples (one "token" each, also their last), batched dynamically: at most `batch` per
+// iteration, an idle replica waiting `wait` for more.
+models::BatchingPolicy dynamic(int batch, double wait) {
+  models::BatchingPolicy p;
+  p.max_batch_tokens = p.max_sequences = batch;
+  p.chunked_prefill = false;
+  p.block_tokens = 1;
+  p.kv_blocks = 2 * batch;
+  p.max_wait_s = wait;
+  return p;
+}
+
+TEST(ServingFleet, DynamicBatchingWaitsForMoreRequestsUntilTheOldestHasWaitedOrTheBatchIsFull) {
+  // Three requests within 4 ms, then four within 3 ms a second later; 10 ms of wait, batches of 4.
+  const std::vector<ServingRequest> requests{{0.000, 1, 1}, {0.002, 1, 1}, {0.004, 1, 1},
+                                             {1.000, 1, 1}, {1.001, 1, 1}, {1.002, 1, 1}, {1.003, 1, 1}};
+  const FleetResult r = simulate_fleet(requests, 1, dynamic(4, 0.010), linear_time, true);
+  ASSERT_EQ(r.samples.size(), 2u);
+  EXPECT_NEAR(r.samples[0].time_s, 0.010, 1e-9) << "not full: it starts when the first has waited 10 ms";
+  EXPECT_EQ(r.samples[0].tokens, 3);
+  EXPECT_NEAR(r.samples[1].time_s, 1.003, 1e-9) << "full at the fourth arrival: it starts at once";
+  EXPECT_EQ(r.samples[1].tokens, 4);
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const double start = i < 3 ? 0.010 : 1.003;
+    EXPECT_NEAR(r.requests[i].finish_s, start + linear_time(i < 3 ? models::ServingBatch{{{3, 0}}} : models::ServingBatch{{{4, 0}}}), 1e-9);
+    EXPECT_EQ(r.requests[i].finish_s, r.requests[i].first_token_s) << "a sample is answered once";
+  }
+  // Without a wait, the first request runs alone at once.
+  const FleetResult eager = simulate_fleet(requests, 1, dynamic(4, 0), linear_time, true);
+  EXPECT_EQ(eager.samples.front().tokens, 1);
+  EXPECT_NEAR(eager.samples.front().time_s, 0, 1e-12);
+  // Many requests at once: no batch ever holds more than the limit, and all complete.
+  std::vector<ServingRequest> flood(100, ServingRequest{0.5, 1, 1});
+  const FleetResult full = simulate_fleet(flood, 2, dynamic(8, 0.005), linear_time, true);
+  for (const FleetSample& x : full.samples) EXPECT_LE(x.tokens, 8);
+  for (const ServedRequest& x : full.requests) EXPECT_FALSE(std::isnan(x.finish_s));
+}
+
+TEST(ServingFleet, PerRequestScalingStartsAnInstanceForEveryRequestNoIdleOneTakesAndRecyclesIdleOnes) {
+  // Functions: one request per instance; a cold start of 2 s; idle instances recycled after 60 s.
+  ServingScaling f;
+  f.enabled = true;
+  f.metric = ScalingMetric::per_request;
+  f.min_replicas = f.initial_replicas = 0;
+  f.max_replicas = 50;
+  f.keep_alive_s = 60;
+  f.cold_start_s = 2;
+  const std::vector<ServingRequest> requests{{0, 1, 1}, {0, 1, 1}, {0, 1, 1}, {10, 1, 1}, {11, 1, 1}, {200, 1, 1}};
+  const FleetResult r = simulate_fleet(requests, 0, dynamic(1, 0), linear_time, false, f);
+  const double t = linear_time(models::ServingBatch{{{1, 0}}});
+  for (int i = 0; i < 3; ++i) EXPECT_NEAR(r.requests[i].finish_s, 2 + t, 1e-9) << "three at once: three cold starts";
+  EXPECT_NEAR(r.requests[3].finish_s, 10 + t, 1e-9) << "a warm instance takes it at once";
+  EXPECT_NEAR(r.requests[4].finish_s, 11 + t, 1e-9);
+  EXPECT_NEAR(r.requests[5].finish_s, 200 + 2 + t, 1e-9) << "every instance was recycled after 60 s idle";
+  EXPECT_EQ(r.scaling.cold_starts, 4);
+  EXPECT_EQ(r.scaling.peak_replicas, 3);
+  EXPECT_EQ(r.scaling.replicas_over_time.back().second, 0) << "recycled at the end too";
+  // Three instances on from 0 until 60 s after their last request (11 s at the latest), the fourth
+  // from 200 s for its cold start, request and keep-alive.
+  EXPECT_GT(r.scaling.replica_seconds, 3 * 62.0 + 62);
+  EXPECT_LT(r.scaling.replica_seconds, 3 * 72.0 + 63);
+  // Provisioned instances (min_replicas) stay warm: no cold start at all for one request at a time.
+  f.min_replicas = f.initial_replicas = 1;
+  const FleetResult warm = simulate_fleet({{0, 1, 1}, {500, 1, 1}}, 0, dynamic(1, 0), linear_time, false, f);
+  EXPECT_EQ(warm.scaling.cold_starts, 0);
+  EXPECT_NEAR(warm.requests[1].finish_s, 500 + t, 1e-9);
+}
+
+TEST(ServingFleet, AHistogramKeepAliveLearnsTheFunctionsIdleTimes) {
+  ServingScaling f;
+  f.enabled = true;
+  f.metric = ScalingMetric::per_request;
+  f.min_replicas = f.initial_replicas = 0;
+  f.max_replicas = 10;
+  f.keep_alive_s = 5 * 60;
+  f.cold_start_s = 2;
+  // A request every 10 minutes for 4 hours, then one after a 3-hour pause.
+  std::vector<ServingRequest> requests;
+  for (int i = 0; i < 24; ++i) requests.push_back({600.0 * i, 1, 1});
+  requests.push_back({600.0 * 23 + 3 * 3600, 1, 1});
+  // A fixed 5-minute keep-alive recycles the instance between every two requests.
+  const FleetResult fixed = simulate_fleet(requests, 0, dynamic(1, 0), linear_time, false, f);
+  EXPECT_EQ(fixed.scaling.cold_starts, 25);
+  // The histogram keeps it for its whole range (4 h) until 10 idle times are in, then for the
+  // 10-minute bin's end plus 10% (11 min): warm every 10 minutes, recycled in the 3-hour pause.
+  f.histogram_keep_alive = true;
+  const FleetResult learned = simulate_fleet(requests, 0, dynamic(1, 0), linear_time, false, f);
+  EXPECT_EQ(learned.scaling.cold_starts, 2);
+  EXPECT_NEAR(learned.requests.back().finish_s - requests.back().arrival_s, 2 + linear_time(models::ServingBatch{{{1, 0}}}), 1e-9);
+  // The first instance stops 11 minutes after the last 10-minute request, not 4 hours after.
+  ASSERT_GE(learned.scaling.replicas_over_time.size(), 3u);
+  EXPECT_NEAR(learned.scaling.replicas_over_time[2].first, 600.0 * 23 + 11 * 60, 0.01);
+  EXPECT_EQ(learned.scaling.replicas_over_time[2].second, 0);
+  // Idle times all beyond the range: the histogram never predicts, the whole range is kept.
+  f.histogram_range_s = 300;
+  const FleetResult beyond = simulate_fleet(requests, 0, dynamic(1, 0), linear_time, false, f);
+  EXPECT_EQ(beyond.scaling.cold_starts, 25) << "a 5-minute range: every 10-minute gap is beyond it";
+}
+
 TEST(ServingFleet, RefusesRequestsOutOfOrder) {
   EXPECT_THROW(simulate_fleet({{1.0, 1, 1}, {0.5, 1, 1}}, 1, policy(), linear_time), std::invalid_argument);
   EXPECT_THROW(simulate_fleet({{0, 1, 1}}, 0, policy(), linear_time), std::invalid_argument);

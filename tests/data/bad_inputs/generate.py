@@ -232,9 +232,25 @@ bad("serving-with-workload", SERVING, "workload", {"model": "gpt2"})
 bad("serving-scaling-min-over-replicas", SERVING, "serving.scaling", {"min_replicas": 5}, expect="serving.scaling.min_replicas")
 bad("serving-disaggregated-one-replica", mutate(SERVING, "serving.replicas", 1), "serving.disaggregated", {"prefill_replicas": 1})
 bad("serving-target-negative", SERVING, "serving.targets", {"ttft": "-1s"}, expect="serving.targets.ttft")
-bad("serving-output-results", SERVING, "output.results", "out.h5")
+bad("serving-output-jobs-csv", SERVING, "output.jobs_csv", "jobs.csv")
 bad("serving-output-device", SERVING, "output.csv", "/dev/full")
 bad("serving-spot-no-discount", SERVING, "serving.spot", {"reclaim": {"mean": "6h"}}, expect="serving.spot.discount")
+# (The corpus runs each file from a fresh folder, so no case here can name a profile file: the
+# function cases fail before one is read.)
+FUNCTION = {
+    "seed": 1,
+    "cluster": {"instance": "aws/g4dn.xlarge", "nodes": 1},
+    "serving": {"model": "resnet50", "precision": "fp32", "platform": "function",
+                "function": {"memory": "3008MB", "profile": "cpu.yaml"},
+                "requests": {"arrival": "poisson", "rate": 1, "count": 10}},
+    "output": {"csv": "out.csv"},
+}
+SAMPLES = mutate(mutate(FUNCTION, "serving.platform", None), "serving.function", None)
+bad("serving-function-memory-small", FUNCTION, "serving.function.memory", "64MB")
+bad("serving-function-no-profile", FUNCTION, "serving.function.profile", None)
+bad("serving-sample-tokens", SAMPLES, "serving.requests.prompt_tokens", 10)
+bad("serving-sample-token-budget", SAMPLES, "serving.batching", {"max_batch_tokens": 64}, expect="serving.batching.max_batch_tokens")
+bad("serving-function-decoder", SERVING, "serving.platform", "function")
 
 
 def main():
