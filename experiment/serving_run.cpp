@@ -157,9 +157,11 @@ std::string serving_problem(const ServingConfig& c, const ClusterConfig& cluster
     const models::DeviceSpec& device = c.function ? c.function_config.device : cluster.device;
     try {
       const models::InferencePass pass(c.sample_model, device, c.function ? c.function_config.profile : cluster.profile, c.precision);
-      if (pass.weight_bytes() >= device.memory_bytes) {
-        return c.model_name + "'s weights (" + format_size(pass.weight_bytes()) + ") do not fit " + device.name + "'s memory (" +
-               format_size(device.memory_bytes) + ")";
+      const double workspace = pass.workspace_bytes(c.batching.max_sequences);
+      if (pass.weight_bytes() + workspace >= device.memory_bytes) {
+        return c.model_name + "'s weights (" + format_size(pass.weight_bytes()) + ") and the activations of a batch of " +
+               std::to_string(c.batching.max_sequences) + " (" + format_size(workspace) + ") do not fit " + device.name + "'s memory (" +
+               format_size(device.memory_bytes) + "): lower batching.max_batch" + (c.function ? " or raise function.memory" : "");
       }
     } catch (const std::invalid_argument& e) {
       return e.what();

@@ -364,6 +364,7 @@ TEST(Serving, PerSampleAndFunctionKeysAreCheckedWhereTheyAreWritten) {
   EXPECT_EQ(key_of(image_endpoint("function", "{}"), {"serving.function.profile=no/such.yaml"}), "serving.function.profile");
   EXPECT_EQ(key_of(image_endpoint("function", "{}"), {"serving.replicas=2"}), "serving.replicas");
   EXPECT_EQ(key_of(image_endpoint("instances", "{}"), {"serving.tensor=2"}), "serving.tensor");
+  EXPECT_EQ(key_of(image_endpoint("instances", "{max_batch: 100000}")), "serving.batching") << "a batch whose activations overflow the T4";
   EXPECT_EQ(key_of(synthetic("  platform: function\n")), "serving.platform") << "decoders are not served by functions";
   EXPECT_EQ(key_of(synthetic("  batching: {max_wait: 5ms}\n")), "serving.batching.max_wait");
   EXPECT_EQ(key_of(image_endpoint("function", "{}"), {"serving.function.histogram_range=1h"}), "serving.function.histogram_range");
