@@ -216,8 +216,14 @@ int check_command(std::ostream& out, const ScenarioOptions& o) {
   }
   if (s.serving) {
     const experiment::ServingConfig& v = *s.serving;
-    out << s.source << ": ok (serving " << v.model_name << " on " << v.replicas << " replica" << (v.replicas == 1 ? "" : "s") << " x "
-        << v.tensor << " " << s.cluster.device.name << "): run it with 'dlsim run'\n";
+    out << s.source << ": ok (serving " << v.model_name << " on ";
+    if (v.function) {
+      out << "serverless functions of " << experiment::format_size(v.function_config.memory_bytes) << ", "
+          << experiment::format_number(v.function_config.vcpus, "%.2f") << " vCPUs, at most " << v.function_config.concurrency << " at once";
+    } else {
+      out << v.replicas << " replica" << (v.replicas == 1 ? "" : "s") << " x " << v.tensor << " " << s.cluster.device.name;
+    }
+    out << ")" << (s.sweep.variants.empty() ? ": run it with 'dlsim run'" : "") << "\n";
     return 0;
   }
   if (s.search) {

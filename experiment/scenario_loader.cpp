@@ -515,7 +515,9 @@ Scenario read_scenario(const YAML::Node& root, const std::function<YAML::Node()>
     sweep.finish();
     MapReader serving(top.node("serving"), "serving", source);
     s.serving = read_serving(serving, s.cluster, base_dir);
-    if (const std::string why = serving_problem(*s.serving, s.cluster); !why.empty()) serving.fail("tensor", why);
+    if (const std::string why = serving_problem(*s.serving, s.cluster); !why.empty()) {
+      serving.fail(s.serving->per_sample ? "batching" : "tensor", why);  // what to change: the batch, or the split
+    }
     MapReader output(top.node("output"), "output", source, true);
     if (output.has("jobs_csv")) output.fail("jobs_csv", "serving runs write output.results, output.csv (a row per request) and output.trace; no jobs_csv");
     s.output = read_output(output);

@@ -22,6 +22,9 @@
 //       {min_replicas: 0, initial_replicas: 0, target: 8, interval: 10s, keep_alive: 5min}
 //     spot: {discount: 0.65, reclaim: {mean: 6h}, notice: 2min}   # optional: spot replicas
 //     cold_start: {provisioning: 0s, container: 20s, load_bandwidth: 2GB/s, warmup: 20s}
+//     engine: vllm-0.5             # the engine's CPU time per iteration: gpu-only (default),
+//                                  # vllm-0.5, or {per_iteration, per_sequence,
+//                                  # worker_per_iteration, worker_per_sequence, overlap}
 //   output: {csv: requests.csv}    # one row per request
 //
 // A model that is not a decoder (resnet50, bert-large, ...) answers one sample per request with
@@ -104,6 +107,10 @@ struct ServingConfig {
   ServingRequestsConfig requests;
   models::BatchingPolicy batching;   // kv_blocks is derived from memory when the run starts
   double memory_utilization = 0.9;
+  // serving.engine: the engine's CPU time per iteration (models::EngineOverhead): "gpu-only"
+  // (default, none), "vllm-0.5" (measured, run between iterations), or its constants.
+  std::string engine_name = "gpu-only";
+  models::EngineOverhead engine;
   double ttft_target_s = 0;          // 0: no target
   double tpot_target_s = 0;
   // Autoscaling (serving.scaling; scaling.enabled false: `replicas` always on). Its

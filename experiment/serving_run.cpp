@@ -146,6 +146,7 @@ models::ServingStepOptions step_options(const ServingConfig& c) {
   o.precision = c.precision;
   o.memory_utilization = c.memory_utilization;
   o.max_batch_tokens = c.batching.max_batch_tokens;
+  o.engine = c.engine;
   return o;
 }
 
@@ -156,9 +157,11 @@ std::string serving_problem(const ServingConfig& c, const ClusterConfig& cluster
     const models::DeviceSpec& device = c.function ? c.function_config.device : cluster.device;
     try {
       const models::InferencePass pass(c.sample_model, device, c.function ? c.function_config.profile : cluster.profile, c.precision);
-      if (pass.weight_bytes() >= device.memory_bytes) {
-        return c.model_name + "'s weights (" + format_size(pass.weight_bytes()) + ") do not fit " + device.name + "'s memory (" +
-               format_size(device.memory_bytes) + ")";
+      const double workspace = pass.workspace_bytes(c.batching.max_sequences);
+      if (pass.weight_bytes() + workspace >= device.memory_bytes) {
+        return c.model_name + "'s weights (" + format_size(pass.weight_bytes()) + ") and the activations of a batch of " +
+               std::to_string(c.batching.max_sequences) + " (" + format_size(workspace) + ") do not fit " + device.name + "'s memory (" +
+               format_size(device.memory_bytes) + "): lower batching.max_batch" + (c.function ? " or raise function.memory" : "");
       }
     } catch (const std::invalid_argument& e) {
       return e.what();
@@ -224,6 +227,8 @@ ServingResults run_serving(const Scenario& s) {
   r.device = c.function ? c.function_config.device.name : s.cluster.device.name;
   r.per_sample = c.per_sample;
   r.function = c.function;
+  r.engine = c.engine_name;
+  r.engine_overhead = c.engine;
   r.precision = std::string(models::to_string(c.precision));
   r.replicas = c.replicas;
   r.tensor = c.tensor;
@@ -441,6 +446,12 @@ void print_serving(std::ostream& out, const ServingResults& r) {
       << (r.replicas == 1 ? "" : "s") << " x " << r.tensor << " " << r.device << " (" << r.nodes << " x " << r.instance << ")\n";
   out << "  memory per GPU: weights " << format_size(r.weight_bytes) << "; KV cache " << format_number(r.kv_capacity_tokens, "%.0f")
       << " tokens per replica (" << r.kv_blocks << " blocks)\n";
+  if (r.engine != "gpu-only") {
+    const models::EngineOverhead& e = r.engine_overhead;
+    out << "  engine " << r.engine << ": CPU " << format_number(1e3 * e.cpu_s(0, r.tensor), "%.2f") << " ms + "
+        << format_number(1e3 * (e.cpu_s(1, r.tensor) - e.cpu_s(0, r.tensor)), "%.3f") << " ms per sequence per iteration, "
+        << (e.overlapped ? "overlapped with the GPU" : "between iterations (the GPU waits)") << "\n";
+  }
   out << "  requests: " << r.requests << " (" << r.completed << " completed, " << r.dropped << " dropped), "
       << format_number(r.prompt_tokens, "%.0f") << " prompt and " << format_number(r.output_tokens, "%.0f") << " output tokens over "
       << format_duration(r.duration_s) << "\n\n";

@@ -27,6 +27,8 @@ struct Percentiles {
 struct ServingResults {
   std::string dlsim_version;
   std::string model, instance, device, precision;
+  std::string engine;                 // serving.engine's name ("gpu-only", "vllm-0.5", "custom")
+  models::EngineOverhead engine_overhead;
   int replicas = 0, tensor = 0, nodes = 0;
   double weight_bytes = 0;            // per GPU
   double kv_capacity_tokens = 0;      // per replica

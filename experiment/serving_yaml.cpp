@@ -282,6 +282,23 @@ ServingConfig read_serving(MapReader& r, const ClusterConfig& cluster, const std
     s.spot.fallback_on_demand = sp.choice("fallback", {"spot", "on-demand"}, "spot") == "on-demand";
     sp.finish();
   }
+  if (r.has("engine")) {
+    if (s.per_sample) r.fail("engine", "is an LLM serving engine's CPU time per iteration; " + s.model_name + " is served one sample per request");
+    const YAML::Node e = r.node("engine");
+    if (e.IsMap()) {
+      MapReader m(e, r.path_of("engine"), r.source());
+      s.engine_name = "custom";
+      s.engine.per_iteration_s = m.quantity("per_iteration", Dimension::duration, 0, 10, 0);
+      s.engine.per_sequence_s = m.quantity("per_sequence", Dimension::duration, 0, 1, 0);
+      s.engine.worker_per_iteration_s = m.quantity("worker_per_iteration", Dimension::duration, 0, 10, 0);
+      s.engine.worker_per_sequence_s = m.quantity("worker_per_sequence", Dimension::duration, 0, 1, 0);
+      s.engine.overlapped = m.boolean("overlap", false);
+      m.finish();
+    } else {
+      s.engine_name = r.choice("engine", {"gpu-only", "vllm-0.5"});
+      if (s.engine_name == "vllm-0.5") s.engine = models::vllm_0_5_engine();
+    }
+  }
   MapReader cold(r.node("cold_start"), r.path_of("cold_start"), r.source(), true);
   s.provisioning_s = cold.quantity("provisioning", Dimension::duration, 0, 86400, 0);
   s.container_s = cold.quantity("container", Dimension::duration, 0, 86400, 20);

@@ -34,6 +34,14 @@ InferencePass::InferencePass(ModelGraph model, DeviceSpec device, DeviceProfile 
   weight_bytes_ = model_.parameters() * bytes_per_element(precision_);
 }
 
+double InferencePass::workspace_bytes(int batch) const {
+  double largest = 0;
+  for (const Layer& layer : model_.layers) {
+    if (runs_in_inference(layer)) largest = std::max(largest, layer.input_elements + layer.activation_elements);
+  }
+  return largest * batch * bytes_per_element(precision_);
+}
+
 int InferencePass::kernels() const {
   int n = 0;
   for (const Layer& layer : model_.layers) n += runs_in_inference(layer) && !layer.fused;

@@ -28,6 +28,9 @@ class InferencePass {
   double batch_s(int batch) const;
   // The weights' bytes at the serving precision (what a replica loads at a cold start).
   double weight_bytes() const { return weight_bytes_; }
+  // Activation memory of a pass of `batch` samples: the largest input plus output of a layer
+  // (evaluation keeps nothing for a backward pass, so each layer's tensors are freed after it).
+  double workspace_bytes(int batch) const;
   // Kernels one pass launches.
   int kernels() const;
   const ModelGraph& model() const { return model_; }

@@ -167,12 +167,35 @@ double ServingStepModel::head_s(int emitting) const {
   return gemm_s(emitting, double(model_.vocab) / options_.tensor, model_.hidden);
 }
 
-double ServingStepModel::iteration_s(const ServingBatch& batch) const {
+EngineOverhead vllm_0_5_engine() {
+  EngineOverhead e;
+  e.per_iteration_s = 1.33e-3;
+  e.per_sequence_s = 0.105e-3;
+  e.worker_per_iteration_s = 2.03e-3;
+  e.worker_per_sequence_s = 0.086e-3;
+  e.overlapped = false;
+  return e;
+}
+
+double EngineOverhead::cpu_s(int sequences, int tensor) const {
+  double s = per_iteration_s + per_sequence_s * sequences;
+  if (tensor > 1) s += worker_per_iteration_s + worker_per_sequence_s * sequences;
+  return s;
+}
+
+double ServingStepModel::gpu_s(const ServingBatch& batch) const {
   const int tokens = batch.tokens();
   if (tokens <= 0) return 0;
   double s = dense_s(tokens) + decode_attention_s(batch.decodes, batch.decode_context) + head_s(batch.emitting);
   for (const PrefillChunk& chunk : batch.prefills) s += prefill_attention_s(chunk);
   return s;
+}
+
+double ServingStepModel::iteration_s(const ServingBatch& batch) const {
+  const double gpu = gpu_s(batch);
+  if (gpu <= 0) return 0;
+  const double cpu = options_.engine.cpu_s(batch.decodes + static_cast<int>(batch.prefills.size()), options_.tensor);
+  return options_.engine.overlapped ? std::max(gpu, cpu) : gpu + cpu;
 }
 
 double ServingStepModel::kv_capacity_tokens() const {

@@ -15,8 +15,9 @@
 //   timed by the caller's all-reduce function (the node's links and NCCL, network/).
 // Then the LM head (a GEMM over the sequences that emit a token) and the embedding gather.
 //
-// What is not modelled: CPU time of the serving engine between iterations, sampling kernels,
-// CUDA graphs' saved launches (device time is summed; launch gaps are not added).
+// The serving engine's CPU time per iteration (EngineOverhead) is added after the GPU's, or
+// overlapped with it. What is not modelled: sampling kernels, CUDA graphs' saved launches
+// (device time is summed; launch gaps are not added).
 #pragma once
 #include <functional>
 #include <string>
@@ -44,11 +45,39 @@ struct ServingBatch {
   int tokens() const;            // decodes + every chunk's tokens
 };
 
+// The serving engine's CPU time per iteration: scheduling, the block manager, preparing the
+// inputs, sampling and processing the outputs (detokenising), each growing with the sequences in
+// the iteration, and with tensor > 1 the engine's messages to its GPU workers:
+//   cpu = per_iteration + per_sequence x sequences [+ worker_per_iteration + worker_per_sequence x sequences]
+// where sequences = decodes + prefill chunks. vLLM up to 0.5 runs it between iterations, the
+// GPU idle meanwhile (an iteration takes gpu + cpu); engines that overlap it (vLLM 0.6's
+// asynchronous output processing, SGLang's overlap scheduler) take max(gpu, cpu).
+struct EngineOverhead {
+  double per_iteration_s = 0;
+  double per_sequence_s = 0;
+  double worker_per_iteration_s = 0;
+  double worker_per_sequence_s = 0;
+  bool overlapped = false;
+  double cpu_s(int sequences, int tensor) const;
+};
+
+// vLLM up to 0.5, run between iterations: the medians vidur measured of the Sarathi/vLLM
+// engine on an A100 host (microsoft/vidur, data/profiling/a100/cpu_overheads.csv: schedule,
+// prepare inputs, sampler, process model outputs, worker communication; Llama-2-7B, 8 to 64
+// sequences), fitted by least squares: 1.33 ms + 0.105 ms per sequence at tensor 1 (largest
+// error 4.7%), and at tensor 2 and 4 (Llama-2-7B and 70B) 2.03 ms + 0.086 ms per sequence more
+// for the Ray workers (mean error 13%). An independent check: vLLM 0.5.4 spends 17.2 ms per
+// iteration outside the forward pass serving ShareGPT with Llama-3-8B on an A100 (WukLab,
+// "Can Scheduling Overhead Dominate LLM Inference Performance?"), this fit's time for ~150
+// sequences.
+EngineOverhead vllm_0_5_engine();
+
 struct ServingStepOptions {
   int tensor = 1;                       // GPUs of the replica (tensor parallel)
   Precision precision = Precision::fp16;
   double memory_utilization = 0.9;      // of device memory the server may use (vLLM's default 0.9)
   int max_batch_tokens = 8192;          // the largest T an iteration carries (sizes the workspace)
+  EngineOverhead engine;                // default: none (the GPU's time only)
 };
 
 // Seconds of an all-reduce of `bytes` over the replica's tensor group (0 bytes: 0 s).
@@ -61,7 +90,9 @@ class ServingStepModel {
   ServingStepModel(DecoderConfig model, DeviceSpec device, DeviceProfile profile, ServingStepOptions options,
                    AllReduceTime all_reduce);
 
+  // The GPU's time (gpu_s) and the engine's CPU time, added or overlapped.
   double iteration_s(const ServingBatch& batch) const;
+  double gpu_s(const ServingBatch& batch) const;
 
   // The parts, for tests and the breakdown: every layer's T-dependent kernels (GEMMs, memory
   // kernels, all-reduces) at T tokens; prefill attention; decode attention; LM head and embedding.

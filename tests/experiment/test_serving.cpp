@@ -331,6 +331,23 @@ TEST(Serving, ServerlessFunctionsBillRunTimeAndColdStartsPerGigabyteSecondAndReq
   EXPECT_EQ(files.extra_tables[1].second.rows(), r.replicas_over_time.size());
 }
 
+TEST(Serving, AnEngineThatRunsBetweenIterationsSlowsEveryToken) {
+  const ServingResults gpu_only = run_serving(load_scenario_text(synthetic(), "s.yaml"));
+  const Scenario s = load_scenario_text(synthetic("  engine: vllm-0.5\n"), "s.yaml");
+  EXPECT_EQ(s.serving->engine_name, "vllm-0.5");
+  EXPECT_GT(s.serving->engine.per_sequence_s, 0);
+  const ServingResults vllm = run_serving(s);
+  // Every iteration waits at least 1.33 ms + 2.03 ms (tensor 2) more: so does every token.
+  EXPECT_GT(vllm.tpot_s.p50, gpu_only.tpot_s.p50 + 3.3e-3);
+  EXPECT_LT(vllm.tpot_s.p50, gpu_only.tpot_s.p50 + 3.4e-3 + 300 * (0.105e-3 + 0.086e-3));
+  const Scenario custom = load_scenario_text(synthetic("  engine: {per_iteration: 2ms, per_sequence: 50us, overlap: true}\n"), "s.yaml");
+  EXPECT_EQ(custom.serving->engine_name, "custom");
+  EXPECT_DOUBLE_EQ(custom.serving->engine.per_sequence_s, 50e-6);
+  EXPECT_TRUE(custom.serving->engine.overlapped);
+  EXPECT_NE(error_of(synthetic("  engine: vllm\n")).find("serving.engine"), std::string::npos);
+  EXPECT_NE(error_of(synthetic("  engine: {per_iteraton: 2ms}\n")).find("serving.engine.per_iteraton"), std::string::npos);
+}
+
 TEST(Serving, PerSampleAndFunctionKeysAreCheckedWhereTheyAreWritten) {
   const auto key_of = [](const std::string& text, const std::vector<std::string>& sets = {}) {
     try {
@@ -347,6 +364,7 @@ TEST(Serving, PerSampleAndFunctionKeysAreCheckedWhereTheyAreWritten) {
   EXPECT_EQ(key_of(image_endpoint("function", "{}"), {"serving.function.profile=no/such.yaml"}), "serving.function.profile");
   EXPECT_EQ(key_of(image_endpoint("function", "{}"), {"serving.replicas=2"}), "serving.replicas");
   EXPECT_EQ(key_of(image_endpoint("instances", "{}"), {"serving.tensor=2"}), "serving.tensor");
+  EXPECT_EQ(key_of(image_endpoint("instances", "{max_batch: 100000}")), "serving.batching") << "a batch whose activations overflow the T4";
   EXPECT_EQ(key_of(synthetic("  platform: function\n")), "serving.platform") << "decoders are not served by functions";
   EXPECT_EQ(key_of(synthetic("  batching: {max_wait: 5ms}\n")), "serving.batching.max_wait");
   EXPECT_EQ(key_of(image_endpoint("function", "{}"), {"serving.function.histogram_range=1h"}), "serving.function.histogram_range");

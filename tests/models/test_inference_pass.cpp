@@ -1,6 +1,7 @@
 // One forward pass of a batch for serving CNNs and encoders (models/inference_pass.hpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "kernel_test_devices.hpp"
@@ -56,6 +57,10 @@ TEST(InferencePass, BatchingAmortisesLaunchesAndWeightsWithAKernelProfile) {
   // The host's launches (one per kernel) bound a pass from below.
   EXPECT_GE(one, pass.kernels() * profile.kernels.host.forward_kernel_s - 1e-15);
   EXPECT_EQ(pass.batch_s(8), eight) << "memoized, the same every time";
+  // Activations: the largest layer's input and output, times the batch.
+  double largest = 0;
+  for (const Layer& l : bert.layers) largest = std::max(largest, l.input_elements + l.activation_elements);
+  EXPECT_DOUBLE_EQ(pass.workspace_bytes(8), largest * 8 * 2);
 }
 
 TEST(InferencePass, RefusesAPrecisionTheDeviceCannotRun) {
