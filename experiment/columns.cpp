@@ -70,6 +70,10 @@ const std::vector<Column<ResultRow>>& training_columns() {
        "device idle while the host runs ZeRO-3's hooks, collective launches and synchronizations, and blocking activation "
        "copies to and from the host, per iteration",
        kReal, [](const ResultRow& r) { return r.framework_overhead_s; }},
+      {"input_time", "s", "the data loader's time for one iteration's samples on a node (workload.input; 0 without a loader)",
+       kReal, [](const ResultRow& r) { return r.input_s; }},
+      {"input_stall_time", "s", "the step waiting for its input, per iteration (the loader slower than the step)", kReal,
+       [](const ResultRow& r) { return r.input_stall_s; }},
       {"gradient_compression", "", "how data-parallel gradients are compressed (plan.gradient_compression.method)", kText, nullptr,
        [](const ResultRow& r) { return r.gradient_compression; }},
       {"gradient_wire_bytes", "B",

@@ -52,6 +52,8 @@ struct ResultRow {
   double context_comm_s = 0;       // ring attention's exchange beyond the attention it overlaps
   double pipeline_comm_s = 0;      // compute stream blocked on its own pipeline sends
   double pipeline_bubble_s = 0;
+  double input_s = 0;                // the data loader's time for one iteration's samples on a node (0: no loader)
+  double input_stall_s = 0;          // the step waiting for its input (iteration minus compute)
   double framework_overhead_s = 0;   // ZeRO-3 host work the device waits for, blocking activation copies
   std::string gradient_compression = "none";  // plan.gradient_compression.method
   double gradient_wire_bytes = 0;  // bytes one data-parallel rank (parameter servers: worker node) sends per iteration

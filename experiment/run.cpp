@@ -53,8 +53,14 @@ ResultRow training_row(const Scenario& s, int nodes, const models::ParallelPlan&
   row.plan = describe_plan(plan);
   row.per_device_batch = plan.micro_batches * plan.micro_batch_size;
   row.global_batch = plan.global_batch();
-  row.iteration_s = step.iteration_s;
-  row.samples_per_s = static_cast<double>(row.global_batch) / step.iteration_s;
+  // The data loader beside the step (models/input_pipeline.hpp): each node loads its share of
+  // the global batch.
+  const double samples_per_node = static_cast<double>(row.global_batch) / nodes;
+  const models::InputStep input = models::with_input(step.iteration_s, samples_per_node, wl.input);
+  row.input_s = input.input_s;
+  row.input_stall_s = input.stall_s;
+  row.iteration_s = input.iteration_s;
+  row.samples_per_s = static_cast<double>(row.global_batch) / row.iteration_s;
   row.samples_per_s_per_accelerator = row.samples_per_s / row.accelerators;
   row.compute_s = step.compute_s;
   row.recompute_s = step.recompute_s;
@@ -72,11 +78,13 @@ ResultRow training_row(const Scenario& s, int nodes, const models::ParallelPlan&
   row.context_comm_s = step.context_comm_s;
   row.pipeline_comm_s = step.pipeline_comm_s;
   row.pipeline_bubble_s = step.pipeline_bubble_s;
-  row.tokens_per_s = step.tokens_per_s;
-  row.tflops_per_accelerator = step.tflops_per_device;
-  row.mfu = step.mfu;
-  row.hfu = step.hfu;
-  row.hardware_tflops_per_accelerator = step.hardware_flops_per_iteration / step.iteration_s / row.accelerators / 1e12;
+  // Rates of the step, slowed by what it waits for its input.
+  const double paced = step.iteration_s / row.iteration_s;
+  row.tokens_per_s = step.tokens_per_s * paced;
+  row.tflops_per_accelerator = step.tflops_per_device * paced;
+  row.mfu = step.mfu * paced;
+  row.hfu = step.hfu * paced;
+  row.hardware_tflops_per_accelerator = step.hardware_flops_per_iteration / row.iteration_s / row.accelerators / 1e12;
   row.profile_out_of_range = step.profile_out_of_range;
   using Family = models::KernelFamilyKind;
   const auto family = [&](Family f) { return step.compute_by_family_s[static_cast<std::size_t>(f)]; };
@@ -84,8 +92,8 @@ ResultRow training_row(const Scenario& s, int nodes, const models::ParallelPlan&
   row.memory_kernels_s = family(Family::memory);
   row.conv_s = family(Family::conv);
   row.attention_s = family(Family::attention);
-  row.iteration_p10_s = step.iteration_p10_s;
-  row.iteration_p90_s = step.iteration_p90_s;
+  row.iteration_p10_s = models::with_input(step.iteration_p10_s, samples_per_node, wl.input).iteration_s;
+  row.iteration_p90_s = models::with_input(step.iteration_p90_s, samples_per_node, wl.input).iteration_s;
   row.memory_bytes = models::peak_memory(wl.model, plan).total();
   row.cost_per_hour = s.cluster.instance.price_per_hour * nodes + extra_price_per_hour;
 
@@ -96,7 +104,7 @@ ResultRow training_row(const Scenario& s, int nodes, const models::ParallelPlan&
   const std::int64_t per_epoch = has_dataset ? static_cast<std::int64_t>(std::ceil(wl.dataset_samples / row.global_batch)) : 0;
   const double samples_to_train = wl.tokens > 0 ? wl.tokens / wl.model.tokens_per_sample : wl.epochs * wl.dataset_samples;
   row.iterations = wl.iterations > 0 ? wl.iterations : static_cast<std::int64_t>(std::ceil(samples_to_train / row.global_batch));
-  scheduler::FixedClusterJob job{nodes, row.cost_per_hour / nodes, step.iteration_s, row.iterations, per_epoch, {}};
+  scheduler::FixedClusterJob job{nodes, row.cost_per_hour / nodes, row.iteration_s, row.iterations, per_epoch, {}};
   sim::Engine engine;
   sim::Recorder recorder;
   try {

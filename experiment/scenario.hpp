@@ -17,6 +17,7 @@
 #include "models/device.hpp"
 #include "models/instance_type.hpp"
 #include "models/model_graph.hpp"
+#include "models/input_pipeline.hpp"
 #include "models/precision.hpp"
 #include "models/zoo.hpp"
 #include "network/collectives.hpp"
@@ -87,6 +88,7 @@ struct PlanConfig {
 
 struct WorkloadConfig {
   std::string model_name;         // zoo name, or the name of a model defined in the scenario
+  models::InputPipeline input;    // workload.input: the data loader (none: samples cost no host time)
   bool user_model = false;        // workload.model was a definition, not a zoo name
   int sequence_length = 0;        // 0 for models without sequences
   models::ModelGraph model;

@@ -119,6 +119,32 @@ void read_batch(MapReader& w, WorkloadConfig& wl) {
   b.finish();
 }
 
+// workload.input: {loader: none | pytorch | dali-cpu | custom, samples_per_worker (custom),
+// workers (default: the node's vCPUs), prefetch}.
+void read_input(MapReader& w, WorkloadConfig& wl, const ClusterConfig& cluster) {
+  MapReader in(w.node("input"), w.path_of("input"), w.source(), true);
+  const std::string loader = in.choice("loader", {"none", "pytorch", "dali-cpu", "custom"}, "none");
+  models::InputPipeline& p = wl.input;
+  p.loader = loader == "pytorch" ? models::Loader::pytorch
+             : loader == "dali-cpu" ? models::Loader::dali_cpu
+             : loader == "custom" ? models::Loader::custom
+                                  : models::Loader::none;
+  if (p.loader == models::Loader::custom) {
+    if (!in.has("samples_per_worker")) in.fail_missing("samples_per_worker", "the custom loader's samples per second per worker");
+    p.samples_per_worker_s = in.number("samples_per_worker", 1e-6, 1e9);
+  } else {
+    if (in.has("samples_per_worker")) in.fail("samples_per_worker", "is a custom loader's rate (loader: custom); " + loader + "'s is measured");
+    p.samples_per_worker_s = models::loader_samples_per_worker_s(p.loader);
+  }
+  const int vcpus = cluster.instance.vcpus;
+  if (p.loader != models::Loader::none && !in.has("workers") && vcpus < 1) {
+    in.fail_missing("workers", "the loader's workers per node: " + cluster.instance_name + "'s vCPUs are not in the catalog");
+  }
+  p.workers = static_cast<int>(in.integer("workers", 1, 100'000, vcpus));
+  p.prefetch = static_cast<int>(in.integer("prefetch", 0, 1'000, 2));
+  in.finish();
+}
+
 void read_work(MapReader& w, WorkloadConfig& wl) {
   wl.iterations = w.integer("iterations", 1, kMaxIterations, 0);
   // tokens: as in cluster jobs, the work of a language model in tokens (iterations follow from
@@ -248,6 +274,7 @@ WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
   wl.optimizer = *models::optimizer_from_string(w.choice("optimizer", models::optimizer_names(), "sgd-momentum"));
   read_batch(w, wl);
   read_work(w, wl);
+  read_input(w, wl, cluster);
 
   MapReader dp(w.node("data_parallel"), w.path_of("data_parallel"), w.source(), true);
   wl.overlap = dp.boolean("overlap", true);
@@ -556,6 +583,11 @@ Scenario read_scenario(const YAML::Node& root, const std::function<YAML::Node()>
   top.finish();
   if (s.search) {
     // The planner checks each candidate (experiment/planner.hpp); the fabric of each size is built there.
+    if (s.workload.input.loader != models::Loader::none) {
+      throw ConfigError(source.locate(root["workload"]["input"], "workload.input"), "workload.input",
+                        "a plan search compares instance types with other vCPUs: the input pipeline is not searched yet "
+                        "(run the chosen plan as a training scenario with workload.input)");
+    }
   } else {
     check_fabric(s, root, source);
   }

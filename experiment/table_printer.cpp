@@ -152,7 +152,11 @@ void print_table(std::ostream& out, const Results& results) {
         << part("context-parallel ring", last.context_comm_s)
         << part("pipeline sends", last.pipeline_comm_s) << part("pipeline bubble", last.pipeline_bubble_s) << part("exposed data-parallel comm", last.exposed_comm_s)
         << part("framework overhead", last.framework_overhead_s) << part("gradient compression", last.compression_blocking_s)
-        << part("optimizer", last.optimizer_s);
+        << part("optimizer", last.optimizer_s) << part("waiting for input", last.input_stall_s);
+    if (last.input_s > 0) {
+      out << "; the loader takes " << format_duration(last.input_s) << " per iteration"
+          << (last.input_stall_s > 0 ? " (input-bound)" : " (hidden behind the step)");
+    }
     if (tokens) out << "; " << significant(last.tokens_per_s / last.accelerators, 0) << " tokens/s per accelerator";
     out << "\n";
     const double kernels = last.gemm_s + last.memory_kernels_s + last.conv_s + last.attention_s;

@@ -7,6 +7,7 @@
 // Instance names in the reference that are NOT built in, for want of figures: GCP g2-standard-4
 // (spot-gcp-g2-standard-4 gives only its prices, no accelerator count or network) and Azure ND
 // H200 v5 (named by azure-h200-gemm-fp8 and azure-hbm-h200, no price or network).
+#include <map>
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -107,6 +108,22 @@ network::IciGeneration ici_of(const std::string& device) {
   return IciGeneration::none;
 }
 
+// Host vCPUs (hardware threads) of the instance types, from the providers' instance-type pages
+// (aws.amazon.com/ec2/instance-types, as torchx's named_resources_aws.py copies them; GCP's
+// accelerator-optimized machine types; Azure's ND/NC series pages); 0 where not recorded.
+int vcpus_of(const std::string& name) {
+  static const std::map<std::string, int> vcpus{
+      {"aws/p3.2xlarge", 8},     {"aws/p3.8xlarge", 32},    {"aws/p3.16xlarge", 64},   {"aws/p3dn.24xlarge", 96},
+      {"aws/p4d.24xlarge", 96},  {"aws/p4de.24xlarge", 96}, {"aws/p5.48xlarge", 192},  {"aws/g4dn.xlarge", 4},
+      {"aws/g4dn.2xlarge", 8},   {"aws/g4dn.12xlarge", 48}, {"aws/g4dn.metal", 96},    {"aws/g5.xlarge", 4},     {"aws/g5.2xlarge", 8},
+      {"aws/g5.12xlarge", 48},   {"aws/g5.48xlarge", 192},  {"gcp/a2-highgpu-1g", 12}, {"gcp/a2-highgpu-8g", 96},
+      {"gcp/a3-highgpu-8g", 208}, {"azure/Standard_ND96asr_v4", 96}, {"azure/Standard_ND96amsr_A100_v4", 96},
+      {"azure/Standard_ND96isr_H100_v5", 96},
+  };
+  const auto it = vcpus.find(name);
+  return it == vcpus.end() ? 0 : it->second;
+}
+
 void add(Catalog& c, const Row& r) {
   const DeviceSpec* device = c.find_device(r.device);
   if (device == nullptr) {
@@ -125,6 +142,7 @@ void add(Catalog& c, const Row& r) {
   t.node_kind = node_kind_of(r);
   t.ici = ici_of(t.device);
   t.nics = std::min(nics_of(t.name), r.accelerators);
+  t.vcpus = vcpus_of(t.name);
   t.nic_tech = nic_of(t.name).tech;
   t.transport = nic_of(t.name).transport;
   t.price_per_hour = r.price_per_hour;
@@ -186,6 +204,9 @@ void add_aws_g(Catalog& c) {
   // inst-aws-g4dn.xlarge-price: network "up to 25" Gbps -> 25 (burst figure; flagged).
   add(c, {"aws/g4dn.xlarge", "T4", 1, 25, kEthernetLatency, kPcieLatency, 0.526, "2019-2025",
           "inst-aws-g4dn.xlarge-price: AWS pricing"});
+  // g4dn.2xlarge: the same T4 with 8 vCPUs instead of 4 (the input-pipeline scenario compares them).
+  add(c, {"aws/g4dn.2xlarge", "T4", 1, 25, kEthernetLatency, kPcieLatency, 0.752, "2019-2025",
+          "AWS EC2 on-demand pricing, us-east-1 (not in the reference file)"});
   add(c, {"aws/g4dn.12xlarge", "T4", 4, 50, kEthernetLatency, kPcieLatency, 3.912, "2019-2025",
           "inst-aws-g4dn.12xlarge-price: AWS pricing"});
   add(c, {"aws/g4dn.metal", "T4", 8, 100, kEthernetLatency, kPcieLatency, 7.824, "2019-2025",
@@ -193,6 +214,10 @@ void add_aws_g(Catalog& c) {
   // inst-aws-g5.xlarge-price: network "up to 10" Gbps -> 10 (burst figure; flagged).
   add(c, {"aws/g5.xlarge", "A10G", 1, 10, kEthernetLatency, kPcieLatency, 1.006, "2021-2025",
           "inst-aws-g5.xlarge-price: huggingface.co/spaces/arcee-ai/Benchmarks (vantage.sh)"});
+  // g5.2xlarge: the same A10G with 8 vCPUs instead of 4 (AWS EC2 on-demand, us-east-1; not in the
+  // reference file).
+  add(c, {"aws/g5.2xlarge", "A10G", 1, 10, kEthernetLatency, kPcieLatency, 1.212, "2021-2025",
+          "AWS EC2 on-demand pricing, us-east-1 (not in the reference file)"});
   add(c, {"aws/g5.12xlarge", "A10G", 4, 40, kEthernetLatency, kPcieLatency, 5.672, "2021-2025",
           "inst-aws-g5.12xlarge-price: huggingface.co/spaces/arcee-ai/Benchmarks (vantage.sh)"});
   add(c, {"aws/g5.48xlarge", "A10G", 8, 100, kEthernetLatency, kPcieLatency, 16.288, "2021-2025",

@@ -20,6 +20,7 @@ struct InstanceType {
   network::NodeKind node_kind = network::NodeKind::nvswitch;  // how accelerators connect inside
   network::IciGeneration ici = network::IciGeneration::none;  // TPU hosts: the chips' ICI (network/ici.hpp)
   int nics = 1;                     // NICs sharing network_bandwidth equally
+  int vcpus = 0;                    // host vCPUs (hardware threads) for the input pipeline; 0: not known
   network::LinkTech nic_tech = network::LinkTech::generic;  // what the NICs are (network/link_tech.hpp)
   network::Transport transport = network::Transport::rdma;  // how collectives use them: RDMA or TCP sockets
   double price_per_hour = 0;        // on-demand USD per node-hour

@@ -52,9 +52,11 @@ const std::vector<ExpectedInstance> kInstances = {
     {"aws/p5.48xlarge", "H100-SXM", 8, NK::nvswitch, 8, 3200, 98.32},
     // inst-aws-g4dn.*, g5.*, g6.48xlarge: PCIe. xlarge networks are "up to" figures.
     {"aws/g4dn.xlarge", "T4", 1, NK::pcie, 1, 25, 0.526},
+    {"aws/g4dn.2xlarge", "T4", 1, NK::pcie, 1, 25, 0.752},
     {"aws/g4dn.12xlarge", "T4", 4, NK::pcie, 1, 50, 3.912},
     {"aws/g4dn.metal", "T4", 8, NK::pcie, 1, 100, 7.824},
     {"aws/g5.xlarge", "A10G", 1, NK::pcie, 1, 10, 1.006},
+    {"aws/g5.2xlarge", "A10G", 1, NK::pcie, 1, 10, 1.212},
     {"aws/g5.12xlarge", "A10G", 4, NK::pcie, 1, 40, 5.672},
     {"aws/g5.48xlarge", "A10G", 8, NK::pcie, 1, 100, 16.288},
     {"aws/g6.48xlarge", "L4", 8, NK::pcie, 1, 100, 13.3504},

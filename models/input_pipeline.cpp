@@ -1,0 +1,44 @@
+// The input pipeline's overlap with compute (input_pipeline.hpp).
+#include "models/input_pipeline.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace dlsim::models {
+
+double loader_samples_per_worker_s(Loader loader) {
+  switch (loader) {
+    case Loader::pytorch: return 117;    // milabench PR 110 (input_pipeline.hpp)
+    case Loader::dali_cpu: return 171;   // Mohan et al. VLDB 2021 (input_pipeline.hpp)
+    case Loader::none:
+    case Loader::custom: return 0;
+  }
+  return 0;
+}
+
+std::string_view to_string(Loader loader) {
+  switch (loader) {
+    case Loader::none: return "none";
+    case Loader::pytorch: return "pytorch";
+    case Loader::dali_cpu: return "dali-cpu";
+    case Loader::custom: return "custom";
+  }
+  return "none";
+}
+
+InputStep with_input(double compute_iteration_s, double samples_per_node, const InputPipeline& input) {
+  InputStep s;
+  s.iteration_s = compute_iteration_s;
+  if (input.loader == Loader::none) return s;
+  if (!(input.samples_per_worker_s > 0) || input.workers < 1 || input.prefetch < 0 || !(samples_per_node >= 0)) {
+    throw std::invalid_argument("input pipeline: needs a rate > 0, workers >= 1 and prefetch >= 0");
+  }
+  s.input_s = samples_per_node / (input.samples_per_worker_s * input.workers);
+  // Prefetching overlaps the two stages: the slower one sets the pace. Without it they alternate.
+  s.iteration_s = input.prefetch >= 1 ? std::max(compute_iteration_s, s.input_s) : compute_iteration_s + s.input_s;
+  s.stall_s = s.iteration_s - compute_iteration_s;
+  s.input_bound = s.input_s > compute_iteration_s;
+  return s;
+}
+
+}  // namespace dlsim::models
