@@ -8,7 +8,7 @@ void Simulation::adjust_elastic() {
                                    [this](int id) { return jobs_[static_cast<std::size_t>(id)].state == JobState::queued; });
   if (waiting) {
     int freed = 0;
-    for (int id : std::vector<int>(active_)) {
+    for (int id : active_ids()) {
       Job& j = jobs_[static_cast<std::size_t>(id)];
       if (j.spec->elastic() && j.state == JobState::running && j.gpus > j.spec->min_gpus) {
         freed += j.gpus - j.spec->min_gpus;
@@ -18,7 +18,7 @@ void Simulation::adjust_elastic() {
     if (freed > 0) request_pass();
     return;
   }
-  for (int id : std::vector<int>(active_)) {
+  for (int id : active_ids()) {
     Job& j = jobs_[static_cast<std::size_t>(id)];
     const int free_now = ready_gpus_ - busy_gpus_;
     if (free_now <= 0) break;

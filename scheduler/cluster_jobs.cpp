@@ -95,7 +95,8 @@ void Simulation::place(int id, const std::vector<Allocation>& alloc) {
   j.gpus = held_gpus(j);
   j.t_iter = iteration_at(j, j.gpus);
   update_fabric(id);
-  active_.push_back(id);
+  j.active_key = placements_++;
+  active_.emplace(j.active_key, id);
   rank_update(id);
   queue_gpus_[static_cast<std::size_t>(queue_of(j.spec->queue))] += j.gpus;
   j.interval_s = checkpoint_interval(j);
@@ -250,13 +251,21 @@ void Simulation::take(int node, int gpus, int job) {
   record_gpus();
 }
 
+std::vector<int> Simulation::active_ids() const {
+  std::vector<int> ids;
+  ids.reserve(active_.size());
+  for (const auto& [key, id] : active_) ids.push_back(id);
+  return ids;
+}
+
 void Simulation::release(int id) {
   Job& j = jobs_[static_cast<std::size_t>(id)];
   queue_gpus_[static_cast<std::size_t>(queue_of(j.spec->queue))] -= j.gpus;
   while (!j.alloc.empty()) give_back(id, j.alloc.size() - 1, j.alloc.back().gpus);
   j.gpus = 0;
   update_fabric(id);
-  active_.erase(std::find(active_.begin(), active_.end(), id));
+  if (active_.erase(j.active_key) != 1) throw std::logic_error("release: job " + std::to_string(id) + " was not placed");
+  j.active_key = -1;
   rank_update(id);
   record_gpus();
 }

@@ -163,7 +163,7 @@ void Simulation::schedule_pass() {
   // A preemptive policy needs the running jobs only when the queue asks for more than is free:
   // otherwise its ranking keeps every running job and starts every queued one anyway.
   if (policy_->preemptive() && asked > view.free_gpus) {
-    for (int id : active_) view.running.push_back(view_of(id));
+    for (const auto& [key, id] : active_) view.running.push_back(view_of(id));
   }
   const Decisions d = policy_->decide(view);
   for (int id : d.preempt) {

@@ -70,6 +70,7 @@ struct Job {
   int rank_position = -1;          // in rank_walk_ (ranked policies), -1: in neither set
   bool rank_running = false;       // in its running set (else queued)
   int rank_gpus = 0;               // the GPUs it counts there
+  std::int64_t active_key = -1;    // its key in active_ while placed (-1: not placed)
   std::vector<std::pair<int, double>> egress_per_iteration;  // (pool the bytes leave, USD) of its ring
   JobResult result;
 };
@@ -306,7 +307,11 @@ class Simulation {
   const ClusterSpec& spec_;
   const SimulationOptions& options_;
   std::unique_ptr<SchedulingPolicy> policy_;
-  std::vector<int> active_;          // placed jobs (restarting, running, checkpointing)
+  // Placed jobs (restarting, running, checkpointing) in the order they were placed, keyed by a
+  // placement counter: ending a job erases its key instead of searching a list.
+  std::map<std::int64_t, int> active_;
+  std::int64_t placements_ = 0;
+  std::vector<int> active_ids() const;  // the placed jobs, in placement order
   std::vector<double> queue_gpus_;   // GPUs held per queue
   sim::Engine engine_;
   sim::RandomStreams streams_;
