@@ -150,13 +150,20 @@ models::ServingStepOptions step_options(const ServingConfig& c) {
   return o;
 }
 
+// A per-sample model's pass on what serves it: a function's vCPUs or one of the cluster's GPUs.
+// Throws std::invalid_argument as InferencePass does.
+models::InferencePass inference_pass(const ServingConfig& c, const ClusterConfig& cluster) {
+  return c.function ? models::InferencePass(c.sample_model, c.function_config.device, c.function_config.profile, c.precision)
+                    : models::InferencePass(c.sample_model, cluster.device, cluster.profile, c.precision);
+}
+
 }  // namespace
 
 std::string serving_problem(const ServingConfig& c, const ClusterConfig& cluster) {
   if (c.per_sample) {
     const models::DeviceSpec& device = c.function ? c.function_config.device : cluster.device;
     try {
-      const models::InferencePass pass(c.sample_model, device, c.function ? c.function_config.profile : cluster.profile, c.precision);
+      const models::InferencePass pass = inference_pass(c, cluster);
       const double workspace = pass.workspace_bytes(c.batching.max_sequences);
       if (pass.weight_bytes() + workspace >= device.memory_bytes) {
         return c.model_name + "'s weights (" + format_size(pass.weight_bytes()) + ") and the activations of a batch of " +
@@ -243,8 +250,7 @@ ServingResults run_serving(const Scenario& s) {
   models::BatchingPolicy policy = c.batching;
   if (c.per_sample) {
     try {
-      pass.emplace(c.sample_model, c.function ? c.function_config.device : s.cluster.device,
-                   c.function ? c.function_config.profile : s.cluster.profile, c.precision);
+      pass.emplace(inference_pass(c, s.cluster));
     } catch (const std::invalid_argument& e) {
       throw ConfigError(where, "serving", e.what());
     }

@@ -7,8 +7,8 @@
 // Instance names in the reference that are NOT built in, for want of figures: GCP g2-standard-4
 // (spot-gcp-g2-standard-4 gives only its prices, no accelerator count or network) and Azure ND
 // H200 v5 (named by azure-h200-gemm-fp8 and azure-hbm-h200, no price or network).
-#include <map>
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <utility>

@@ -59,6 +59,8 @@ class Fleet {
     result_.iterations.assign(static_cast<std::size_t>(slots), 0);
     result_.kv_blocks = policy.kv_blocks;
     capacity_ = policy.max_sequences;
+    // The histogram keep-alive keeps its whole range until the histogram can predict.
+    keep_alive_s_ = scaling_.histogram_keep_alive ? scaling_.histogram_range_s : scaling_.keep_alive_s;
     if (scaling_.enabled) result_.scaling.fleet_wait_s.assign(requests.size(), 0);
     const int initial = scaling_.enabled ? scaling_.initial_replicas : replicas;
     for (int r = 0; r < initial; ++r) {
@@ -206,8 +208,7 @@ class Fleet {
     Replica& x = replicas_[r];
     if (!per_request() || x.state != ReplicaState::ready || x.requests > 0) return;
     const int token = ++x.idle_token;
-    const double keep_alive = scaling_.histogram_keep_alive ? histogram_window() : scaling_.keep_alive_s;
-    engine_.schedule_in(sim::Time::from_seconds(keep_alive), [this, r, token] {
+    engine_.schedule_in(sim::Time::from_seconds(keep_alive_s_), [this, r, token] {
       Replica& y = replicas_[r];
       if (y.idle_token != token || y.state != ReplicaState::ready || y.requests > 0 || y.batcher.in_iteration()) return;
       if (replicas_wanted_on() <= scaling_.min_replicas) return;  // provisioned: stays warm
@@ -218,7 +219,6 @@ class Fleet {
 
   // The hybrid histogram policy's keep-alive window (ServingScaling::histogram_keep_alive).
   double histogram_window() const {
-    constexpr double kBin = 60;            // 1-minute bins
     constexpr std::int64_t kFewest = 10;   // idle times before the histogram is trusted
     const double range = scaling_.histogram_range_s;
     std::int64_t inside = 0;
@@ -232,7 +232,7 @@ class Fleet {
     std::int64_t seen = 0;
     for (std::size_t b = 0; b < idle_bins_.size(); ++b) {
       seen += idle_bins_[b];
-      if (double(seen) >= 0.99 * double(inside)) return std::min(range, double(b + 1) * kBin * 1.1);
+      if (double(seen) >= 0.99 * double(inside)) return std::min(range, double(b + 1) * kIdleBin_s * 1.1);
     }
     return range;
   }
@@ -242,13 +242,14 @@ class Fleet {
     if (!scaling_.histogram_keep_alive || idle_since_ < 0) return;
     const double idle = engine_.now().seconds() - idle_since_;
     idle_since_ = -1;
-    if (idle_bins_.empty()) idle_bins_.assign(static_cast<std::size_t>(std::max(1.0, std::ceil(scaling_.histogram_range_s / 60))), 0);
-    const std::size_t bin = static_cast<std::size_t>(idle / 60);
+    if (idle_bins_.empty()) idle_bins_.assign(static_cast<std::size_t>(std::max(1.0, std::ceil(scaling_.histogram_range_s / kIdleBin_s))), 0);
+    const std::size_t bin = static_cast<std::size_t>(idle / kIdleBin_s);
     if (bin < idle_bins_.size()) {
       ++idle_bins_[bin];
     } else {
       ++idle_beyond_range_;
     }
+    keep_alive_s_ = histogram_window();  // decided once per new idle time, not at every idle instance
   }
 
   // Dynamic batching: a replica that is not full waits (max_wait_s) for more requests before it
@@ -514,8 +515,10 @@ class Fleet {
   std::vector<double> recent_ttft_;       // scaling on latency: first tokens since the last decision
   int last_routed_ = -1;
   int capacity_ = 1;                // requests a replica takes at once (its sequence limit)
+  double keep_alive_s_ = 0;         // per-request scaling: how long an idle instance stays warm now
   std::int64_t in_flight_ = 0;      // arrived, not finished nor dropped
   double idle_since_ = -1;          // histogram keep-alive: since when none is in flight (-1: some are)
+  static constexpr double kIdleBin_s = 60;  // histogram keep-alive: 1-minute bins
   std::vector<std::int64_t> idle_bins_;   // histogram keep-alive: idle times per minute
   std::int64_t idle_beyond_range_ = 0;    // and those beyond its range
   double below_since_ = -1;         // since when the want has been below the replicas (-1: it is not)

@@ -251,15 +251,21 @@ TEST(ServingFleet, DynamicBatchingWaitsForMoreRequestsUntilTheOldestHasWaitedOrT
   for (const ServedRequest& x : full.requests) EXPECT_FALSE(std::isnan(x.finish_s));
 }
 
-TEST(ServingFleet, PerRequestScalingStartsAnInstanceForEveryRequestNoIdleOneTakesAndRecyclesIdleOnes) {
-  // Functions: one request per instance; a cold start of 2 s; idle instances recycled after 60 s.
+// Serverless functions: per-request scaling from zero, cold starts of 2 s.
+ServingScaling functions(int most, double keep_alive_s) {
   ServingScaling f;
   f.enabled = true;
   f.metric = ScalingMetric::per_request;
   f.min_replicas = f.initial_replicas = 0;
-  f.max_replicas = 50;
-  f.keep_alive_s = 60;
+  f.max_replicas = most;
+  f.keep_alive_s = keep_alive_s;
   f.cold_start_s = 2;
+  return f;
+}
+
+TEST(ServingFleet, PerRequestScalingStartsAnInstanceForEveryRequestNoIdleOneTakesAndRecyclesIdleOnes) {
+  // Functions: one request per instance; a cold start of 2 s; idle instances recycled after 60 s.
+  ServingScaling f = functions(50, 60);
   const std::vector<ServingRequest> requests{{0, 1, 1}, {0, 1, 1}, {0, 1, 1}, {10, 1, 1}, {11, 1, 1}, {200, 1, 1}};
   const FleetResult r = simulate_fleet(requests, 0, dynamic(1, 0), linear_time, false, f);
   const double t = linear_time(models::ServingBatch{{{1, 0}}});
@@ -282,13 +288,7 @@ TEST(ServingFleet, PerRequestScalingStartsAnInstanceForEveryRequestNoIdleOneTake
 }
 
 TEST(ServingFleet, AHistogramKeepAliveLearnsTheFunctionsIdleTimes) {
-  ServingScaling f;
-  f.enabled = true;
-  f.metric = ScalingMetric::per_request;
-  f.min_replicas = f.initial_replicas = 0;
-  f.max_replicas = 10;
-  f.keep_alive_s = 5 * 60;
-  f.cold_start_s = 2;
+  ServingScaling f = functions(10, 5 * 60);
   // A request every 10 minutes for 4 hours, then one after a 3-hour pause.
   std::vector<ServingRequest> requests;
   for (int i = 0; i < 24; ++i) requests.push_back({600.0 * i, 1, 1});
