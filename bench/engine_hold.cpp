@@ -2,8 +2,9 @@
 // pending; each event, when it runs, schedules one more at now + a random delay, so the queue
 // holds N events throughout. Reports, for each N, events per wall-clock second and per CPU
 // second of this process (events_per_wall_s, events_per_cpu_s: they differ when the machine is
-// shared) and the simulated time that a million events cover (simulated_s_per_1M_events, the same on every machine), so
-// that engines are compared on the same work; items_per_second is Google Benchmark's own (CPU).
+// shared) and the simulated time that a million events cover (simulated_s_per_1M_events, the
+// same on every machine), so that engines are compared on the same work; items_per_second is
+// Google Benchmark's own (CPU time).
 //
 // Delays are exponential with a mean of 1 us (many events per nanosecond: dense) or 1 ms (the
 // scale of training iterations: sparse), drawn before timing starts and replayed from a 64 Ki
