@@ -54,6 +54,9 @@ struct ResultRow {
   double pipeline_bubble_s = 0;
   double input_s = 0;                // the data loader's time for one iteration's samples on a node (0: no loader)
   double input_stall_s = 0;          // the step waiting for its input (iteration minus compute)
+  double startup_s = 0;              // before the first step (workload.startup), in time_to_train
+  double evaluation_s = 0;           // one evaluation pass (workload.evaluation), 0 without
+  std::int64_t evaluations = 0;      // evaluation passes in time_to_train
   double framework_overhead_s = 0;   // ZeRO-3 host work the device waits for, blocking activation copies
   std::string gradient_compression = "none";  // plan.gradient_compression.method
   double gradient_wire_bytes = 0;  // bytes one data-parallel rank (parameter servers: worker node) sends per iteration

@@ -8,6 +8,7 @@
 #include "experiment/results.hpp"
 #include "experiment/plan_yaml.hpp"
 #include "experiment/serving_run.hpp"
+#include "models/inference_pass.hpp"
 #include "models/memory_model.hpp"
 #include "models/training_replay.hpp"
 #include "network/topology_builders.hpp"
@@ -19,6 +20,21 @@ namespace dlsim::experiment {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// One evaluation pass (workload.evaluation): as measured, or the validation set split over every
+// accelerator, each running forward passes of the training's per-device batch (the last one
+// shorter), beside the input pipeline loading the node's share.
+double evaluation_pass_s(const Scenario& s, int nodes, int accelerators, int per_device_batch) {
+  const EvaluationConfig& e = s.workload.evaluation;
+  if (e.every_epochs == 0) return 0;
+  if (e.time_s > 0) return e.time_s;
+  const models::InferencePass pass(s.workload.model, s.cluster.device, s.cluster.profile, s.workload.precision);
+  const auto per_device = static_cast<std::int64_t>(std::ceil(e.samples / accelerators));
+  const std::int64_t full = per_device / per_device_batch;
+  const auto rest = static_cast<int>(per_device % per_device_batch);
+  const double forward_s = static_cast<double>(full) * pass.batch_s(per_device_batch) + (rest > 0 ? pass.batch_s(rest) : 0.0);
+  return models::with_input(forward_s, e.samples / nodes, s.workload.input).iteration_s;
+}
 
 ResultRow evaluate(const Scenario& s, int nodes, int plan_index, models::IterationTrace* trace) {
   const models::ParallelPlan plan = s.plan_for(nodes, plan_index);
@@ -105,12 +121,20 @@ ResultRow training_row(const Scenario& s, int nodes, const models::ParallelPlan&
   const double samples_to_train = wl.tokens > 0 ? wl.tokens / wl.model.tokens_per_sample : wl.epochs * wl.dataset_samples;
   row.iterations = wl.iterations > 0 ? wl.iterations : static_cast<std::int64_t>(std::ceil(samples_to_train / row.global_batch));
   scheduler::FixedClusterJob job{nodes, row.cost_per_hour / nodes, row.iteration_s, row.iterations, per_epoch, {}};
+  job.startup_s = wl.startup_s;
+  row.startup_s = wl.startup_s;
+  if (wl.evaluation.every_epochs > 0) {
+    row.evaluation_s = evaluation_pass_s(s, nodes, row.accelerators, row.per_device_batch);
+    job.evaluation_s = row.evaluation_s;
+    job.evaluation_every_epochs = wl.evaluation.every_epochs;
+  }
   sim::Engine engine;
   sim::Recorder recorder;
   try {
     const scheduler::JobOutcome outcome = scheduler::run_fixed_cluster_job(engine, recorder, job);
     row.time_to_train_s = outcome.time_to_train_s;
     row.cost_to_train = outcome.cost_usd;
+    row.evaluations = outcome.evaluations;
   } catch (const std::out_of_range&) {
     throw std::runtime_error("the training run on " + std::to_string(nodes) +
                              " nodes would last beyond the simulator's time range (about 292 years)");

@@ -145,6 +145,29 @@ void read_input(MapReader& w, WorkloadConfig& wl, const ClusterConfig& cluster) 
   in.finish();
 }
 
+// workload.evaluation: {every: epochs, samples: N | time: duration}; workload.startup: duration.
+// Called after read_work (epochs) and read_plan (the split of the model).
+void read_evaluation_and_startup(MapReader& w, WorkloadConfig& wl) {
+  wl.startup_s = w.quantity("startup", Dimension::duration, 0, 30 * 86400.0, 0);
+  if (!w.has("evaluation")) return;
+  MapReader e(w.node("evaluation"), w.path_of("evaluation"), w.source());
+  if (!(wl.epochs > 0)) e.fail("every", "counts epochs: give the work as data: {samples, epochs}");
+  wl.evaluation.every_epochs = static_cast<int>(e.integer("every", 1, 1'000'000, 1));
+  const bool samples = e.has("samples");
+  const bool time = e.has("time");
+  if (samples == time) e.fail(samples ? "time" : "samples", "give exactly one of 'samples' (the validation set) or 'time' (a pass as measured)");
+  if (time) {
+    wl.evaluation.time_s = e.quantity("time", Dimension::duration, 1e-6, 30 * 86400.0);
+  } else {
+    if (wl.plan.tensor > 1 || wl.plan.pipeline > 1 || wl.plan.context > 1 || wl.plan.expert > 1) {
+      e.fail("samples", "a forward pass is timed on one accelerator holding the whole model (a data-parallel plan); "
+                        "with tensor, pipeline, context or expert parallelism give the pass's 'time'");
+    }
+    wl.evaluation.samples = e.number("samples", 1, kMaxSamples);
+  }
+  e.finish();
+}
+
 void read_work(MapReader& w, WorkloadConfig& wl) {
   wl.iterations = w.integer("iterations", 1, kMaxIterations, 0);
   // tokens: as in cluster jobs, the work of a language model in tokens (iterations follow from
@@ -283,6 +306,7 @@ WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
   dp.finish();
   MapReader plan(w.node("plan"), w.path_of("plan"), w.source(), true);
   wl.plan = read_plan(plan);
+  read_evaluation_and_startup(w, wl);
   w.finish();
   return wl;
 }
@@ -587,6 +611,10 @@ Scenario read_scenario(const YAML::Node& root, const std::function<YAML::Node()>
       throw ConfigError(source.locate(root["workload"]["input"], "workload.input"), "workload.input",
                         "a plan search compares instance types with other vCPUs: the input pipeline is not searched yet "
                         "(run the chosen plan as a training scenario with workload.input)");
+    }
+    if (s.workload.evaluation.samples > 0) {
+      throw ConfigError(source.locate(root["workload"]["evaluation"]["samples"], "workload.evaluation.samples"), "workload.evaluation.samples",
+                        "a plan search tries tensor and pipeline splits, where a forward pass is not timed: give the pass's 'time'");
     }
   } else {
     check_fabric(s, root, source);

@@ -170,7 +170,10 @@ void print_table(std::ostream& out, const Results& results) {
           << format_duration(last.iteration_p90_s) << " (held-out kernel errors)\n";
     }
     out << "time to train on " << last.nodes << " nodes: " << format_duration(last.time_to_train_s) << " ("
-        << last.iterations << " iterations), billed cost " << number(last.cost_to_train, "%.2f") << " USD\n";
+        << last.iterations << " iterations";
+    if (last.startup_s > 0) out << ", start-up " << format_duration(last.startup_s);
+    if (last.evaluations > 0) out << ", " << last.evaluations << " evaluation" << (last.evaluations == 1 ? "" : "s") << " of " << format_duration(last.evaluation_s);
+    out << "), billed cost " << number(last.cost_to_train, "%.2f") << " USD\n";
   }
 }
 

@@ -252,6 +252,11 @@ bad("serving-sample-tokens", SAMPLES, "serving.requests.prompt_tokens", 10)
 bad("serving-sample-token-budget", SAMPLES, "serving.batching", {"max_batch_tokens": 64}, expect="serving.batching.max_batch_tokens")
 bad("serving-function-decoder", SERVING, "serving.platform", "function")
 
+# Evaluation passes and start-up (issue 22).
+bad("evaluation-samples-and-time", TRAINING, "workload.evaluation", {"every": 1, "samples": 50000, "time": "1min"},
+    expect="workload.evaluation.time")
+bad("startup-negative", TRAINING, "workload.startup", "-5s")
+
 
 def main():
     for f in os.listdir(HERE):
