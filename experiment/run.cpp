@@ -72,7 +72,16 @@ ResultRow training_row(const Scenario& s, int nodes, const models::ParallelPlan&
   // The data loader beside the step (models/input_pipeline.hpp): each node loads its share of
   // the global batch.
   const double samples_per_node = static_cast<double>(row.global_batch) / nodes;
-  const models::InputStep input = models::with_input(step.iteration_s, samples_per_node, wl.input);
+  // Reading from storage (models/storage.hpp): every epoch, or the first only when cached.
+  models::InputPipeline reading = wl.input;
+  if (wl.storage.present()) {
+    const models::ReadCost read = models::read_cost(wl.storage, nodes, s.cluster.instance.network_bandwidth);
+    reading.read_s_per_sample = read.worker_s_per_sample;
+    reading.node_read_samples_per_s = read.node_samples_per_s;
+  }
+  const models::InputPipeline& steady_input = wl.storage.cached ? wl.input : reading;
+  const models::InputStep input = models::with_input(step.iteration_s, samples_per_node, steady_input);
+  row.first_epoch_iteration_s = models::with_input(step.iteration_s, samples_per_node, reading).iteration_s;
   row.input_s = input.input_s;
   row.input_stall_s = input.stall_s;
   row.iteration_s = input.iteration_s;
@@ -108,8 +117,8 @@ ResultRow training_row(const Scenario& s, int nodes, const models::ParallelPlan&
   row.memory_kernels_s = family(Family::memory);
   row.conv_s = family(Family::conv);
   row.attention_s = family(Family::attention);
-  row.iteration_p10_s = models::with_input(step.iteration_p10_s, samples_per_node, wl.input).iteration_s;
-  row.iteration_p90_s = models::with_input(step.iteration_p90_s, samples_per_node, wl.input).iteration_s;
+  row.iteration_p10_s = models::with_input(step.iteration_p10_s, samples_per_node, steady_input).iteration_s;
+  row.iteration_p90_s = models::with_input(step.iteration_p90_s, samples_per_node, steady_input).iteration_s;
   row.memory_bytes = models::peak_memory(wl.model, plan).total();
   row.cost_per_hour = s.cluster.instance.price_per_hour * nodes + extra_price_per_hour;
 
@@ -122,6 +131,7 @@ ResultRow training_row(const Scenario& s, int nodes, const models::ParallelPlan&
   row.iterations = wl.iterations > 0 ? wl.iterations : static_cast<std::int64_t>(std::ceil(samples_to_train / row.global_batch));
   scheduler::FixedClusterJob job{nodes, row.cost_per_hour / nodes, row.iteration_s, row.iterations, per_epoch, {}};
   job.startup_s = wl.startup_s;
+  if (row.first_epoch_iteration_s != row.iteration_s && per_epoch > 0) job.first_epoch_iteration_s = row.first_epoch_iteration_s;
   row.startup_s = wl.startup_s;
   if (wl.evaluation.every_epochs > 0) {
     row.evaluation_s = evaluation_pass_s(s, nodes, row.accelerators, row.per_device_batch);
@@ -135,6 +145,14 @@ ResultRow training_row(const Scenario& s, int nodes, const models::ParallelPlan&
     row.time_to_train_s = outcome.time_to_train_s;
     row.cost_to_train = outcome.cost_usd;
     row.evaluations = outcome.evaluations;
+    if (wl.storage.present()) {
+      // The dataset held for the whole run; read once when cached, else every epoch.
+      const double samples_read = static_cast<double>(row.iterations) * row.global_batch;
+      const double dataset_samples = has_dataset ? wl.dataset_samples : samples_read;
+      const double reads = wl.storage.cached ? 1.0 : samples_read / dataset_samples;
+      row.storage_cost = models::storage_cost_usd(wl.storage, dataset_samples * wl.storage.sample_bytes, nodes, row.time_to_train_s, reads);
+      row.cost_to_train += row.storage_cost;
+    }
   } catch (const std::out_of_range&) {
     throw std::runtime_error("the training run on " + std::to_string(nodes) +
                              " nodes would last beyond the simulator's time range (about 292 years)");

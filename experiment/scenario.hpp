@@ -18,6 +18,7 @@
 #include "models/instance_type.hpp"
 #include "models/model_graph.hpp"
 #include "models/input_pipeline.hpp"
+#include "models/storage.hpp"
 #include "models/precision.hpp"
 #include "models/zoo.hpp"
 #include "network/collectives.hpp"
@@ -100,6 +101,7 @@ struct WorkloadConfig {
   std::string model_name;         // zoo name, or the name of a model defined in the scenario
   models::InputPipeline input;    // workload.input: the data loader (none: samples cost no host time)
   EvaluationConfig evaluation;    // workload.evaluation
+  models::DatasetStorage storage; // workload.input.storage: where the dataset is read from (absent: free)
   double startup_s = 0;           // workload.startup: before the first step (container, framework, warm-up)
   bool user_model = false;        // workload.model was a definition, not a zoo name
   int sequence_length = 0;        // 0 for models without sequences

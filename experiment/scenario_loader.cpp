@@ -119,6 +119,35 @@ void read_batch(MapReader& w, WorkloadConfig& wl) {
   b.finish();
 }
 
+// workload.input.storage: {type, sample_bytes, object_bytes (object), capacity (parallel file
+// system), bandwidth (local; others: an override), cached}. Needs read_work's dataset.
+models::DatasetStorage read_storage(MapReader& st, const WorkloadConfig& wl) {
+  std::vector<std::string> names;
+  for (const models::StorageSpec& s : models::builtin_storage()) names.push_back(s.name);
+  models::DatasetStorage d;
+  d.spec = *models::find_storage(st.choice("type", names));
+  if (!st.has("sample_bytes")) st.fail_missing("sample_bytes", "one sample as stored (e.g. 110KB for an ImageNet JPEG)");
+  d.sample_bytes = st.quantity("sample_bytes", Dimension::size, 1, 1e12);
+  const bool object = d.spec.kind == models::StorageKind::object;
+  const bool parallel_fs = d.spec.kind == models::StorageKind::parallel_fs;
+  const bool local = d.spec.kind == models::StorageKind::local;
+  if (st.has("object_bytes") && !object) st.fail("object_bytes", "sizes the objects of an object storage; " + d.spec.name + " is a " + std::string(models::to_string(d.spec.kind)) + " storage");
+  d.object_bytes = object ? st.quantity("object_bytes", Dimension::size, d.sample_bytes, 1e13, d.sample_bytes) : 0;
+  if (st.has("capacity") && !parallel_fs) st.fail("capacity", "is a parallel file system's provisioned size; " + d.spec.name + " holds the dataset");
+  const double dataset_bytes = wl.dataset_samples * d.sample_bytes;
+  d.capacity_bytes = parallel_fs ? st.quantity("capacity", Dimension::size, std::max(1.0, dataset_bytes), 1e18, std::max(dataset_bytes, d.spec.min_capacity_bytes)) : 0;
+  if (local && !st.has("bandwidth")) st.fail_missing("bandwidth", "how fast the instance's own disks read (e.g. 2GB/s)");
+  if (st.has("bandwidth")) {
+    if (parallel_fs) st.fail("bandwidth", "a file system's throughput follows its tier and capacity: choose aws/fsx-lustre-125, -250, -500 or -1000");
+    // object: one connection's rate; block: the volume's; local: the node's disks'.
+    (object ? d.spec.connection_bytes_per_s : d.spec.bytes_per_s) = st.quantity("bandwidth", Dimension::bandwidth, 1, 1e15);
+  }
+  d.cached = st.boolean("cached", false);
+  if (d.cached && !(wl.dataset_samples > 0)) st.fail("cached", "keeps the dataset after its first epoch: give the work as data: {samples, epochs}");
+  st.finish();
+  return d;
+}
+
 // workload.input: {loader: none | pytorch | dali-cpu | custom, samples_per_worker (custom),
 // workers (default: the node's vCPUs), prefetch}.
 void read_input(MapReader& w, WorkloadConfig& wl, const ClusterConfig& cluster) {
@@ -142,6 +171,11 @@ void read_input(MapReader& w, WorkloadConfig& wl, const ClusterConfig& cluster) 
   }
   p.workers = static_cast<int>(in.integer("workers", 1, 100'000, vcpus));
   p.prefetch = static_cast<int>(in.integer("prefetch", 0, 1'000, 2));
+  if (in.has("storage")) {
+    if (p.loader == models::Loader::none) in.fail("storage", "is read by the data loader's workers: give workload.input.loader");
+    MapReader st(in.node("storage"), in.path_of("storage"), in.source());
+    wl.storage = read_storage(st, wl);
+  }
   in.finish();
 }
 

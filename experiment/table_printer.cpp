@@ -173,7 +173,10 @@ void print_table(std::ostream& out, const Results& results) {
         << last.iterations << " iterations";
     if (last.startup_s > 0) out << ", start-up " << format_duration(last.startup_s);
     if (last.evaluations > 0) out << ", " << last.evaluations << " evaluation" << (last.evaluations == 1 ? "" : "s") << " of " << format_duration(last.evaluation_s);
-    out << "), billed cost " << number(last.cost_to_train, "%.2f") << " USD\n";
+    if (last.first_epoch_iteration_s > last.iteration_s) out << ", the first epoch's from storage at " << format_duration(last.first_epoch_iteration_s);
+    out << "), billed cost " << number(last.cost_to_train, "%.2f") << " USD";
+    if (last.storage_cost > 0) out << " (dataset storage " << number(last.storage_cost, "%.2f") << " USD)";
+    out << "\n";
   }
 }
 

@@ -21,7 +21,12 @@ struct RunningJob {
   // (one that falls on `iterations` itself included).
   sim::Time time_after(std::int64_t iterations) const {
     return start + sim::Time::from_seconds(job->startup_s + static_cast<double>(iterations) * job->iteration_s +
+                                           first_epoch_extra_s(iterations) +
                                            static_cast<double>(evaluations_in(iterations)) * job->evaluation_s);
+  }
+  double first_epoch_extra_s(std::int64_t iterations) const {
+    if (!(job->first_epoch_iteration_s > 0) || job->iterations_per_epoch <= 0) return 0;
+    return static_cast<double>(std::min(iterations, job->iterations_per_epoch)) * (job->first_epoch_iteration_s - job->iteration_s);
   }
   std::int64_t evaluations_in(std::int64_t iterations) const {
     const std::int64_t per_epoch = job->iterations_per_epoch;
@@ -47,7 +52,7 @@ JobOutcome run_fixed_cluster_job(sim::Engine& engine, sim::Recorder& recorder, c
   if (!(job.iteration_s > 0) || job.iterations < 1 || job.nodes < 1) {
     throw std::invalid_argument("run_fixed_cluster_job: needs nodes, iterations and a positive iteration time");
   }
-  if (!(job.startup_s >= 0) || !(job.evaluation_s >= 0) || job.evaluation_every_epochs < 0) {
+  if (!(job.startup_s >= 0) || !(job.evaluation_s >= 0) || job.evaluation_every_epochs < 0 || !(job.first_epoch_iteration_s >= 0)) {
     throw std::invalid_argument("run_fixed_cluster_job: start-up and evaluation times must be >= 0");
   }
   RunningJob running{&engine, &recorder, recorder.series("iterations_done"), &job, engine.now()};

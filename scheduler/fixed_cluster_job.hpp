@@ -25,6 +25,9 @@ struct FixedClusterJob {
   // its last epoch, however few iterations that epoch had (rounding of the work into steps).
   double evaluation_s = 0;
   std::int64_t evaluation_every_epochs = 0;
+  // The first epoch's iterations when they differ (a dataset read from storage, then cached):
+  // 0 when every iteration takes iteration_s.
+  double first_epoch_iteration_s = 0;
 };
 
 struct JobOutcome {

@@ -67,6 +67,19 @@ TEST(FixedClusterJob, AddsStartUpAndEvaluationPasses) {
   EXPECT_THROW(run_fixed_cluster_job(engine2, recorder2, job), std::invalid_argument);
 }
 
+TEST(FixedClusterJob, TheFirstEpochTakesItsOwnIterationTime) {
+  sim::Engine engine;
+  sim::Recorder recorder;
+  FixedClusterJob job{1, 36.0, 0.25, 1000, 100, {}};
+  job.first_epoch_iteration_s = 2.0;  // read from storage, then cached
+  const JobOutcome out = run_fixed_cluster_job(engine, recorder, job);
+  EXPECT_DOUBLE_EQ(out.time_to_train_s, 100 * 2.0 + 900 * 0.25);
+  const auto* series = recorder.find_series("iterations_done");
+  ASSERT_NE(series, nullptr);
+  EXPECT_DOUBLE_EQ(series->times[0].seconds(), 200.0) << "the first epoch";
+  EXPECT_DOUBLE_EQ(series->times[1].seconds(), 225.0) << "the second, cached";
+}
+
 TEST(FixedClusterJob, CapsProgressEvents) {
   sim::Engine engine;
   sim::Recorder recorder;

@@ -256,6 +256,11 @@ bad("serving-function-decoder", SERVING, "serving.platform", "function")
 bad("evaluation-samples-and-time", TRAINING, "workload.evaluation", {"every": 1, "samples": 50000, "time": "1min"},
     expect="workload.evaluation.time")
 bad("startup-negative", TRAINING, "workload.startup", "-5s")
+# Dataset storage (issue 22).
+bad("storage-without-loader", TRAINING, "workload.input", {"storage": {"type": "aws/s3", "sample_bytes": "110KB"}},
+    expect="workload.input.storage")
+bad("storage-local-no-bandwidth", TRAINING, "workload.input",
+    {"loader": "pytorch", "storage": {"type": "local-nvme", "sample_bytes": "110KB"}}, expect="workload.input.storage.bandwidth")
 
 
 def main():
