@@ -82,6 +82,10 @@ const std::vector<Column<ResultRow>>& training_columns() {
       {"first_epoch_iteration_time", "s",
        "an iteration of the first epoch, its samples read from workload.input.storage (later ones: iteration_time when cached)", kReal,
        [](const ResultRow& r) { return r.first_epoch_iteration_s; }},
+      {"bound", "",
+       "what bounds a steady iteration: compute, network (communication the step waits for), pipeline bubble, input pipeline "
+       "(decoding) or storage (reading the dataset)",
+       kText, nullptr, [](const ResultRow& r) { return r.bound; }},
       {"storage_cost", "USD", "the dataset's storage bill (capacity held for the run, requests), in cost_to_train", kReal,
        [](const ResultRow& r) { return r.storage_cost; }},
       {"gradient_compression", "", "how data-parallel gradients are compressed (plan.gradient_compression.method)", kText, nullptr,

@@ -117,6 +117,16 @@ ResultRow training_row(const Scenario& s, int nodes, const models::ParallelPlan&
   row.memory_kernels_s = family(Family::memory);
   row.conv_s = family(Family::conv);
   row.attention_s = family(Family::attention);
+  // The bound: the input when the step waits for it, else the largest of the step's parts.
+  if (input.input_bound) {
+    row.bound = input.storage_bound ? "storage" : "input pipeline";
+  } else {
+    const double network_s = row.exposed_comm_s + row.tensor_comm_s + row.expert_comm_s + row.context_comm_s + row.pipeline_comm_s;
+    const double compute_s = row.compute_s + row.optimizer_s;
+    row.bound = network_s > compute_s && network_s >= row.pipeline_bubble_s ? "network"
+                : row.pipeline_bubble_s > compute_s                        ? "pipeline bubble"
+                                                                           : "compute";
+  }
   row.iteration_p10_s = models::with_input(step.iteration_p10_s, samples_per_node, steady_input).iteration_s;
   row.iteration_p90_s = models::with_input(step.iteration_p90_s, samples_per_node, steady_input).iteration_s;
   row.memory_bytes = models::peak_memory(wl.model, plan).total();

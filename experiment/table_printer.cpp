@@ -158,6 +158,7 @@ void print_table(std::ostream& out, const Results& results) {
           << (last.input_stall_s > 0 ? " (input-bound)" : " (hidden behind the step)");
     }
     if (tokens) out << "; " << significant(last.tokens_per_s / last.accelerators, 0) << " tokens/s per accelerator";
+    if (!last.bound.empty()) out << "; bound by " << last.bound;
     out << "\n";
     const double kernels = last.gemm_s + last.memory_kernels_s + last.conv_s + last.attention_s;
     if (kernels > 0) {

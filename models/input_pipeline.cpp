@@ -2,6 +2,7 @@
 #include "models/input_pipeline.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace dlsim::models {
@@ -41,6 +42,9 @@ InputStep with_input(double compute_iteration_s, double samples_per_node, const 
   s.iteration_s = input.prefetch >= 1 ? std::max(compute_iteration_s, s.input_s) : compute_iteration_s + s.input_s;
   s.stall_s = s.iteration_s - compute_iteration_s;
   s.input_bound = s.input_s > compute_iteration_s;
+  const bool cap_binds = samples_per_node / input.node_read_samples_per_s >= samples_per_node / (worker_rate * input.workers);
+  const bool reads_dominate = input.read_s_per_sample > 1.0 / input.samples_per_worker_s;
+  s.storage_bound = s.input_bound && (input.read_s_per_sample > 0 || std::isfinite(input.node_read_samples_per_s)) && (cap_binds || reads_dominate);
   return s;
 }
 

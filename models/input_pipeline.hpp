@@ -46,6 +46,8 @@ struct InputStep {
   double iteration_s = 0;   // compute and input together
   double stall_s = 0;       // iteration_s - compute: the step waiting for its input
   bool input_bound = false; // the loader is slower than the step
+  bool storage_bound = false;  // ... and reading is its slower part (the storage's cap binds, or a
+                               // worker waits longer for a sample than it decodes one)
 };
 InputStep with_input(double compute_iteration_s, double samples_per_node, const InputPipeline& input);
 

@@ -32,6 +32,8 @@ TEST(DatasetStorage, ACachedDatasetCostsItsFirstEpochOnly) {
   EXPECT_NEAR(cached.first_epoch_iteration_s, 2048 / (64 / (1 / 171.0 + 0.1 + 110e3 / 85e6)), 1e-9);
   EXPECT_NEAR(cached.time_to_train_s, 100 * cached.first_epoch_iteration_s + 300 * cached.iteration_s, 1e-6);
   EXPECT_EQ(streamed.iteration_s, streamed.first_epoch_iteration_s) << "uncached: every epoch reads";
+  EXPECT_EQ(streamed.bound, "storage") << "workers wait 100 ms per image, decode it in 6";
+  EXPECT_EQ(cached.bound, "compute") << "later epochs from the cache";
   EXPECT_NEAR(streamed.time_to_train_s, 400 * streamed.iteration_s, 1e-6);
   // The bill: the capacity held for the run and the GETs, once or four times; in the cost.
   const double gets = 204800 * 0.0004 / 1000;
@@ -51,6 +53,7 @@ TEST(DatasetStorage, AFileSystemSharedByMoreNodesGivesEachLess) {
   std::string two = resnet(fs);
   two.replace(two.find("nodes: 1"), 8, "nodes: 2");
   EXPECT_NEAR(run_text(two).iteration_s, 2 * one.iteration_s, 1e-9) << "each node loads 2,048 images per step at half the file system";
+  EXPECT_EQ(one.bound, "storage") << "the file system's throughput caps the node";
 }
 
 TEST(DatasetStorage, BadSettingsAreLocated) {

@@ -82,3 +82,19 @@ TEST(EvaluationAndStartup, BadSettingsAreLocated) {
 
 }  // namespace
 }  // namespace dlsim::experiment
+
+namespace dlsim::experiment {
+namespace {
+
+// The bound of a step that waits for its gradients: BERT-Large on 16 nodes of one V100 and
+// 10 Gb/s each, the all-reduce after the backward pass.
+TEST(IterationBound, ASlowNetworkBoundsTheStep) {
+  const ResultRow r = run_text(
+      "cluster: {instance: aws/p3.2xlarge, nodes: 16}\n"
+      "workload: {model: bert-large, precision: fp16, batch: {per_device: 8}, iterations: 10, data_parallel: {overlap: false}}\n");
+  EXPECT_GT(r.exposed_comm_s, r.compute_s);
+  EXPECT_EQ(r.bound, "network");
+}
+
+}  // namespace
+}  // namespace dlsim::experiment

@@ -90,6 +90,11 @@ TEST(Storage, AWorkerReadsThenDecodesAndTheStorageCapsTheNode) {
   p.prefetch = 2;
   p.read_s_per_sample = 0.03;    // 30 ms to read it: 25 samples/s per worker
   EXPECT_NEAR(with_input(1.0, 500, p).input_s, 500 / (10 * 25.0), 1e-12);
+  EXPECT_TRUE(with_input(1.0, 500, p).storage_bound) << "30 ms reading, 10 ms decoding";
+  InputPipeline decoding = p;
+  decoding.read_s_per_sample = 0.002;
+  EXPECT_TRUE(with_input(0.1, 500, decoding).input_bound);
+  EXPECT_FALSE(with_input(0.1, 500, decoding).storage_bound) << "2 ms reading, 10 ms decoding";
   p.node_read_samples_per_s = 100;  // the storage serves the node 100 samples/s
   EXPECT_NEAR(with_input(1.0, 500, p).input_s, 5.0, 1e-12);
   // Prefetching overlaps the stages: the step (8 s) is the slowest, so nothing stalls.
