@@ -19,14 +19,20 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 struct Flow {
   Path path;
   double remaining = 0;          // bytes still to send, as of `updated`
-  double rate = 0;               // bytes/s
   double cap = 0;                // bytes/s
   sim::Time updated;
   sim::EventId completion;
-  LinkId bottleneck = kCapBottleneck;  // the link (or its cap) that fixed its rate in the last solve
   bool transferring = false;     // past its latency phase
   bool active = false;           // started and not completed
   std::function<void()> on_done;
+};
+
+// What a solve reads of every flow on the links it visits, apart from the rest (Flow) so that
+// scanning a link's flows touches one small record per flow.
+struct FlowState {
+  double rate = 0;                     // bytes/s
+  LinkId bottleneck = kCapBottleneck;  // the link (or its cap) that fixed its rate in the last solve
+  std::uint32_t mark = 0;              // the solve epoch whose set it is in
 };
 
 // One candidate bottleneck in the progressive-filling heap: a link's fair share (remaining
@@ -69,6 +75,7 @@ struct FlowNetwork::Impl {
   const Topology& topology;
   const MaxMinSolver solver;
   std::vector<Flow> flows;                       // by FlowId; slots of completed flows are reused
+  std::vector<FlowState> state;                  // by FlowId
   std::vector<FlowId> free_ids;
   std::vector<std::vector<FlowId>> link_flows;   // transferring flows per link
   std::vector<LinkId> dirty_links;               // links whose flow set changed since the last solve
@@ -81,7 +88,7 @@ struct FlowNetwork::Impl {
   std::uint64_t started = 0;
   std::uint64_t refilled = 0;
   // Scratch space of a solve, kept to avoid allocating per solve: the solve's set (the flows
-  // whose rates it recomputes, marked with the epoch in flow_mark) and the links it touched.
+  // whose rates it recomputes, marked with the epoch in state[].mark) and the links it touched.
   std::vector<double> capacity;                  // touched link: capacity left to its unfixed flows
   std::vector<std::uint32_t> unfixed;            // touched link: the set's flows not yet fixed on it
   std::vector<double> queued;                    // touched link: its lowest entry in the heap (or infinity)
@@ -93,7 +100,7 @@ struct FlowNetwork::Impl {
   std::vector<FlowAt> checks;                    // incremental: held flows whose bottleneck to check
   std::vector<FlowId> by_cap;
   std::vector<char> flow_fixed;
-  std::vector<std::uint32_t> flow_mark;
+
 
   FlowId allocate() {
     if (!free_ids.empty()) {
@@ -103,7 +110,7 @@ struct FlowNetwork::Impl {
     }
     flows.emplace_back();
     flow_fixed.push_back(0);
-    flow_mark.push_back(0);
+    state.emplace_back();
     return static_cast<FlowId>(flows.size() - 1);
   }
 
@@ -141,7 +148,7 @@ struct FlowNetwork::Impl {
     }
     f.active = false;
     f.transferring = false;
-    f.rate = 0;
+    state[id].rate = 0;
     f.remaining = 0;
     --active;
     auto done = std::move(f.on_done);
@@ -150,20 +157,20 @@ struct FlowNetwork::Impl {
     done();  // last: it may start new flows, which can reuse this id
   }
 
-  bool in_solve(FlowId id) const { return flow_mark[id] == epoch; }
+  bool in_solve(FlowId id) const { return state[id].mark == epoch; }
   bool unfixed_in_solve(FlowId id) const { return in_solve(id) && !flow_fixed[id]; }
 
   // Adds a flow to the solve's set, not yet fixed: its progress at its old rate is brought up to
   // now (its rate may change) and its old rate kept to tell whether its completion must move.
   void enter(FlowId id) {
-    flow_mark[id] = epoch;
+    state[id].mark = epoch;
     flow_fixed[id] = 0;
     component_flows.push_back(id);
     Flow& f = flows[id];
     const sim::Time now = engine.now();
-    f.remaining = std::max(0.0, f.remaining - f.rate * (now - f.updated).seconds());
+    f.remaining = std::max(0.0, f.remaining - state[id].rate * (now - f.updated).seconds());
     f.updated = now;
-    previous_rates.push_back(f.rate);
+    previous_rates.push_back(state[id].rate);
   }
 
   void begin_solve_set();
@@ -240,8 +247,8 @@ void FlowNetwork::Impl::fill_rates() {
   std::size_t next_cap = 0;
   const auto fix = [&](FlowId id, double rate, LinkId bottleneck) {
     flow_fixed[id] = 1;
-    flows[id].rate = rate;
-    flows[id].bottleneck = bottleneck;
+    state[id].rate = rate;
+    state[id].bottleneck = bottleneck;
     for (LinkId l : flows[id].path) {
       capacity[l] = std::max(0.0, capacity[l] - rate);
       --unfixed[l];
@@ -286,8 +293,9 @@ void FlowNetwork::Impl::touch_link(LinkId l) {
       ++open;
       continue;
     }
-    held += flows[id].rate;
-    if (!in_solve(id) && flows[id].bottleneck == l) heap_push(checks, {flows[id].rate, id});
+    const FlowState& held_flow = state[id];
+    held += held_flow.rate;
+    if (held_flow.mark != epoch && held_flow.bottleneck == l) heap_push(checks, {held_flow.rate, id});
   }
   capacity[l] = std::max(0.0, topology.link(l).achievable - held);
   unfixed[l] = open;
@@ -308,7 +316,7 @@ void FlowNetwork::Impl::join(FlowId id) {
       touch_link(l);
       continue;
     }
-    capacity[l] += f.rate;
+    capacity[l] += state[id].rate;
     ++unfixed[l];
     queue_link(l);  // its share may have fallen below its entry in the heap
   }
@@ -321,7 +329,7 @@ bool FlowNetwork::Impl::join_faster_than(LinkId l, double share) {
   bool joined = false;
   for (std::size_t k = 0; k < link_flows[l].size(); ++k) {  // joining never edits this list
     const FlowId id = link_flows[l][k];
-    if (!in_solve(id) && flows[id].rate > share + slack) {
+    if (!in_solve(id) && state[id].rate > share + slack) {
       join(id);
       joined = true;
     }
@@ -334,7 +342,7 @@ bool FlowNetwork::Impl::join_faster_than(LinkId l, double share) {
 // flows left (they would get more) and no capacity left. Otherwise it joins (it may speed up).
 void FlowNetwork::Impl::check_bottleneck(FlowId id) {
   if (in_solve(id)) return;  // joined since
-  const LinkId b = flows[id].bottleneck;
+  const LinkId b = state[id].bottleneck;
   const bool saturated = unfixed[b] == 0 && capacity[b] <= kSlack * topology.link(b).achievable;
   if (!saturated) join(id);
 }
@@ -370,8 +378,8 @@ void FlowNetwork::Impl::fill_incrementally() {
   dirty_links.clear();
   const auto fix = [&](FlowId id, double rate, LinkId bottleneck) {
     flow_fixed[id] = 1;
-    flows[id].rate = rate;
-    flows[id].bottleneck = bottleneck;
+    state[id].rate = rate;
+    state[id].bottleneck = bottleneck;
     for (LinkId l : flows[id].path) {
       capacity[l] = std::max(0.0, capacity[l] - rate);
       --unfixed[l];
@@ -418,12 +426,13 @@ void FlowNetwork::Impl::reschedule_completions() {
     const FlowId id = component_flows[i];
     Flow& f = flows[id];
     // Same rate as before: the completion already scheduled still holds, to the nanosecond.
-    if (f.rate == previous_rates[i] && engine.is_pending(f.completion)) continue;
+    const double rate = state[id].rate;
+    if (rate == previous_rates[i] && engine.is_pending(f.completion)) continue;
     engine.cancel(f.completion);
-    if (!(f.rate > 0)) {
+    if (!(rate > 0)) {
       throw std::logic_error("FlowNetwork: an active flow got no bandwidth");
     }
-    const double seconds = f.remaining / f.rate;
+    const double seconds = f.remaining / rate;
     f.completion = engine.schedule_at(now + sim::Time::from_seconds(seconds), [this, id] { complete(id); });
   }
 }
@@ -470,7 +479,7 @@ FlowId FlowNetwork::start(FlowSpec spec, std::function<void()> on_done) {
   f.path = std::move(spec.path);
   f.remaining = spec.bytes;
   f.cap = cap;
-  f.rate = 0;
+  m.state[id].rate = 0;
   f.active = true;
   f.transferring = false;
   f.on_done = std::move(on_done);
@@ -488,7 +497,7 @@ FlowId FlowNetwork::start(FlowSpec spec, std::function<void()> on_done) {
 }
 
 std::size_t FlowNetwork::active_flows() const { return impl_->active; }
-double FlowNetwork::rate(FlowId id) const { return impl_->flows.at(id).rate; }
+double FlowNetwork::rate(FlowId id) const { return impl_->state.at(id).rate; }
 double FlowNetwork::remaining_bytes(FlowId id) const { return impl_->flows.at(id).remaining; }
 std::uint64_t FlowNetwork::solves() const { return impl_->solves; }
 std::uint64_t FlowNetwork::flows_started() const { return impl_->started; }
@@ -496,7 +505,7 @@ std::uint64_t FlowNetwork::flows_refilled() const { return impl_->refilled; }
 
 double FlowNetwork::link_load(LinkId link) const {
   double load = 0;
-  for (FlowId id : impl_->link_flows.at(link)) load += impl_->flows[id].rate;
+  for (FlowId id : impl_->link_flows.at(link)) load += impl_->state[id].rate;
   return load;
 }
 
