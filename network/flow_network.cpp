@@ -69,7 +69,9 @@ void heap_pop(std::vector<T>& heap) {
 struct FlowNetwork::Impl {
   Impl(sim::Engine& e, const Topology& t, MaxMinSolver s)
       : engine(e), topology(t), solver(s), link_flows(t.link_count()), link_mark(t.link_count(), 0),
-        capacity(t.link_count()), unfixed(t.link_count()), queued(t.link_count()) {}
+        achievable(t.link_count()), capacity(t.link_count()), unfixed(t.link_count()), queued(t.link_count()) {
+    for (LinkId l = 0; l < t.link_count(); ++l) achievable[l] = t.link(l).achievable;
+  }
 
   sim::Engine& engine;
   const Topology& topology;
@@ -89,6 +91,7 @@ struct FlowNetwork::Impl {
   std::uint64_t refilled = 0;
   // Scratch space of a solve, kept to avoid allocating per solve: the solve's set (the flows
   // whose rates it recomputes, marked with the epoch in state[].mark) and the links it touched.
+  std::vector<double> achievable;                // per link, copied from the topology: read in every scan
   std::vector<double> capacity;                  // touched link: capacity left to its unfixed flows
   std::vector<std::uint32_t> unfixed;            // touched link: the set's flows not yet fixed on it
   std::vector<double> queued;                    // touched link: its lowest entry in the heap (or infinity)
@@ -232,7 +235,7 @@ void FlowNetwork::Impl::fill_rates() {
   std::vector<Candidate>& heap = heap_storage;
   heap.clear();
   for (LinkId l : component_links) {
-    capacity[l] = topology.link(l).achievable;
+    capacity[l] = achievable[l];
     unfixed[l] = static_cast<std::uint32_t>(link_flows[l].size());
     if (unfixed[l] > 0) heap_push(heap, {capacity[l] / unfixed[l], l});
   }
@@ -297,7 +300,7 @@ void FlowNetwork::Impl::touch_link(LinkId l) {
     held += held_flow.rate;
     if (held_flow.mark != epoch && held_flow.bottleneck == l) heap_push(checks, {held_flow.rate, id});
   }
-  capacity[l] = std::max(0.0, topology.link(l).achievable - held);
+  capacity[l] = std::max(0.0, achievable[l] - held);
   unfixed[l] = open;
   queued[l] = kInfinity;
   if (open > 0) queue_link(l);
@@ -325,7 +328,7 @@ void FlowNetwork::Impl::join(FlowId id) {
 // Before link l fixes its unfixed flows at `share`, the held flows faster than that on it must
 // slow down: they join. Returns whether any did (the link's share then rose).
 bool FlowNetwork::Impl::join_faster_than(LinkId l, double share) {
-  const double slack = kSlack * topology.link(l).achievable;
+  const double slack = kSlack * achievable[l];
   bool joined = false;
   for (std::size_t k = 0; k < link_flows[l].size(); ++k) {  // joining never edits this list
     const FlowId id = link_flows[l][k];
@@ -343,7 +346,7 @@ bool FlowNetwork::Impl::join_faster_than(LinkId l, double share) {
 void FlowNetwork::Impl::check_bottleneck(FlowId id) {
   if (in_solve(id)) return;  // joined since
   const LinkId b = state[id].bottleneck;
-  const bool saturated = unfixed[b] == 0 && capacity[b] <= kSlack * topology.link(b).achievable;
+  const bool saturated = unfixed[b] == 0 && capacity[b] <= kSlack * achievable[b];
   if (!saturated) join(id);
 }
 

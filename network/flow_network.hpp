@@ -74,7 +74,7 @@ class FlowNetwork {
   double remaining_bytes(FlowId id) const;   // as of the last solve that recomputed its rate
   std::uint64_t solves() const;              // rate computations so far (one per instant with changes)
   std::uint64_t flows_started() const;
-  std::uint64_t flows_refilled() const;      // flows given a rate by progressive filling, summed over fillings
+  std::uint64_t flows_refilled() const;      // flows whose rates the solves recomputed, summed over solves
 
  private:
   struct Impl;  // defined in flow_network.cpp
