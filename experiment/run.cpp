@@ -23,7 +23,8 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // One evaluation pass (workload.evaluation): as measured, or the validation set split over every
 // accelerator, each running forward passes of the training's per-device batch (the last one
-// shorter), beside the input pipeline loading the node's share.
+// shorter), beside the input pipeline loading the node's share. The validation set is decoded
+// but not read from workload.input.storage: it is small, and kept after its first pass.
 double evaluation_pass_s(const Scenario& s, int nodes, int accelerators, int per_device_batch) {
   const EvaluationConfig& e = s.workload.evaluation;
   if (e.every_epochs == 0) return 0;
