@@ -261,6 +261,8 @@ bad("storage-without-loader", TRAINING, "workload.input", {"storage": {"type": "
     expect="workload.input.storage")
 bad("storage-local-no-bandwidth", TRAINING, "workload.input",
     {"loader": "pytorch", "storage": {"type": "local-nvme", "sample_bytes": "110KB"}}, expect="workload.input.storage.bandwidth")
+bad("checkpoint-storage-local", CLUSTER, "trace.checkpoint", {"policy": "fixed", "interval": "1h", "size": "10GB", "storage": "local-nvme"},
+    expect="trace.checkpoint.storage")
 
 
 def main():
