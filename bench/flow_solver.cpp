@@ -9,6 +9,7 @@
 #include <cmath>
 #include <vector>
 
+#include "bench/fat_tree_1024.hpp"
 #include "network/flow_network.hpp"
 #include "network/topology_builders.hpp"
 #include "sim/random_streams.hpp"
@@ -44,18 +45,7 @@ struct FlowHold {
 };
 
 const network::Topology& fat_tree_1024() {
-  static const network::Topology topology = [] {
-    network::NodeSpec node;
-    node.accelerators = 1;
-    node.nics = 1;
-    node.nic_bandwidth = 12.5e9;
-    network::FabricSpec fabric;
-    fabric.kind = network::FabricKind::fat_tree;
-    fabric.nodes = 1024;
-    fabric.fat_tree_k = 16;
-    fabric.link_bandwidth = 12.5e9;
-    return network::build_cluster(node, fabric);
-  }();
+  static const network::Topology topology = bench::fat_tree_1024();
   return topology;
 }
 

@@ -62,6 +62,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/fat_tree_1024.hpp"
 #include "network/flow_network.hpp"
 #include "network/topology_builders.hpp"
 #include "sim/random_streams.hpp"
@@ -143,23 +144,9 @@ network::Topology leaf_spine(int hosts) {
   return network::build_cluster(node, fabric);
 }
 
-// The flow solver benchmark's fabric (bench/flow_solver.cpp).
-network::Topology fat_tree_1024() {
-  network::NodeSpec node;
-  node.accelerators = 1;
-  node.nics = 1;
-  node.nic_bandwidth = 12.5e9;
-  network::FabricSpec fabric;
-  fabric.kind = network::FabricKind::fat_tree;
-  fabric.nodes = 1024;
-  fabric.fat_tree_k = 16;
-  fabric.link_bandwidth = 12.5e9;
-  return network::build_cluster(node, fabric);
-}
-
 Scenario make_scenario(const Options& o) {
   const auto t0 = Clock::now();
-  Scenario s{o.fat_tree ? fat_tree_1024() : leaf_spine(o.hosts), {}, {}, o.hosts, 0};
+  Scenario s{o.fat_tree ? bench::fat_tree_1024() : leaf_spine(o.hosts), {}, {}, o.hosts, 0};
   network::Routing routing(s.topology);
   const auto& acc = s.topology.accelerators();
   s.routes.resize(static_cast<std::size_t>(o.hosts) * o.hosts);  // filled for the pairs flows use

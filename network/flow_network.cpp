@@ -176,6 +176,17 @@ struct FlowNetwork::Impl {
     previous_rates.push_back(state[id].rate);
   }
 
+  // Fixes a flow at `rate` (set by `bottleneck`, a link or its cap) and takes it off its links.
+  void fix(FlowId id, double rate, LinkId bottleneck) {
+    flow_fixed[id] = 1;
+    state[id].rate = rate;
+    state[id].bottleneck = bottleneck;
+    for (LinkId l : flows[id].path) {
+      capacity[l] = std::max(0.0, capacity[l] - rate);
+      --unfixed[l];
+    }
+  }
+
   void begin_solve_set();
   void collect_component();
   void fill_rates();
@@ -248,15 +259,6 @@ void FlowNetwork::Impl::fill_rates() {
     return flows[a].cap < flows[b].cap || (flows[a].cap == flows[b].cap && a < b);
   });
   std::size_t next_cap = 0;
-  const auto fix = [&](FlowId id, double rate, LinkId bottleneck) {
-    flow_fixed[id] = 1;
-    state[id].rate = rate;
-    state[id].bottleneck = bottleneck;
-    for (LinkId l : flows[id].path) {
-      capacity[l] = std::max(0.0, capacity[l] - rate);
-      --unfixed[l];
-    }
-  };
   while (true) {
     while (next_cap < by_cap.size() && flow_fixed[by_cap[next_cap]]) ++next_cap;
     const bool have_link = !heap.empty();
@@ -379,15 +381,6 @@ void FlowNetwork::Impl::fill_incrementally() {
     if (link_mark[l] != epoch) touch_link(l);
   }
   dirty_links.clear();
-  const auto fix = [&](FlowId id, double rate, LinkId bottleneck) {
-    flow_fixed[id] = 1;
-    state[id].rate = rate;
-    state[id].bottleneck = bottleneck;
-    for (LinkId l : flows[id].path) {
-      capacity[l] = std::max(0.0, capacity[l] - rate);
-      --unfixed[l];
-    }
-  };
   while (true) {
     while (!caps.empty() && flow_fixed[caps.front().flow]) heap_pop(caps);
     const double link_level = heap.empty() ? kInfinity : heap.front().share;

@@ -7,6 +7,7 @@
 
 #include "experiment/load.hpp"
 #include "experiment/results.hpp"
+#include "scenario_text.hpp"
 
 namespace dlsim::experiment {
 namespace {
@@ -57,14 +58,7 @@ TEST(DatasetStorage, AFileSystemSharedByMoreNodesGivesEachLess) {
 }
 
 TEST(DatasetStorage, BadSettingsAreLocated) {
-  const auto key_of = [](const std::string& text) {
-    try {
-      load_scenario_text(text, "s.yaml");
-    } catch (const ConfigError& e) {
-      return e.key_path();
-    }
-    return std::string("(accepted)");
-  };
+  const auto key_of = [](const std::string& text) { return test::error_loading(text, "s.yaml").key_path(); };
   EXPECT_EQ(key_of(resnet("{type: aws/s4, sample_bytes: 1KB}")), "workload.input.storage.type");
   EXPECT_EQ(key_of(resnet("{type: aws/s3}")), "workload.input.storage.sample_bytes");
   EXPECT_EQ(key_of(resnet("{type: local-nvme, sample_bytes: 1KB}")), "workload.input.storage.bandwidth");

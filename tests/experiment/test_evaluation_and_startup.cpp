@@ -8,6 +8,7 @@
 
 #include "experiment/load.hpp"
 #include "experiment/results.hpp"
+#include "scenario_text.hpp"
 
 namespace dlsim::experiment {
 namespace {
@@ -59,14 +60,7 @@ TEST(EvaluationAndStartup, AnInputBoundPassTakesTheLoadersTime) {
 }
 
 TEST(EvaluationAndStartup, BadSettingsAreLocated) {
-  const auto key_of = [](const std::string& text) {
-    try {
-      load_scenario_text(text, "s.yaml");
-    } catch (const ConfigError& e) {
-      return e.key_path();
-    }
-    return std::string("(accepted)");
-  };
+  const auto key_of = [](const std::string& text) { return test::error_loading(text, "s.yaml").key_path(); };
   EXPECT_EQ(key_of(resnet("  evaluation: {every: 1, samples: 100, time: 1s}\n")), "workload.evaluation.time");
   EXPECT_EQ(key_of(resnet("  evaluation: {every: 1}\n")), "workload.evaluation.samples");
   EXPECT_EQ(key_of(resnet("  evaluation: {every: 0, samples: 100}\n")), "workload.evaluation.every");
