@@ -1,4 +1,4 @@
-// What a command loads: the CUDA runtime, cuBLAS and Open MPI only where a command needs them
+// What a command loads: the CUDA runtime, cuBLAS, Open MPI and HDF5 only where a command needs them
 // (sim/shared_library.hpp), seen through the dynamic loader's own log (LD_DEBUG=libs).
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@ CommandResult run_logging_libraries(const std::filesystem::path& dir, const std:
   return r;
 }
 
-TEST(StartUp, VersionAndRunLoadNeitherCudaNorMpi) {
+TEST(StartUp, VersionAndCheckLoadNeitherCudaNorMpiNorHdf5) {
   const auto dir = fresh_folder("start-up");
   for (const std::string arguments : {std::string("--version"), "check '" + scenario_path("quickstart.yaml") + "'"}) {
     const CommandResult r = run_logging_libraries(dir, arguments);
@@ -29,7 +29,18 @@ TEST(StartUp, VersionAndRunLoadNeitherCudaNorMpi) {
     EXPECT_EQ(r.err.find("libcublas"), std::string::npos) << arguments;
     EXPECT_EQ(r.err.find("libmpi"), std::string::npos) << arguments;
     EXPECT_EQ(r.err.find("dlsim-cuda.so"), std::string::npos) << arguments;
+    EXPECT_EQ(r.err.find("libhdf5"), std::string::npos) << arguments;
   }
+}
+
+TEST(StartUp, WritingAResultsFileLoadsTheHdf5Plugin) {
+  const auto dir = fresh_folder("start-up-hdf5");
+  const CommandResult r = run_logging_libraries(dir, "run '" + scenario_path("quickstart.yaml") + "' --output q.h5 --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.err.substr(0, 2000);
+  EXPECT_NE(r.err.find("dlsim-hdf5.so"), std::string::npos);
+  EXPECT_NE(r.err.find("libhdf5"), std::string::npos);
+  EXPECT_EQ(r.err.find("libcudart"), std::string::npos);
+  EXPECT_GT(std::filesystem::file_size(dir / "q.h5"), 1000u);
 }
 
 TEST(StartUp, CalibrateOnCudaLoadsTheCudaPlugin) {
