@@ -3,12 +3,16 @@
 // (bench/CMakeLists.txt); SimGrid is a benchmark dependency, never a dependency of dlsim.
 //
 // Setup: a two-tier leaf-spine of 64 hosts (build_cluster: 1 accelerator and 1 NIC per node,
-// 16 nodes per leaf, oversubscription 2). SimGrid gets the same platform, built with the s4u
-// NetZone API: one host per accelerator, one SHARED SimGrid link per directed dlsim link (so
-// full duplex: the two directions never compete), and one route per ordered host pair that is
-// exactly dlsim's Routing path (flow key 0), so both simulators use identical paths. N flows
-// (default 2,000) between random host pairs, sizes exponential (mean 10 MB, whole bytes),
-// start times uniform in [0, 50 ms) on whole nanoseconds, all from a fixed seed.
+// 16 nodes per leaf, oversubscription 2), or (--topology fat-tree) the k = 16 fat-tree of 1,024
+// hosts of bench/flow_solver.cpp (12.5 GB/s links). SimGrid gets the same platform, built with
+// the s4u NetZone API: one host per accelerator, one SHARED SimGrid link per directed dlsim link
+// (so full duplex: the two directions never compete), and one route per ordered host pair that a
+// flow uses, exactly dlsim's Routing path (flow key 0), so both simulators use identical paths.
+// N flows (default 2,000) between random host pairs, sizes exponential (mean 10 MB, whole
+// bytes), start times uniform in [0, window) on whole nanoseconds (default 50 ms), all from a
+// fixed seed. A short window on the fat-tree gives the flow solver's case: --flows 10000
+// --window-ms 1 starts 10,000 flows within a millisecond, about 10 per host, which then end one
+// by one (each completion changes the rates of the flows it shared links with).
 // SimGrid config: network/model:CM02, latency-factor 1, bandwidth-factor 1, weight-S 0,
 // TCP-gamma 0 (no window bound), crosstraffic 0.
 //
@@ -40,7 +44,8 @@
 // starts, run(); SimGrid: creating one actor per flow, Engine::run()), median of --reps runs.
 // Platform and path building are excluded from both and reported apart.
 //
-// Usage: bench_simgrid_compare [--flows N] [--seed S] [--reps R] [--csv FILE]
+// Usage: bench_simgrid_compare [--topology leaf-spine|fat-tree] [--flows N] [--window-ms W]
+//                              [--seed S] [--reps R] [--csv FILE]
 #include <simgrid/s4u.hpp>
 
 #include <sys/wait.h>
@@ -57,6 +62,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/fat_tree_1024.hpp"
 #include "network/flow_network.hpp"
 #include "network/topology_builders.hpp"
 #include "sim/random_streams.hpp"
@@ -69,6 +75,7 @@ using Clock = std::chrono::steady_clock;
 
 struct Options {
   int flows = 2000;
+  bool fat_tree = false;                // --topology fat-tree: k = 16, 1,024 hosts
   int hosts = 64;
   std::uint64_t seed = 42;
   int reps = 5;
@@ -111,12 +118,16 @@ Options parse_options(int argc, char** argv) {
     if (i + 1 >= argc) throw std::invalid_argument("option " + key + " needs a value");
     const std::string value = argv[++i];
     if (key == "--flows") o.flows = std::stoi(value);
+    else if (key == "--topology" && (value == "leaf-spine" || value == "fat-tree")) o.fat_tree = value == "fat-tree";
+    else if (key == "--window-ms") o.window_ns = static_cast<std::int64_t>(std::stod(value) * 1e6);
     else if (key == "--seed") o.seed = std::stoull(value);
     else if (key == "--reps") o.reps = std::stoi(value);
     else if (key == "--csv") o.csv = value;
-    else throw std::invalid_argument("unknown option " + key + " (allowed: --flows --seed --reps --csv)");
+    else throw std::invalid_argument("unknown option " + key + " " + value +
+                                     " (allowed: --topology leaf-spine|fat-tree, --flows, --window-ms, --seed, --reps, --csv)");
   }
-  if (o.flows < 1 || o.reps < 1) throw std::invalid_argument("--flows and --reps must be >= 1");
+  if (o.flows < 1 || o.reps < 1 || o.window_ns < 1) throw std::invalid_argument("--flows, --reps and --window-ms must be > 0");
+  if (o.fat_tree) o.hosts = 1024;
   return o;
 }
 
@@ -135,15 +146,10 @@ network::Topology leaf_spine(int hosts) {
 
 Scenario make_scenario(const Options& o) {
   const auto t0 = Clock::now();
-  Scenario s{leaf_spine(o.hosts), {}, {}, o.hosts, 0};
+  Scenario s{o.fat_tree ? bench::fat_tree_1024() : leaf_spine(o.hosts), {}, {}, o.hosts, 0};
   network::Routing routing(s.topology);
   const auto& acc = s.topology.accelerators();
-  s.routes.resize(static_cast<std::size_t>(o.hosts) * o.hosts);
-  for (int a = 0; a < o.hosts; ++a) {
-    for (int b = 0; b < o.hosts; ++b) {
-      if (a != b) s.routes[a * o.hosts + b] = routing.path(acc[a], acc[b], 0);
-    }
-  }
+  s.routes.resize(static_cast<std::size_t>(o.hosts) * o.hosts);  // filled for the pairs flows use
   sim::RandomStreams streams(o.seed);
   sim::RandomStream& rng = streams.stream("simgrid_compare");
   for (int i = 0; i < o.flows; ++i) {
@@ -152,7 +158,9 @@ Scenario make_scenario(const Options& o) {
     f.dst = static_cast<int>((f.src + 1 + rng.next_u64() % (o.hosts - 1)) % o.hosts);
     f.bytes = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(rng.exponential(o.mean_bytes))));
     f.start_ns = static_cast<std::int64_t>(rng.next_u64() % static_cast<std::uint64_t>(o.window_ns));
-    f.path = &s.routes[f.src * o.hosts + f.dst];
+    network::Path& route = s.routes[f.src * o.hosts + f.dst];
+    if (route.empty()) route = routing.path(acc[f.src], acc[f.dst], 0);
+    f.path = &route;
     f.latency_ns = sim::Time::from_seconds(routing.latency(*f.path)).count_ns();
     s.flows.push_back(f);
   }
@@ -203,7 +211,7 @@ std::vector<sg4::Host*> build_platform(const Scenario& s, SimGridLatency mode) {
   }
   for (int a = 0; a < s.hosts; ++a) {
     for (int b = 0; b < s.hosts; ++b) {
-      if (a == b) continue;
+      if (a == b || s.routes[a * s.hosts + b].empty()) continue;  // a pair no flow uses
       std::vector<sg4::LinkInRoute> route;
       for (network::LinkId l : s.routes[a * s.hosts + b]) route.emplace_back(links[l]);
       zone->add_route(hosts[a]->get_netpoint(), hosts[b]->get_netpoint(), nullptr, nullptr, route, false);
@@ -399,8 +407,9 @@ int run(const Options& o) {
   const Diff dm = compare(s, dl[0], matched[0]);
   const Diff dn = compare(s, dl[0], native[0]);
   const double ref = median_wall(dl);
-  std::printf("%d flows on a %d-host leaf-spine (%zu directed links), seed %llu, median of %d runs\n", o.flows,
-              o.hosts, s.topology.link_count(), static_cast<unsigned long long>(o.seed), o.reps);
+  std::printf("%d flows starting within %.3g ms on a %d-host %s (%zu directed links), seed %llu, median of %d runs\n",
+              o.flows, o.window_ns * 1e-6, o.hosts, o.fat_tree ? "k = 16 fat-tree" : "leaf-spine", s.topology.link_count(),
+              static_cast<unsigned long long>(o.seed), o.reps);
   std::printf("completion-time differences against dlsim; wall = simulation run only\n\n");
   std::printf("| %-32s | %12s | %10s | %12s | %10s | %6s |\n", "simulator", "max |d| (s)", "max rel",
               "mean |d| (s)", "wall (ms)", "ratio");

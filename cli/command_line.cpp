@@ -28,7 +28,7 @@ const Command kCommands[] = {
      "run a collective sweep (nccl-tests style table); without a file: all-reduce 8 B..1 GiB on\n"
      "aws/p4d.24xlarge, changed with --set",
      0, 1, "the scenario file"},
-    {"catalog", "catalog [devices|instances|models]", "list what scenarios can name", 0, 1, "the listing"},
+    {"catalog", "catalog [devices|instances|models|storage]", "list what scenarios can name", 0, 1, "the listing"},
     {"calibrate",
      "calibrate --backend cpu|cuda --out profile.yaml [--quick] [--repeats N] [--max-spread X] [--device NAME]\n"
      "       dlsim calibrate --validate profile.yaml [--backend cpu|cuda]\n"

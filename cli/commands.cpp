@@ -18,6 +18,7 @@
 #include "experiment/writers.hpp"
 #include "experiment/plan_yaml.hpp"
 #include "models/catalog.hpp"
+#include "models/storage.hpp"
 #include "models/memory_model.hpp"
 #include "models/zoo.hpp"
 #include "network/collectives.hpp"
@@ -254,10 +255,11 @@ int check_command(std::ostream& out, const ScenarioOptions& o) {
 }
 
 int catalog_command(std::ostream& out, const std::string& what) {
-  if (!what.empty() && what != "devices" && what != "instances" && what != "models") {
-    throw experiment::ConfigError({"dlsim catalog", 0, 0}, "", "unknown listing '" + what + "': use devices, instances or models");
+  if (!what.empty() && what != "devices" && what != "instances" && what != "models" && what != "storage") {
+    throw experiment::ConfigError({"dlsim catalog", 0, 0}, "", "unknown listing '" + what + "': use devices, instances, models or storage");
   }
-  const models::Catalog catalog = experiment::builtin_catalog();
+  // The catalog with its kernel profiles is built only for the listings that show it.
+  const models::Catalog catalog = what.empty() || what == "devices" || what == "instances" ? experiment::builtin_catalog() : models::Catalog{};
   if (what.empty() || what == "devices") {
     out << "devices (peak dense TFLOP/s: fp32 tf32 fp16 bf16 fp8; memory; bandwidth)\n";
     for (const auto& [name, d] : catalog.devices()) {
@@ -291,6 +293,31 @@ int catalog_command(std::ostream& out, const std::string& what) {
       out << line;
       if (m.tokens_per_sample > 1) out << " (sequence length " << m.tokens_per_sample << ")";
       out << "\n";
+    }
+  }
+  if (what.empty() || what == "storage") {
+    out << "storage for workload.input.storage (kind; how fast; USD per GB-month; USD per 1,000 requests)\n";
+    for (const models::StorageSpec& s : models::builtin_storage()) {
+      std::string speed;
+      switch (s.kind) {
+        case models::StorageKind::object:
+          speed = experiment::format_byte_rate(s.connection_bytes_per_s) + " per connection, " +
+                  experiment::format_duration(s.request_latency_s) + " to the first byte";
+          break;
+        case models::StorageKind::block:
+          speed = experiment::format_byte_rate(s.bytes_per_s) + " and " + std::to_string(static_cast<int>(s.iops)) + " IOPS per volume";
+          break;
+        case models::StorageKind::parallel_fs:
+          speed = experiment::format_byte_rate(s.bytes_per_s_per_tib) + " per TiB, for the job";
+          break;
+        case models::StorageKind::local:
+          speed = "storage.bandwidth as given";
+          break;
+      }
+      char price[64];
+      std::snprintf(price, sizeof price, "%7.4f %9.4f", s.price_per_gb_month, s.price_per_1000_requests);
+      out << "  " << std::left << std::setw(20) << s.name << std::setw(22) << models::to_string(s.kind) << std::setw(50) << speed
+          << std::right << price << "\n";
     }
   }
   return 0;

@@ -23,7 +23,7 @@ const char* const kUsage =
     "  check <scenario.yaml>  validate the scenario without running it\n"
     "  collective [scenario.yaml]  run a collective sweep (nccl-tests style table); without a\n"
     "                         file: all-reduce 8 B..1 GiB on aws/p4d.24xlarge, change it with --set\n"
-    "  catalog [devices|instances|models]  list what scenarios can name\n"
+    "  catalog [devices|instances|models|storage]  list what scenarios can name\n"
     "  calibrate --backend cpu|cuda --out profile.yaml [--quick] [--repeats N] [--max-spread X]\n"
     "            [--device CATALOG-NAME]   (cuda: which catalog device this GPU is, e.g. H100-SXM)\n"
     "                         measure micro-kernels here, fit a device profile, write it\n"

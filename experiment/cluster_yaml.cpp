@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <filesystem>
 #include <set>
 
@@ -14,6 +15,7 @@
 #include "experiment/nearest_name.hpp"
 #include "experiment/overrides.hpp"
 #include "models/catalog.hpp"
+#include "models/storage.hpp"
 #include "scheduler/autoscaler.hpp"
 #include "scheduler/trace.hpp"
 
@@ -130,6 +132,37 @@ scheduler::PoolSpec read_pool(MapReader& r, const models::Catalog& catalog, cons
   return p;
 }
 
+// checkpoint.storage: where checkpoints go, from the storage kinds of models/storage.hpp, which
+// set their bandwidths and price (write_bandwidth and read_bandwidth, when given, cap the job):
+// - aws/s3: each node uploads its shard in parts, 10 at a time (boto3's default
+//   TransferConfig.max_concurrency), each at one connection's rate; S3 itself scales.
+// - aws/ebs-gp3: each node to its own volume, at the volume's throughput.
+// - aws/fsx-lustre-N: the file system's throughput for the whole job (N MB/s per TiB of
+//   max(checkpoint size, 1.2 TiB)).
+// A node's own disk is refused: a checkpoint there is lost with the node.
+void apply_checkpoint_storage(MapReader& r, scheduler::CheckpointSpec& c) {
+  std::vector<std::string> names;
+  for (const models::StorageSpec& s : models::builtin_storage()) {
+    if (s.kind != models::StorageKind::local) names.push_back(s.name);
+  }
+  if (r.text("storage") == "local-nvme") r.fail("storage", "a checkpoint on a node's own disk is lost with the node: use aws/s3, aws/ebs-gp3 or aws/fsx-lustre-N");
+  const models::StorageSpec& s = *models::find_storage(r.choice("storage", names));
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  constexpr double kTiB = 1024.0 * 1024 * 1024 * 1024;
+  c.storage_type = s.name;
+  c.storage_price_per_gb_month = s.price_per_gb_month;
+  double whole = kInf;
+  switch (s.kind) {
+    case models::StorageKind::object: c.write_bandwidth_per_node = 10 * s.connection_bytes_per_s; break;
+    case models::StorageKind::block: c.write_bandwidth_per_node = s.bytes_per_s; break;
+    case models::StorageKind::parallel_fs: whole = s.bytes_per_s_per_tib * std::max(c.size_bytes, s.min_capacity_bytes) / kTiB; break;
+    case models::StorageKind::local: break;
+  }
+  c.read_bandwidth_per_node = c.write_bandwidth_per_node;
+  c.write_bandwidth = r.quantity("write_bandwidth", Dimension::bandwidth, 1, 1e13, whole);
+  c.read_bandwidth = r.quantity("read_bandwidth", Dimension::bandwidth, 1, 1e13, whole);
+}
+
 scheduler::CheckpointSpec read_checkpoint(MapReader& parent) {
   scheduler::CheckpointSpec c;
   c.warmup_s = 0;
@@ -149,8 +182,12 @@ scheduler::CheckpointSpec read_checkpoint(MapReader& parent) {
     if (r.has("interval")) r.fail("interval", "only a fixed policy takes an interval (young-daly computes its own)");
   }
   c.size_bytes = r.quantity("size", Dimension::size, 0, 1e16, 0.0);
-  c.write_bandwidth = r.quantity("write_bandwidth", Dimension::bandwidth, 1, 1e13, 1e9);
-  c.read_bandwidth = r.quantity("read_bandwidth", Dimension::bandwidth, 1, 1e13, c.write_bandwidth);
+  if (r.has("storage")) {
+    apply_checkpoint_storage(r, c);
+  } else {
+    c.write_bandwidth = r.quantity("write_bandwidth", Dimension::bandwidth, 1, 1e13, 1e9);
+    c.read_bandwidth = r.quantity("read_bandwidth", Dimension::bandwidth, 1, 1e13, c.write_bandwidth);
+  }
   c.warmup_s = r.quantity("warmup", Dimension::duration, 0, 86400, 0.0);
   c.storage_region = r.optional_text("storage_region").value_or("");
   c.storage_zone = r.optional_text("storage_zone").value_or("");

@@ -54,6 +54,14 @@ struct ResultRow {
   double pipeline_bubble_s = 0;
   double input_s = 0;                // the data loader's time for one iteration's samples on a node (0: no loader)
   double input_stall_s = 0;          // the step waiting for its input (iteration minus compute)
+  double startup_s = 0;              // before the first step (workload.startup), in time_to_train
+  double evaluation_s = 0;           // one evaluation pass (workload.evaluation), 0 without
+  std::int64_t evaluations = 0;      // evaluation passes in time_to_train
+  double first_epoch_iteration_s = 0;  // an iteration of the first epoch (the dataset read from storage)
+  double storage_cost = 0;           // the dataset's storage bill, in cost_to_train (USD)
+  // What bounds a steady iteration: "compute", "network" (communication the step waits for),
+  // "pipeline bubble", "input pipeline" (decoding) or "storage" (reading the dataset).
+  std::string bound;
   double framework_overhead_s = 0;   // ZeRO-3 host work the device waits for, blocking activation copies
   std::string gradient_compression = "none";  // plan.gradient_compression.method
   double gradient_wire_bytes = 0;  // bytes one data-parallel rank (parameter servers: worker node) sends per iteration

@@ -8,6 +8,7 @@
 #include "experiment/results.hpp"
 #include "experiment/plan_yaml.hpp"
 #include "experiment/serving_run.hpp"
+#include "models/inference_pass.hpp"
 #include "models/memory_model.hpp"
 #include "models/training_replay.hpp"
 #include "network/topology_builders.hpp"
@@ -19,6 +20,22 @@ namespace dlsim::experiment {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// One evaluation pass (workload.evaluation): as measured, or the validation set split over every
+// accelerator, each running forward passes of the training's per-device batch (the last one
+// shorter), beside the input pipeline loading the node's share. The validation set is decoded
+// but not read from workload.input.storage: it is small, and kept after its first pass.
+double evaluation_pass_s(const Scenario& s, int nodes, int accelerators, int per_device_batch) {
+  const EvaluationConfig& e = s.workload.evaluation;
+  if (e.every_epochs == 0) return 0;
+  if (e.time_s > 0) return e.time_s;
+  const models::InferencePass pass(s.workload.model, s.cluster.device, s.cluster.profile, s.workload.precision);
+  const auto per_device = static_cast<std::int64_t>(std::ceil(e.samples / accelerators));
+  const std::int64_t full = per_device / per_device_batch;
+  const auto rest = static_cast<int>(per_device % per_device_batch);
+  const double forward_s = static_cast<double>(full) * pass.batch_s(per_device_batch) + (rest > 0 ? pass.batch_s(rest) : 0.0);
+  return models::with_input(forward_s, e.samples / nodes, s.workload.input).iteration_s;
+}
 
 ResultRow evaluate(const Scenario& s, int nodes, int plan_index, models::IterationTrace* trace) {
   const models::ParallelPlan plan = s.plan_for(nodes, plan_index);
@@ -56,7 +73,16 @@ ResultRow training_row(const Scenario& s, int nodes, const models::ParallelPlan&
   // The data loader beside the step (models/input_pipeline.hpp): each node loads its share of
   // the global batch.
   const double samples_per_node = static_cast<double>(row.global_batch) / nodes;
-  const models::InputStep input = models::with_input(step.iteration_s, samples_per_node, wl.input);
+  // Reading from storage (models/storage.hpp): every epoch, or the first only when cached.
+  models::InputPipeline reading = wl.input;
+  if (wl.storage.present()) {
+    const models::ReadCost read = models::read_cost(wl.storage, nodes, s.cluster.instance.network_bandwidth);
+    reading.read_s_per_sample = read.worker_s_per_sample;
+    reading.node_read_samples_per_s = read.node_samples_per_s;
+  }
+  const models::InputPipeline& steady_input = wl.storage.cached ? wl.input : reading;
+  const models::InputStep input = models::with_input(step.iteration_s, samples_per_node, steady_input);
+  row.first_epoch_iteration_s = models::with_input(step.iteration_s, samples_per_node, reading).iteration_s;
   row.input_s = input.input_s;
   row.input_stall_s = input.stall_s;
   row.iteration_s = input.iteration_s;
@@ -92,8 +118,18 @@ ResultRow training_row(const Scenario& s, int nodes, const models::ParallelPlan&
   row.memory_kernels_s = family(Family::memory);
   row.conv_s = family(Family::conv);
   row.attention_s = family(Family::attention);
-  row.iteration_p10_s = models::with_input(step.iteration_p10_s, samples_per_node, wl.input).iteration_s;
-  row.iteration_p90_s = models::with_input(step.iteration_p90_s, samples_per_node, wl.input).iteration_s;
+  // The bound: the input when the step waits for it, else the largest of the step's parts.
+  if (input.input_bound) {
+    row.bound = input.storage_bound ? "storage" : "input pipeline";
+  } else {
+    const double network_s = row.exposed_comm_s + row.tensor_comm_s + row.expert_comm_s + row.context_comm_s + row.pipeline_comm_s;
+    const double compute_s = row.compute_s + row.optimizer_s;
+    row.bound = network_s > compute_s && network_s >= row.pipeline_bubble_s ? "network"
+                : row.pipeline_bubble_s > compute_s                        ? "pipeline bubble"
+                                                                           : "compute";
+  }
+  row.iteration_p10_s = models::with_input(step.iteration_p10_s, samples_per_node, steady_input).iteration_s;
+  row.iteration_p90_s = models::with_input(step.iteration_p90_s, samples_per_node, steady_input).iteration_s;
   row.memory_bytes = models::peak_memory(wl.model, plan).total();
   row.cost_per_hour = s.cluster.instance.price_per_hour * nodes + extra_price_per_hour;
 
@@ -105,12 +141,29 @@ ResultRow training_row(const Scenario& s, int nodes, const models::ParallelPlan&
   const double samples_to_train = wl.tokens > 0 ? wl.tokens / wl.model.tokens_per_sample : wl.epochs * wl.dataset_samples;
   row.iterations = wl.iterations > 0 ? wl.iterations : static_cast<std::int64_t>(std::ceil(samples_to_train / row.global_batch));
   scheduler::FixedClusterJob job{nodes, row.cost_per_hour / nodes, row.iteration_s, row.iterations, per_epoch, {}};
+  job.startup_s = wl.startup_s;
+  if (row.first_epoch_iteration_s != row.iteration_s && per_epoch > 0) job.first_epoch_iteration_s = row.first_epoch_iteration_s;
+  row.startup_s = wl.startup_s;
+  if (wl.evaluation.every_epochs > 0) {
+    row.evaluation_s = evaluation_pass_s(s, nodes, row.accelerators, row.per_device_batch);
+    job.evaluation_s = row.evaluation_s;
+    job.evaluation_every_epochs = wl.evaluation.every_epochs;
+  }
   sim::Engine engine;
   sim::Recorder recorder;
   try {
     const scheduler::JobOutcome outcome = scheduler::run_fixed_cluster_job(engine, recorder, job);
     row.time_to_train_s = outcome.time_to_train_s;
     row.cost_to_train = outcome.cost_usd;
+    row.evaluations = outcome.evaluations;
+    if (wl.storage.present()) {
+      // The dataset held for the whole run; read once when cached, else every epoch.
+      const double samples_read = static_cast<double>(row.iterations) * row.global_batch;
+      const double dataset_samples = has_dataset ? wl.dataset_samples : samples_read;
+      const double reads = wl.storage.cached ? 1.0 : samples_read / dataset_samples;
+      row.storage_cost = models::storage_cost_usd(wl.storage, dataset_samples * wl.storage.sample_bytes, nodes, row.time_to_train_s, reads);
+      row.cost_to_train += row.storage_cost;
+    }
   } catch (const std::out_of_range&) {
     throw std::runtime_error("the training run on " + std::to_string(nodes) +
                              " nodes would last beyond the simulator's time range (about 292 years)");

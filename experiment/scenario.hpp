@@ -18,6 +18,7 @@
 #include "models/instance_type.hpp"
 #include "models/model_graph.hpp"
 #include "models/input_pipeline.hpp"
+#include "models/storage.hpp"
 #include "models/precision.hpp"
 #include "models/zoo.hpp"
 #include "network/collectives.hpp"
@@ -86,9 +87,22 @@ struct PlanConfig {
   double server_price_per_hour = 0;  // plan.parameter_server.server_price: per dedicated server node (USD/h)
 };
 
+// workload.evaluation: a forward pass over a validation set every `every_epochs` epochs, the
+// training paused meanwhile (as torchvision's and NVIDIA's ImageNet recipes do after each epoch).
+// Its time is given (time_s) or follows from `samples` run through the model's forward pass on
+// every accelerator, beside the input pipeline.
+struct EvaluationConfig {
+  int every_epochs = 0;           // 0: no evaluation
+  double samples = 0;             // validation samples (> 0), or
+  double time_s = 0;              // a pass's time as measured (> 0)
+};
+
 struct WorkloadConfig {
   std::string model_name;         // zoo name, or the name of a model defined in the scenario
   models::InputPipeline input;    // workload.input: the data loader (none: samples cost no host time)
+  EvaluationConfig evaluation;    // workload.evaluation
+  models::DatasetStorage storage; // workload.input.storage: where the dataset is read from (absent: free)
+  double startup_s = 0;           // workload.startup: before the first step (container, framework, warm-up)
   bool user_model = false;        // workload.model was a definition, not a zoo name
   int sequence_length = 0;        // 0 for models without sequences
   models::ModelGraph model;

@@ -119,6 +119,35 @@ void read_batch(MapReader& w, WorkloadConfig& wl) {
   b.finish();
 }
 
+// workload.input.storage: {type, sample_bytes, object_bytes (object), capacity (parallel file
+// system), bandwidth (local; others: an override), cached}. Needs read_work's dataset.
+models::DatasetStorage read_storage(MapReader& st, const WorkloadConfig& wl) {
+  std::vector<std::string> names;
+  for (const models::StorageSpec& s : models::builtin_storage()) names.push_back(s.name);
+  models::DatasetStorage d;
+  d.spec = *models::find_storage(st.choice("type", names));
+  if (!st.has("sample_bytes")) st.fail_missing("sample_bytes", "one sample as stored (e.g. 110KB for an ImageNet JPEG)");
+  d.sample_bytes = st.quantity("sample_bytes", Dimension::size, 1, 1e12);
+  const bool object = d.spec.kind == models::StorageKind::object;
+  const bool parallel_fs = d.spec.kind == models::StorageKind::parallel_fs;
+  const bool local = d.spec.kind == models::StorageKind::local;
+  if (st.has("object_bytes") && !object) st.fail("object_bytes", "sizes the objects of an object storage; " + d.spec.name + " is a " + std::string(models::to_string(d.spec.kind)) + " storage");
+  d.object_bytes = object ? st.quantity("object_bytes", Dimension::size, d.sample_bytes, 1e13, d.sample_bytes) : 0;
+  if (st.has("capacity") && !parallel_fs) st.fail("capacity", "is a parallel file system's provisioned size; " + d.spec.name + " holds the dataset");
+  const double dataset_bytes = wl.dataset_samples * d.sample_bytes;
+  d.capacity_bytes = parallel_fs ? st.quantity("capacity", Dimension::size, std::max(1.0, dataset_bytes), 1e18, std::max(dataset_bytes, d.spec.min_capacity_bytes)) : 0;
+  if (local && !st.has("bandwidth")) st.fail_missing("bandwidth", "how fast the instance's own disks read (e.g. 2GB/s)");
+  if (st.has("bandwidth")) {
+    if (parallel_fs) st.fail("bandwidth", "a file system's throughput follows its tier and capacity: choose aws/fsx-lustre-125, -250, -500 or -1000");
+    // object: one connection's rate; block: the volume's; local: the node's disks'.
+    (object ? d.spec.connection_bytes_per_s : d.spec.bytes_per_s) = st.quantity("bandwidth", Dimension::bandwidth, 1, 1e15);
+  }
+  d.cached = st.boolean("cached", false);
+  if (d.cached && !(wl.dataset_samples > 0)) st.fail("cached", "keeps the dataset after its first epoch: give the work as data: {samples, epochs}");
+  st.finish();
+  return d;
+}
+
 // workload.input: {loader: none | pytorch | dali-cpu | custom, samples_per_worker (custom),
 // workers (default: the node's vCPUs), prefetch}.
 void read_input(MapReader& w, WorkloadConfig& wl, const ClusterConfig& cluster) {
@@ -142,7 +171,35 @@ void read_input(MapReader& w, WorkloadConfig& wl, const ClusterConfig& cluster) 
   }
   p.workers = static_cast<int>(in.integer("workers", 1, 100'000, vcpus));
   p.prefetch = static_cast<int>(in.integer("prefetch", 0, 1'000, 2));
+  if (in.has("storage")) {
+    if (p.loader == models::Loader::none) in.fail("storage", "is read by the data loader's workers: give workload.input.loader");
+    MapReader st(in.node("storage"), in.path_of("storage"), in.source());
+    wl.storage = read_storage(st, wl);
+  }
   in.finish();
+}
+
+// workload.evaluation: {every: epochs, samples: N | time: duration}; workload.startup: duration.
+// Called after read_work (epochs) and read_plan (the split of the model).
+void read_evaluation_and_startup(MapReader& w, WorkloadConfig& wl) {
+  wl.startup_s = w.quantity("startup", Dimension::duration, 0, 30 * 86400.0, 0);
+  if (!w.has("evaluation")) return;
+  MapReader e(w.node("evaluation"), w.path_of("evaluation"), w.source());
+  if (!(wl.epochs > 0)) e.fail("every", "counts epochs: give the work as data: {samples, epochs}");
+  wl.evaluation.every_epochs = static_cast<int>(e.integer("every", 1, 1'000'000, 1));
+  const bool samples = e.has("samples");
+  const bool time = e.has("time");
+  if (samples == time) e.fail(samples ? "time" : "samples", "give exactly one of 'samples' (the validation set) or 'time' (a pass as measured)");
+  if (time) {
+    wl.evaluation.time_s = e.quantity("time", Dimension::duration, 1e-6, 30 * 86400.0);
+  } else {
+    if (wl.plan.tensor > 1 || wl.plan.pipeline > 1 || wl.plan.context > 1 || wl.plan.expert > 1) {
+      e.fail("samples", "a forward pass is timed on one accelerator holding the whole model (a data-parallel plan); "
+                        "with tensor, pipeline, context or expert parallelism give the pass's 'time'");
+    }
+    wl.evaluation.samples = e.number("samples", 1, kMaxSamples);
+  }
+  e.finish();
 }
 
 void read_work(MapReader& w, WorkloadConfig& wl) {
@@ -283,6 +340,7 @@ WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
   dp.finish();
   MapReader plan(w.node("plan"), w.path_of("plan"), w.source(), true);
   wl.plan = read_plan(plan);
+  read_evaluation_and_startup(w, wl);
   w.finish();
   return wl;
 }
@@ -587,6 +645,10 @@ Scenario read_scenario(const YAML::Node& root, const std::function<YAML::Node()>
       throw ConfigError(source.locate(root["workload"]["input"], "workload.input"), "workload.input",
                         "a plan search compares instance types with other vCPUs: the input pipeline is not searched yet "
                         "(run the chosen plan as a training scenario with workload.input)");
+    }
+    if (s.workload.evaluation.samples > 0) {
+      throw ConfigError(source.locate(root["workload"]["evaluation"]["samples"], "workload.evaluation.samples"), "workload.evaluation.samples",
+                        "a plan search tries tensor and pipeline splits, where a forward pass is not timed: give the pass's 'time'");
     }
   } else {
     check_fabric(s, root, source);

@@ -1,21 +1,18 @@
 #include "experiment/sweep_mpi.hpp"
 
-#include <cstdlib>
-#include <stdexcept>
-
-#ifdef DLSIM_HAVE_MPI
-#include <mpi.h>
-
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 
+#include "experiment/mpi_plugin_abi.hpp"
 #include "experiment/results.hpp"
 #include "experiment/sweep_journal.hpp"
-#endif
+#include "sim/shared_library.hpp"
 
 namespace dlsim::experiment {
 
@@ -24,43 +21,50 @@ bool MpiSession::launched() {
          std::getenv("PMIX_RANK") != nullptr;
 }
 
-#ifndef DLSIM_HAVE_MPI
+bool MpiSession::built() { return !sim::find_plugin(kMpiPluginFile).empty(); }
 
-bool MpiSession::built() { return false; }
-MpiSession::MpiSession(int&, char**&) { throw std::runtime_error("this dlsim was built without MPI (install libopenmpi-dev and rebuild)"); }
-MpiSession::~MpiSession() = default;
-void MpiSession::abort(int code) const { std::exit(code); }
-void mpi_coordinate(const std::vector<Scenario>&, const std::vector<std::size_t>&, const std::function<void(std::size_t, Table&&)>&) {
-  throw std::runtime_error("this dlsim was built without MPI");
-}
-std::size_t mpi_work(const SweepSource&, const std::vector<std::vector<std::string>>&) {
-  throw std::runtime_error("this dlsim was built without MPI");
+MpiSession::MpiSession(int& argc, char**& argv) {
+  const std::string path = sim::find_plugin(kMpiPluginFile);
+  if (path.empty()) throw std::runtime_error("this dlsim was built without MPI (install libopenmpi-dev and rebuild)");
+  // Global symbols: Open MPI loads components of its own that look for libmpi's symbols.
+  const auto api = reinterpret_cast<MpiApiFunction>(sim::load_plugin_symbol(path, kMpiPluginEntry, true));
+  api_ = api();
+  api_->init(&argc, &argv, &rank_, &size_);
 }
 
-#else
+MpiSession::~MpiSession() { api_->finalize(); }
+
+void MpiSession::abort(int code) const {
+  api_->abort(code);
+  std::exit(code);  // MPI_Abort does not return; this tells the compiler so
+}
+
+void MpiSession::send(const std::string& bytes, int to, int tag) const {
+  api_->send(bytes.data(), static_cast<int>(bytes.size()), to, tag);
+}
+
+std::optional<MpiSession::Message> MpiSession::probe(int source) const {
+  Message m;
+  if (api_->probe(source, &m.from, &m.tag, &m.size) == 0) return std::nullopt;
+  return m;
+}
+
+std::string MpiSession::receive(const Message& message) const {
+  std::string bytes(static_cast<std::size_t>(message.size), '\0');
+  api_->receive(bytes.data(), message.size, message.from, message.tag);
+  return bytes;
+}
 
 namespace {
 
 enum Tag : int { kReady = 1, kResult = 2, kError = 3, kWork = 4, kStop = 5 };
+constexpr int kAnyRank = -1;
 
 std::string index_bytes(std::uint64_t v) { return std::string(reinterpret_cast<const char*>(&v), sizeof v); }
 std::uint64_t index_of(const std::string& bytes) {
   std::uint64_t v = 0;
   std::memcpy(&v, bytes.data(), sizeof v);
   return v;
-}
-
-void send(const std::string& bytes, int to, int tag) {
-  MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, to, tag, MPI_COMM_WORLD);
-}
-
-// Receives the message `status` announced.
-std::string receive(const MPI_Status& status) {
-  int size = 0;
-  MPI_Get_count(&status, MPI_BYTE, &size);
-  std::string bytes(static_cast<std::size_t>(size), '\0');
-  MPI_Recv(bytes.data(), size, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  return bytes;
 }
 
 // What the coordinator's local thread hands back to the MPI thread.
@@ -72,26 +76,9 @@ struct LocalOutcome {
 
 }  // namespace
 
-bool MpiSession::built() { return true; }
-
-MpiSession::MpiSession(int& argc, char**& argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-  MPI_Comm_size(MPI_COMM_WORLD, &size_);
-}
-
-MpiSession::~MpiSession() { MPI_Finalize(); }
-
-void MpiSession::abort(int code) const {
-  MPI_Abort(MPI_COMM_WORLD, code);
-  std::exit(code);  // MPI_Abort does not return; this tells the compiler so
-}
-
-void mpi_coordinate(const std::vector<Scenario>& scenarios, const std::vector<std::size_t>& todo,
+void mpi_coordinate(const MpiSession& mpi, const std::vector<Scenario>& scenarios, const std::vector<std::size_t>& todo,
                     const std::function<void(std::size_t, Table&&)>& finished) {
-  int ranks = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const int ranks = mpi.size();
   std::size_t next = 0;  // into todo; taken only by this thread
   std::mutex lock;
   std::deque<LocalOutcome> outcomes;
@@ -126,22 +113,20 @@ void mpi_coordinate(const std::vector<Scenario>& scenarios, const std::vector<st
   };
   while (workers > 0 || local_pending()) {
     bool idle = true;
-    int flag = 0;
-    MPI_Status status;
-    if (workers > 0) MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
-    if (flag) {
+    const std::optional<MpiSession::Message> message = workers > 0 ? mpi.probe(kAnyRank) : std::nullopt;
+    if (message) {
       idle = false;
-      const std::string bytes = receive(status);
-      if (status.MPI_TAG == kResult) {
+      const std::string bytes = mpi.receive(*message);
+      if (message->tag == kResult) {
         finished(static_cast<std::size_t>(index_of(bytes)), deserialize_table(bytes.substr(8)));
-      } else if (status.MPI_TAG == kError && first_error.empty()) {
-        first_error = "sweep variant " + std::to_string(index_of(bytes)) + " on rank " + std::to_string(status.MPI_SOURCE) + ": " + bytes.substr(8);
+      } else if (message->tag == kError && first_error.empty()) {
+        first_error = "sweep variant " + std::to_string(index_of(bytes)) + " on rank " + std::to_string(message->from) + ": " + bytes.substr(8);
       }
       const long long v = take();
       if (v >= 0) {
-        send(index_bytes(static_cast<std::uint64_t>(v)), status.MPI_SOURCE, kWork);
+        mpi.send(index_bytes(static_cast<std::uint64_t>(v)), message->from, kWork);
       } else {
-        send("", status.MPI_SOURCE, kStop);
+        mpi.send("", message->from, kStop);
         --workers;
       }
     }
@@ -165,32 +150,26 @@ void mpi_coordinate(const std::vector<Scenario>& scenarios, const std::vector<st
   if (!first_error.empty()) throw std::runtime_error(first_error);
 }
 
-std::size_t mpi_work(const SweepSource& source, const std::vector<std::vector<std::string>>& variants) {
+std::size_t mpi_work(const MpiSession& mpi, const SweepSource& source, const std::vector<std::vector<std::string>>& variants) {
   std::size_t ran = 0;
-  send("", 0, kReady);
+  mpi.send("", 0, kReady);
   for (;;) {
     // Wait for rank 0 without spinning (a blocking probe busy-polls in Open MPI, taking a core
     // from the ranks that compute on the same machine).
-    MPI_Status status;
-    for (int flag = 0;;) {
-      MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
-      if (flag) break;
-      std::this_thread::sleep_for(std::chrono::microseconds(200));
-    }
-    const std::string bytes = receive(status);
-    if (status.MPI_TAG == kStop) return ran;
+    std::optional<MpiSession::Message> message;
+    while (!(message = mpi.probe(0))) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    const std::string bytes = mpi.receive(*message);
+    if (message->tag == kStop) return ran;
     const std::uint64_t v = index_of(bytes);
     try {
       if (v >= variants.size()) throw std::runtime_error("no such variant");
       const Scenario scenario = load_variant(source, variants[static_cast<std::size_t>(v)], static_cast<std::size_t>(v));
-      send(index_bytes(v) + serialize_table(run(scenario).table), 0, kResult);
+      mpi.send(index_bytes(v) + serialize_table(run(scenario).table), 0, kResult);
       ++ran;
     } catch (const std::exception& e) {
-      send(index_bytes(v) + e.what(), 0, kError);
+      mpi.send(index_bytes(v) + e.what(), 0, kError);
     }
   }
 }
-
-#endif
 
 }  // namespace dlsim::experiment

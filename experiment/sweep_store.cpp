@@ -79,7 +79,7 @@ SweepStoreReport run_sweep_store(const SweepStoreOptions& o, const MpiSession* m
   report.store = !o.store.empty() ? o.store : !base.output.results.empty() ? base.output.results : default_store_path(o.scenario);
   report.journal = report.store + ".journal";
   if (mpi != nullptr && mpi->rank() != 0) {
-    report.ran = mpi_work(source, variants);  // loads what it is given (rank 0 validated them all)
+    report.ran = mpi_work(*mpi, source, variants);  // loads what it is given (rank 0 validated them all)
     return report;
   }
   // Every variant is loaded, so validated, before any runs; on all cores (under MPI the other
@@ -106,7 +106,7 @@ SweepStoreReport run_sweep_store(const SweepStoreOptions& o, const MpiSession* m
     }
   };
   if (mpi != nullptr && mpi->size() > 1) {
-    mpi_coordinate(scenarios, todo, finished);
+    mpi_coordinate(*mpi, scenarios, todo, finished);
   } else {
     run_variants(scenarios, todo, o.threads, nullptr, [&finished](std::size_t v, Results&& r) { finished(v, std::move(r.table)); });
   }

@@ -158,6 +158,7 @@ void print_table(std::ostream& out, const Results& results) {
           << (last.input_stall_s > 0 ? " (input-bound)" : " (hidden behind the step)");
     }
     if (tokens) out << "; " << significant(last.tokens_per_s / last.accelerators, 0) << " tokens/s per accelerator";
+    if (!last.bound.empty()) out << "; bound by " << last.bound;
     out << "\n";
     const double kernels = last.gemm_s + last.memory_kernels_s + last.conv_s + last.attention_s;
     if (kernels > 0) {
@@ -170,7 +171,13 @@ void print_table(std::ostream& out, const Results& results) {
           << format_duration(last.iteration_p90_s) << " (held-out kernel errors)\n";
     }
     out << "time to train on " << last.nodes << " nodes: " << format_duration(last.time_to_train_s) << " ("
-        << last.iterations << " iterations), billed cost " << number(last.cost_to_train, "%.2f") << " USD\n";
+        << last.iterations << " iterations";
+    if (last.startup_s > 0) out << ", start-up " << format_duration(last.startup_s);
+    if (last.evaluations > 0) out << ", " << last.evaluations << " evaluation" << (last.evaluations == 1 ? "" : "s") << " of " << format_duration(last.evaluation_s);
+    if (last.first_epoch_iteration_s > last.iteration_s) out << ", the first epoch's from storage at " << format_duration(last.first_epoch_iteration_s);
+    out << "), billed cost " << number(last.cost_to_train, "%.2f") << " USD";
+    if (last.storage_cost > 0) out << " (dataset storage " << number(last.storage_cost, "%.2f") << " USD)";
+    out << "\n";
   }
 }
 

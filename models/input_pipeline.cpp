@@ -2,6 +2,7 @@
 #include "models/input_pipeline.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace dlsim::models {
@@ -33,11 +34,17 @@ InputStep with_input(double compute_iteration_s, double samples_per_node, const 
   if (!(input.samples_per_worker_s > 0) || input.workers < 1 || input.prefetch < 0 || !(samples_per_node >= 0)) {
     throw std::invalid_argument("input pipeline: needs a rate > 0, workers >= 1 and prefetch >= 0");
   }
-  s.input_s = samples_per_node / (input.samples_per_worker_s * input.workers);
+  // A worker reads a sample, then decodes it; the storage caps the node's reads.
+  const double worker_rate = input.read_s_per_sample > 0 ? 1.0 / (1.0 / input.samples_per_worker_s + input.read_s_per_sample)
+                                                         : input.samples_per_worker_s;
+  s.input_s = std::max(samples_per_node / (worker_rate * input.workers), samples_per_node / input.node_read_samples_per_s);
   // Prefetching overlaps the two stages: the slower one sets the pace. Without it they alternate.
   s.iteration_s = input.prefetch >= 1 ? std::max(compute_iteration_s, s.input_s) : compute_iteration_s + s.input_s;
   s.stall_s = s.iteration_s - compute_iteration_s;
   s.input_bound = s.input_s > compute_iteration_s;
+  const bool cap_binds = samples_per_node / input.node_read_samples_per_s >= samples_per_node / (worker_rate * input.workers);
+  const bool reads_dominate = input.read_s_per_sample > 1.0 / input.samples_per_worker_s;
+  s.storage_bound = s.input_bound && (input.read_s_per_sample > 0 || std::isfinite(input.node_read_samples_per_s)) && (cap_binds || reads_dominate);
   return s;
 }
 

@@ -15,7 +15,11 @@
 //   per V100 to run stall-free, at the 1,200 images/s a V100 trains it with AMP (NVIDIA
 //   DeepLearningExamples), i.e. 3.5 cores or 7 vCPUs (2 hardware threads per core).
 // Tokenized text costs next to nothing (loader none).
+//
+// Reading the samples from a storage (storage.hpp) adds to each worker's time per sample (it reads,
+// then decodes) and caps the node's rate at its share of what the storage serves.
 #pragma once
+#include <limits>
 #include <string_view>
 
 namespace dlsim::models {
@@ -27,6 +31,9 @@ struct InputPipeline {
   double samples_per_worker_s = 0;   // the loader's rate per worker (custom: given)
   int workers = 0;                   // per node (default: the node's vCPUs)
   int prefetch = 2;                  // batches loaded ahead (PyTorch's default prefetch_factor)
+  // Reading from a storage (storage.hpp's ReadCost): 0 and infinity when samples cost no read.
+  double read_s_per_sample = 0;      // a worker's time reading one sample, before it decodes it
+  double node_read_samples_per_s = std::numeric_limits<double>::infinity();
 };
 
 // The measured rate of a built-in loader (0 for none and custom).
@@ -39,6 +46,8 @@ struct InputStep {
   double iteration_s = 0;   // compute and input together
   double stall_s = 0;       // iteration_s - compute: the step waiting for its input
   bool input_bound = false; // the loader is slower than the step
+  bool storage_bound = false;  // ... and reading is its slower part (the storage's cap binds, or a
+                               // worker waits longer for a sample than it decodes one)
 };
 InputStep with_input(double compute_iteration_s, double samples_per_node, const InputPipeline& input);
 

@@ -108,7 +108,7 @@ void Simulation::place(int id, const std::vector<Allocation>& alloc) {
   }
   j.result.max_leaves = std::max(j.result.max_leaves, static_cast<int>(leaves.size()));
   const CheckpointSpec& c = j.spec->checkpoint;
-  const double restore = (j.saved > 0 ? c.read_s() : 0.0) + c.warmup_s;
+  const double restore = (j.saved > 0 ? c.read_s(j.node_count()) : 0.0) + c.warmup_s;
   if (j.saved > 0) charge_checkpoint_transfer(j, false);
   ++j.generation;
   const int gen = j.generation;
@@ -126,7 +126,7 @@ double Simulation::checkpoint_interval(const Job& j) const {
     rate += 1.0 / ps.reclaim.mean() + 1.0 / ps.failure.mean();
   }
   if (rate <= 0) return kInf;
-  return daly_interval(c.write_s(), 1.0 / rate);
+  return daly_interval(c.write_s(j.node_count()), 1.0 / rate);
 }
 
 void Simulation::start_running(int id, int gen) {
@@ -189,7 +189,8 @@ void Simulation::begin_checkpoint(int id, bool emergency) {
   j.emergency = emergency;
   ++j.generation;
   const int gen = j.generation;
-  engine_.schedule_in(sim::Time::from_seconds(j.spec->checkpoint.write_s()), [this, id, gen] { end_checkpoint(id, gen); });
+  engine_.schedule_in(sim::Time::from_seconds(j.spec->checkpoint.write_s(j.node_count())),
+                      [this, id, gen] { end_checkpoint(id, gen); });
 }
 
 void Simulation::end_checkpoint(int id, int gen) {

@@ -107,7 +107,7 @@ void Simulation::spot_notice(int id, int gen) {
   for (int j : std::vector<int>(n.jobs)) {
     Job& job = jobs_[static_cast<std::size_t>(j)];
     if (job.state == JobState::running && job.spec->checkpoint.policy != CheckpointPolicy::none &&
-        job.spec->checkpoint.write_s() <= notice) {
+        job.spec->checkpoint.write_s(job.node_count()) <= notice) {
       begin_checkpoint(j, true);
     }
   }

@@ -55,6 +55,14 @@ struct Job {
   const JobSpec* spec = nullptr;
   JobState state = JobState::queued;
   std::vector<Allocation> alloc;
+  // The distinct nodes it holds (an elastic job can hold two allocations on one node).
+  int node_count() const {
+    std::vector<int> seen;
+    for (const Allocation& a : alloc) {
+      if (std::find(seen.begin(), seen.end(), a.node) == seen.end()) seen.push_back(a.node);
+    }
+    return static_cast<int>(seen.size());
+  }
   std::int64_t saved = 0;          // iterations safe in the last checkpoint (or suspension)
   std::int64_t done_at_start = 0;  // iterations done when the current running spell began
   sim::Time run_start;             // origin of the iterations of the current spell (see resume)

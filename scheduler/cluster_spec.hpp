@@ -2,6 +2,7 @@
 // validated by validate(); the simulation (cluster_simulation.hpp) holds all mutable state.
 // Units: seconds, USD per node-hour, bytes, bytes/s.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -68,8 +69,13 @@ struct CheckpointSpec {
   CheckpointPolicy policy = CheckpointPolicy::none;
   double interval_s = 3600;         // fixed: running time between checkpoints
   double size_bytes = 0;            // model + optimizer state written
-  double write_bandwidth = 1e9;     // bytes/s to checkpoint storage
+  double write_bandwidth = 1e9;     // bytes/s to checkpoint storage (the whole job's, or its cap)
   double read_bandwidth = 1e9;      // bytes/s when restoring
+  // Each node writes and reads its shard at these (0: not per node): a job of n nodes moves
+  // its checkpoint at min(n x per node, the whole job's bandwidth above).
+  double write_bandwidth_per_node = 0;
+  double read_bandwidth_per_node = 0;
+  std::string storage_type;         // the storage kind it goes to (checkpoint.storage), or ""
   double warmup_s = 60;             // after restoring, before the first useful iteration
   double storage_price_per_gb_month = 0.023;  // S3 standard, us-east-1 (AWS price list, 2024)
   // Where the checkpoints are stored: a region (object storage, reached free from its zones) or,
@@ -77,8 +83,11 @@ struct CheckpointSpec {
   // egress (billing.hpp).
   std::string storage_region, storage_zone;
   Location storage() const { return {storage_region, storage_zone, storage_zone.empty()}; }
-  double write_s() const { return size_bytes / write_bandwidth; }
-  double read_s() const { return size_bytes / read_bandwidth; }
+  double write_s(int nodes) const { return size_bytes / job_bandwidth(write_bandwidth, write_bandwidth_per_node, nodes); }
+  double read_s(int nodes) const { return size_bytes / job_bandwidth(read_bandwidth, read_bandwidth_per_node, nodes); }
+  static double job_bandwidth(double whole, double per_node, int nodes) {
+    return per_node > 0 ? std::min(whole, per_node * std::max(nodes, 1)) : whole;
+  }
 };
 
 struct JobSpec {

@@ -18,12 +18,23 @@ struct FixedClusterJob {
   std::int64_t iterations = 0;            // > 0
   std::int64_t iterations_per_epoch = 0;  // 0 when the job has no epochs
   BillingRule billing;
+  // Before the first iteration: container start, framework initialisation, warm-up (billed).
+  double startup_s = 0;
+  // An evaluation pass of evaluation_s after every `evaluation_every_epochs` epochs (0: none; needs
+  // iterations_per_epoch), the training paused meanwhile (billed). The run's last iteration ends
+  // its last epoch, however few iterations that epoch had (rounding of the work into steps).
+  double evaluation_s = 0;
+  std::int64_t evaluation_every_epochs = 0;
+  // The first epoch's iterations when they differ (a dataset read from storage, then cached):
+  // 0 when every iteration takes iteration_s.
+  double first_epoch_iteration_s = 0;
 };
 
 struct JobOutcome {
   double time_to_train_s = 0;
   double cost_usd = 0;
   std::int64_t progress_points = 0;       // progress events recorded
+  std::int64_t evaluations = 0;           // evaluation passes run
 };
 
 inline constexpr std::int64_t kMaxProgressEvents = 10'000;

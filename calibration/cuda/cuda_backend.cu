@@ -299,10 +299,6 @@ std::string unavailable_reason() {
   return "";
 }
 
+std::unique_ptr<Backend> make_backend() { return std::make_unique<CudaBackend>(); }
+
 }  // namespace dlsim::calibration::cuda
-
-namespace dlsim::calibration {
-
-std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<cuda::CudaBackend>(); }
-
-}  // namespace dlsim::calibration

@@ -82,6 +82,18 @@ TEST(Commands, CatalogListsDevicesInstancesAndModels) {
   }
 }
 
+TEST(Commands, CatalogListsStorageWithItsPrices) {
+  const auto dir = fresh_folder("catalog-storage");
+  const CommandResult r = run_dlsim(dir, "catalog storage");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* name : {"aws/s3", "aws/ebs-gp3", "aws/fsx-lustre-125", "aws/fsx-lustre-1000", "local-nvme"}) {
+    EXPECT_NE(r.out.find(name), std::string::npos) << name;
+  }
+  EXPECT_NE(r.out.find(" 0.0230    0.0004"), std::string::npos) << r.out;  // S3 Standard
+  EXPECT_EQ(r.out.find("A100-80GB"), std::string::npos) << "only the storage listing";
+  EXPECT_EQ(run_dlsim(dir, "catalog disks").exit_code, 2);
+}
+
 TEST(Commands, VersionPrintsTheVersion) {
   const CommandResult r = run_dlsim(fresh_folder("version"), "version");
   EXPECT_EQ(r.exit_code, 0);

@@ -31,6 +31,8 @@ TEST(InputPipelineScenario, AFourVcpuInstanceStarvesItsGpuAndEightFeedIt) {
   EXPECT_NEAR(starved.input_stall_s, starved.iteration_s - alone.iteration_s, 1e-9);
   EXPECT_NEAR(starved.input_s, 256 / (4 * 117.0), 1e-12);
   EXPECT_LT(starved.mfu, alone.mfu);
+  EXPECT_EQ(starved.bound, "input pipeline");
+  EXPECT_EQ(alone.bound, "compute");
   const ResultRow eight = run(load_scenario_text(resnet("aws/g5.2xlarge", "{loader: pytorch}"), "s.yaml")).rows.at(0);
   EXPECT_EQ(eight.input_stall_s, 0) << "8 workers load 936 images/s, more than the step uses";
   EXPECT_DOUBLE_EQ(eight.samples_per_s, alone.samples_per_s);

@@ -252,6 +252,18 @@ bad("serving-sample-tokens", SAMPLES, "serving.requests.prompt_tokens", 10)
 bad("serving-sample-token-budget", SAMPLES, "serving.batching", {"max_batch_tokens": 64}, expect="serving.batching.max_batch_tokens")
 bad("serving-function-decoder", SERVING, "serving.platform", "function")
 
+# Evaluation passes and start-up (issue 22).
+bad("evaluation-samples-and-time", TRAINING, "workload.evaluation", {"every": 1, "samples": 50000, "time": "1min"},
+    expect="workload.evaluation.time")
+bad("startup-negative", TRAINING, "workload.startup", "-5s")
+# Dataset storage (issue 22).
+bad("storage-without-loader", TRAINING, "workload.input", {"storage": {"type": "aws/s3", "sample_bytes": "110KB"}},
+    expect="workload.input.storage")
+bad("storage-local-no-bandwidth", TRAINING, "workload.input",
+    {"loader": "pytorch", "storage": {"type": "local-nvme", "sample_bytes": "110KB"}}, expect="workload.input.storage.bandwidth")
+bad("checkpoint-storage-local", CLUSTER, "trace.checkpoint", {"policy": "fixed", "interval": "1h", "size": "10GB", "storage": "local-nvme"},
+    expect="trace.checkpoint.storage")
+
 
 def main():
     for f in os.listdir(HERE):
