@@ -2,7 +2,6 @@
 #include "models/input_pipeline.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <stdexcept>
 
 namespace dlsim::models {
@@ -37,14 +36,16 @@ InputStep with_input(double compute_iteration_s, double samples_per_node, const 
   // A worker reads a sample, then decodes it; the storage caps the node's reads.
   const double worker_rate = input.read_s_per_sample > 0 ? 1.0 / (1.0 / input.samples_per_worker_s + input.read_s_per_sample)
                                                          : input.samples_per_worker_s;
-  s.input_s = std::max(samples_per_node / (worker_rate * input.workers), samples_per_node / input.node_read_samples_per_s);
+  const double workers_s = samples_per_node / (worker_rate * input.workers);
+  const double storage_cap_s = samples_per_node / input.node_read_samples_per_s;  // 0 without a cap
+  s.input_s = std::max(workers_s, storage_cap_s);
   // Prefetching overlaps the two stages: the slower one sets the pace. Without it they alternate.
   s.iteration_s = input.prefetch >= 1 ? std::max(compute_iteration_s, s.input_s) : compute_iteration_s + s.input_s;
   s.stall_s = s.iteration_s - compute_iteration_s;
   s.input_bound = s.input_s > compute_iteration_s;
-  const bool cap_binds = samples_per_node / input.node_read_samples_per_s >= samples_per_node / (worker_rate * input.workers);
-  const bool reads_dominate = input.read_s_per_sample > 1.0 / input.samples_per_worker_s;
-  s.storage_bound = s.input_bound && (input.read_s_per_sample > 0 || std::isfinite(input.node_read_samples_per_s)) && (cap_binds || reads_dominate);
+  // Reading is the slower part: the storage's cap binds, or a worker waits longer for a sample
+  // than it decodes one (neither holds without a storage).
+  s.storage_bound = s.input_bound && (storage_cap_s >= workers_s || input.read_s_per_sample > 1.0 / input.samples_per_worker_s);
   return s;
 }
 

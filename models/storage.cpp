@@ -90,7 +90,7 @@ ReadCost read_cost(const DatasetStorage& d, int nodes, double nic_bytes_per_s) {
     case StorageKind::object: {
       // A worker's request: the first byte, then the object at one connection's rate, shared by
       // the samples the object holds.
-      const double object_bytes = std::max(d.object_bytes, d.sample_bytes);
+      const double object_bytes = d.bytes_per_object();
       const double request_s = s.request_latency_s + object_bytes / s.connection_bytes_per_s;
       c.worker_s_per_sample = request_s * d.sample_bytes / object_bytes;
       if (nic_bytes_per_s > 0) c.node_samples_per_s = samples_per_s(nic_bytes_per_s);
@@ -121,7 +121,7 @@ double storage_cost_usd(const DatasetStorage& d, double dataset_bytes, int nodes
   const double months = seconds / kSecondsPerMonth;
   switch (s.kind) {
     case StorageKind::object: {
-      const double requests = reads * dataset_bytes / std::max(d.object_bytes, d.sample_bytes);
+      const double requests = reads * dataset_bytes / d.bytes_per_object();
       return s.price_per_gb_month * dataset_bytes / 1e9 * months + s.price_per_1000_requests * requests / 1000;
     }
     case StorageKind::block:

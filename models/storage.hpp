@@ -25,6 +25,7 @@
 // later epochs then read nothing from the storage (`cached`). dlsim does not know instances'
 // memory yet, so the scenario says whether it fits.
 #pragma once
+#include <algorithm>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -63,6 +64,7 @@ struct DatasetStorage {
   double capacity_bytes = 0;            // parallel_fs: provisioned (>= the dataset and the minimum)
   bool cached = false;                  // later epochs read from the node's cache
   bool present() const { return sample_bytes > 0; }
+  double bytes_per_object() const { return std::max(object_bytes, sample_bytes); }
 };
 
 // What reading costs a loader: the seconds a worker spends reading one sample (it decodes only

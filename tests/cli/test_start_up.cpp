@@ -20,7 +20,7 @@ CommandResult run_logging_libraries(const std::filesystem::path& dir, const std:
 
 TEST(StartUp, VersionAndCheckLoadNeitherCudaNorMpiNorHdf5) {
   const auto dir = fresh_folder("start-up");
-  for (const std::string arguments : {std::string("--version"), "check '" + scenario_path("quickstart.yaml") + "'"}) {
+  for (const std::string& arguments : {std::string("--version"), "check '" + scenario_path("quickstart.yaml") + "'"}) {
     const CommandResult r = run_logging_libraries(dir, arguments);
     ASSERT_EQ(r.exit_code, 0) << arguments << ": " << r.err;
     // The log is there (else the checks below would pass for nothing).
