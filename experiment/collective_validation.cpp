@@ -111,14 +111,16 @@ std::string percent(double v) {
 //   all-reduce rows below 1 MiB (a100_dgx: Ampere, h100_dgx: Hopper);
 // - nccl-vidur-a100-dgx.yaml's socket_bandwidth (the unknown 2-node network): the all-reduce
 //   across 2 nodes with 1 GPU each, at >= 1 MiB;
-// - nccl_tuning.cpp's LL128 bandwidth and latency on Ampere NVLink: the a100_dgx all-reduce on
-//   8 GPUs of one node at >= 1 MiB, where NCCL runs ring/LL128 (`choice`, as predicted).
+// - nccl_tuning.cpp's LL128 bandwidth and latency, and Simple's per-step latency, on Ampere
+//   NVLink: the a100_dgx all-reduce on 8 GPUs of one node at >= 1 MiB, where NCCL runs
+//   ring/LL128 or ring/Simple (`choice`, as predicted).
 bool fit_row(const std::string& system, const std::string& collective, int workers, int per_node, double bytes,
              const std::string& choice) {
   if (collective != "all_reduce") return false;
   const bool dgx = system == "a100_dgx" || system == "h100_dgx";
   if (dgx && workers == per_node && bytes < kMiB) return true;
-  if (system == "a100_dgx" && workers == 8 && per_node == 8 && bytes >= kMiB && choice == "ring/ll128") return true;
+  const bool ring_of_8 = system == "a100_dgx" && workers == 8 && per_node == 8 && bytes >= kMiB;
+  if (ring_of_8 && (choice == "ring/ll128" || choice == "ring/simple")) return true;
   return system == "a100_dgx" && workers == 2 && per_node == 1 && bytes >= kMiB;
 }
 

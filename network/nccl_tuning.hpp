@@ -74,11 +74,12 @@ double nccl_launch_overhead_s(int compute_capability);
 
 // What the pair achieves of the bandwidth NCCL's tuner credits it with, and of the latency it
 // charges beyond the launch (1 and 1 where nothing was measured): NCCL chooses by its tuner, the
-// collective runs at what the protocol really does. Not in NCCL's source; fit, see nccl_tuning.cpp.
+// collective runs at what the protocol really does. Not in NCCL's source; fit, see nccl_tuning.cpp
+// (LL128 and Simple rings inside an Ampere NVLink node).
 struct NcclAchieved {
   double bandwidth = 1;
   double latency = 1;
 };
-NcclAchieved nccl_achieved(Algorithm algorithm, Protocol protocol, const NcclGroup& group);
+NcclAchieved nccl_achieved(CollectiveKind kind, Algorithm algorithm, Protocol protocol, const NcclGroup& group);
 
 }  // namespace dlsim::network

@@ -192,13 +192,32 @@ TEST(InNetworkReduction, CollnetHalvesWhatCrossesTheNic) {
 }
 
 // The protocol's fraction is paid in bytes on the wire: LL moves 4 wire bytes per payload byte,
-// so a forced LL ring at 1 GiB is 4x slower than Simple; and small messages are latency-bound
+// so a forced LL ring at 8 GiB is 4x slower than Simple; and small messages are latency-bound
 // at NCCL's LL latency.
-// One DGX-A100-like node (8 GPUs on NVSwitch, NVLink3) and a 1 GiB ring all-reduce forced to
-// `protocol` on it.
+// One DGX-A100-like node (8 GPUs on NVSwitch, NVLink3) and an 8 GiB ring all-reduce forced to
+// `protocol` on it: large enough that the latencies (Simple's measured 6.2 us per step included)
+// are under 0.2% of the time, so the bus bandwidths compare the protocols' fractions.
 Topology ampere_nvswitch_node() { return build_cluster(nccl_node(NodeKind::nvswitch, 300e9, LinkTech::nvlink3, 80), nodes(1)); }
 CollectiveResult forced_ring(const Topology& t, Protocol protocol) {
-  return run_collective(t, all_reduce(t.accelerators(), kGiB, Algorithm::ring, protocol));
+  return run_collective(t, all_reduce(t.accelerators(), 8 * kGiB, Algorithm::ring, protocol));
+}
+
+// Simple's ring steps inside an Ampere NVLink node take 6.2 us more than NCCL's tuner charges
+// (fitted on vidur's DGX A100 rows): a forced Simple ring of 1 KiB takes the tuner's latency
+// plus 14 x 6.2 us, and the time it adds from 1 KiB to 64 MiB moves bytes at the tuner's bandwidth.
+TEST(Protocols, SimpleOnAmpereNvlinkPaysItsMeasuredStepLatency) {
+  const Topology t = ampere_nvswitch_node();
+  const auto time_of = [&](double bytes) {
+    return run_collective(t, all_reduce(t.accelerators(), bytes, Algorithm::ring, Protocol::simple)).time_s;
+  };
+  const double small = 1024, large = 64.0 * (1 << 20);
+  const double launch = nccl_launch_overhead_s(80);
+  // The tuner's Simple ring latency on one NVLink node: 8.4 + 14 x 3.4 us; measured 14 x 6.2 more.
+  EXPECT_NEAR(time_of(small) - launch, (8.4 + 14 * (3.4 + 6.2)) * 1e-6, 0.5e-6);
+  // The bandwidth term is the tuner's: the extra is the same constant at 64 MiB.
+  const double bandwidth_term = time_of(large) - time_of(small);
+  const double busbw = large * 2 * 7 / 8 / bandwidth_term;
+  EXPECT_NEAR(busbw, 240e9, 0.02 * 240e9);
 }
 
 TEST(Protocols, FractionsAndLatenciesShapeTheFlows) {
