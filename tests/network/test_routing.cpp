@@ -202,6 +202,43 @@ TEST(Routing, PathsAreContiguousOnEveryBuilder) {
   }
 }
 
+// The pruned search (the bidirectional bound, routing.hpp) hands out exactly the paths of the
+// unpruned reference: between every pair of vertices (accelerators, NICs, switches) of every
+// builder, under each scheme, asked in the same order (balanced routes depend on the order).
+TEST(Routing, PrunedSearchGivesTheReferencePaths) {
+  std::vector<std::pair<NodeSpec, FabricSpec>> clusters = {
+      {node_of(NodeKind::hybrid_cube_mesh, 8, 2), fabric_of(FabricKind::single_switch, 2)},
+      {node_of(NodeKind::pcie, 4, 2), fabric_of(FabricKind::leaf_spine, 6, 2)},
+      {node_of(NodeKind::nvswitch, 2, 2), fabric_of(FabricKind::fat_tree, 12)},
+      {node_of(NodeKind::nvswitch, 4, 4), fabric_of(FabricKind::rail_optimized, 4, 2)},
+  };
+  auto wan = fabric_of(FabricKind::wan, 3);
+  wan.regions = 3;
+  clusters.push_back({node_of(NodeKind::nvswitch, 2, 1), wan});
+  auto torus = fabric_of(FabricKind::torus, 4);
+  torus.dims = {4, 2, 2};
+  clusters.push_back({node_of(NodeKind::tpu_board, 4, 1), torus});
+  int compared = 0;
+  for (const auto& [node, fabric] : clusters) {
+    const Topology t = build_cluster(node, fabric);
+    for (RoutingScheme scheme : {RoutingScheme::ecmp, RoutingScheme::d_mod_k, RoutingScheme::balanced}) {
+      Routing pruned(t, scheme), reference(t, scheme);
+      reference.set_pruning(false);
+      for (VertexId a = 0; a < t.vertex_count(); ++a) {
+        for (VertexId b = 0; b < t.vertex_count(); ++b) {
+          const int hops = reference.hops(a, b);
+          ASSERT_EQ(pruned.hops(a, b), hops) << t.vertex(a).name << " -> " << t.vertex(b).name;
+          if (hops < 0) continue;
+          const std::uint64_t key = a * 7919u + b;
+          ASSERT_EQ(pruned.path(a, b, key), reference.path(a, b, key)) << t.vertex(a).name << " -> " << t.vertex(b).name;
+          ++compared;
+        }
+      }
+    }
+  }
+  EXPECT_GT(compared, 10000);
+}
+
 TEST(Routing, UnreachableDestinationThrows) {
   const Topology t = build_custom({{"a", VertexKind::accelerator, 0}, {"b", VertexKind::accelerator, 0},
                                    {"c", VertexKind::accelerator, 1}, {"d", VertexKind::accelerator, 1}},
