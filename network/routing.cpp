@@ -36,7 +36,9 @@ Routing::Routing(const Topology& topology, RoutingScheme scheme)
       distance_(topology.vertex_count(), -1),
       width_(topology.vertex_count(), 0),
       stamp_(topology.vertex_count(), 0),
-      near_(topology.vertex_count(), 0) {
+      near_(topology.vertex_count(), 0),
+      back_distance_(topology.vertex_count(), 0),
+      back_stamp_(topology.vertex_count(), 0) {
   for (VertexId v = 0; v < topology.vertex_count(); ++v) {
     accelerator_[v] = topology.vertex(v).kind == VertexKind::accelerator;
   }
@@ -106,11 +108,73 @@ bool Routing::hop_allowed(VertexId u, VertexId v) const {
   return true;
 }
 
+void Routing::set_pruning(bool on) {
+  pruning_ = on;
+  cache_.clear();
+  if (scheme_ == RoutingScheme::balanced) std::fill(load_.begin(), load_.end(), 0u);
+}
+
+int Routing::expand(bool forward) {
+  std::vector<VertexId>& front = forward ? forward_front_ : backward_front_;
+  next_front_.clear();
+  int best = -1;
+  for (const VertexId v : front) {
+    const int dv = forward ? distance_[v] : back_distance_[v];
+    for (LinkId out : topology_.out_links(v)) {
+      // Backward, the link into v is the other direction of v's out-link (2k and 2k+1).
+      const VertexId u = topology_.link(out).to;
+      if (forward ? !hop_allowed(v, u) : !hop_allowed(u, v)) continue;
+      std::uint32_t& mine = forward ? stamp_[u] : back_stamp_[u];
+      if (mine != epoch_) {
+        mine = epoch_;
+        (forward ? distance_[u] : back_distance_[u]) = dv + 1;
+        next_front_.push_back(u);
+      }
+      const std::uint32_t theirs = forward ? back_stamp_[u] : stamp_[u];
+      if (theirs == epoch_) {
+        const int through = distance_[u] + back_distance_[u];
+        if (best < 0 || through < best) best = through;
+      }
+    }
+  }
+  front.swap(next_front_);
+  return best;
+}
+
+int Routing::meet(VertexId from, VertexId to) {
+  ++epoch_;
+  stamp_[from] = epoch_;
+  distance_[from] = 0;
+  back_stamp_[to] = epoch_;
+  back_distance_[to] = 0;
+  back_radius_ = 0;
+  forward_front_.assign(1, from);
+  backward_front_.assign(1, to);
+  // Level by level, the smaller frontier first; the first level on which the two searches meet
+  // holds the distance (the least sum over the vertices labelled by both).
+  while (!forward_front_.empty() && !backward_front_.empty()) {
+    const bool forward = forward_front_.size() <= backward_front_.size();
+    const int d = expand(forward);
+    if (!forward) ++back_radius_;
+    if (d >= 0) return d;
+  }
+  return -1;
+}
+
 int Routing::search(VertexId from, VertexId to) {
   check_vertex(from);
   check_vertex(to);
   from_ = from;
   to_ = to;
+  // The bound: the distance, and distances to `to` near it (labels of this epoch).
+  const int bound = pruning_ && from != to ? meet(from, to) : 0;
+  if (bound < 0) return -1;
+  const bool pruned = pruning_ && from != to;
+  const std::uint32_t back_epoch = epoch_;
+  const auto may_lead_to_target = [&](VertexId u, int distance) {
+    const int rest = back_stamp_[u] == back_epoch ? back_distance_[u] : back_radius_ + 1;
+    return distance + rest <= bound;
+  };
   ++epoch_;
   queue_.clear();
   stamp_[from] = epoch_;
@@ -133,13 +197,17 @@ int Routing::search(VertexId from, VertexId to) {
     const VertexId v = queue_[head];
     if (found >= 0 && distance_[v] >= found) break;  // the level before `to` is done
     if (distance_[v] == last && near_[v] != epoch_) continue;  // cannot reach `to` in one hop
+    const int next = distance_[v] + 1;
     for (LinkId l : topology_.out_links(v)) {
       const VertexId u = topology_.link(l).to;
+      // Cheapest tests first: a vertex labelled at another distance, or on no shortest path.
+      const bool labelled = stamp_[u] == epoch_;
+      if (labelled ? distance_[u] != next : pruned && !may_lead_to_target(u, next)) continue;
       if (!hop_allowed(v, u)) continue;
       const double w = std::min(width_[v], topology_.link(l).bandwidth);
-      if (stamp_[u] != epoch_) {
+      if (!labelled) {
         stamp_[u] = epoch_;
-        distance_[u] = distance_[v] + 1;
+        distance_[u] = next;
         width_[u] = w;
         if (u == to) {
           found = distance_[u];
@@ -147,7 +215,7 @@ int Routing::search(VertexId from, VertexId to) {
           queue_.push_back(u);
           if (near_[u] == epoch_) last = std::min(last, distance_[u]);
         }
-      } else if (distance_[u] == distance_[v] + 1) {
+      } else {
         width_[u] = std::max(width_[u], w);
       }
     }
@@ -229,8 +297,12 @@ LinkId Routing::least_loaded(bool has_preferred, LinkId preferred) {
   return best;
 }
 
+std::size_t Routing::PathKeyHash::operator()(const PathKey& k) const {
+  return static_cast<std::size_t>(mix(((std::uint64_t{k.from} << 32) | k.to) ^ mix(k.flow_key)));
+}
+
 const Path& Routing::path(VertexId from, VertexId to, std::uint64_t flow_key) {
-  const auto key = std::make_tuple(from, to, flow_key);
+  const PathKey key{from, to, flow_key};
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
   const int d = search(from, to);
   if (d < 0) {

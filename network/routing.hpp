@@ -28,16 +28,22 @@
 //
 // A query runs a breadth-first search from the source, labelling each vertex with its hop
 // distance and the widest bottleneck of a shortest path to it, and stops once the level before
-// the destination is complete. It then walks back from the destination choosing, at each
+// the destination is complete. On a large fabric that search would label nearly every switch
+// and NIC for a pair in two distant pods, so it is pruned first: a bidirectional search (hop
+// counts only, the smaller frontier expanded a level at a time) finds the distance D and labels
+// the vertices near the destination with their distance to it; the labelled search then enqueues
+// a vertex only when its distance from the source plus that distance to the destination (or,
+// beyond the backward search's radius, the radius + 1, a lower bound) is at most D. Every vertex
+// on a shortest path passes, with the labels it had without pruning, so paths are unchanged
+// (the unpruned search stays as the reference the tests compare with: set_pruning(false)). It then walks back from the destination choosing, at each
 // vertex, one of the links from a vertex one hop nearer that keeps the path's width; the walk
 // meets the destination's NIC (its D) before any fabric choice. Scratch arrays are reused
 // between queries (no allocation per query), and paths are cached by (source, destination,
 // flow key), since collectives ask for the same pairs again.
 #pragma once
 #include <cstdint>
-#include <map>
 #include <string>
-#include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "network/topology.hpp"
@@ -68,6 +74,10 @@ class Routing {
   // D-mod-K index of a NIC attached to a tier-1 switch, else -1.
   std::int64_t destination_index(VertexId v) const;
 
+  // Whether searches are pruned by the bidirectional bound (the default); the unpruned search is
+  // the reference: both give the same paths. Clears the path cache.
+  void set_pruning(bool on);
+
   // The switch-to-switch link that the most distinct routes handed out so far cross (ties: the
   // lowest id), and how many; routes 0 when no route crosses one. Over every route asked since
   // construction: for a one-phase collective (a ring) the flows that share the link at once.
@@ -80,6 +90,13 @@ class Routing {
  private:
   // Labels distances from `from` until `to` is reached; returns its distance or -1.
   int search(VertexId from, VertexId to);
+  // The hop distance from `from` to `to` (-1: unreachable) by a bidirectional search, which
+  // leaves back_distance_ labelled (back_stamp_ == epoch_) for every vertex within
+  // back_radius_ hops of `to`. Uses the forward labels of the same epoch as scratch.
+  int meet(VertexId from, VertexId to);
+  // Expands one level of a frontier, forward (out-links) or backward (in-links); returns the
+  // shortest source-to-destination distance through a vertex labelled by both sides, or -1.
+  int expand(bool forward);
   // balanced: the least (max, sum) route load over the current query's equal-cost paths from
   // the source to `v`.
   struct Load {
@@ -111,6 +128,13 @@ class Routing {
   std::uint32_t epoch_ = 0;
   VertexId from_ = 0, to_ = 0;          // the current query's ends
   std::vector<VertexId> queue_;
+  // The bidirectional bound: distances to the destination, valid where back_stamp_ == epoch_,
+  // complete up to back_radius_; the two frontiers and their next levels.
+  bool pruning_ = true;
+  std::vector<int> back_distance_;
+  std::vector<std::uint32_t> back_stamp_;
+  int back_radius_ = 0;
+  std::vector<VertexId> forward_front_, backward_front_, next_front_;
   std::vector<LinkId> choices_;         // equal-cost links into the vertex being walked
   // balanced only: routes per link, and the best (max, sum) load from the source per vertex
   std::vector<std::uint32_t> load_;
@@ -118,8 +142,18 @@ class Routing {
   std::vector<std::uint64_t> best_sum_;
   std::vector<std::uint32_t> best_stamp_;  // == epoch_: best_max_/best_sum_ hold this query's
   double query_width_ = 0;              // the current query's path width
-  // Ordered map: looked up only, but no hash-order dependence can creep in.
-  std::map<std::tuple<VertexId, VertexId, std::uint64_t>, Path> cache_;
+  // Paths by (source, destination, flow key). A hash map: nothing iterates it in an order that
+  // reaches a result (most_shared_link counts routes per link), and its nodes stay put, so the
+  // references path() hands out stay valid as it grows.
+  struct PathKey {
+    VertexId from, to;
+    std::uint64_t flow_key;
+    bool operator==(const PathKey& o) const { return from == o.from && to == o.to && flow_key == o.flow_key; }
+  };
+  struct PathKeyHash {
+    std::size_t operator()(const PathKey& k) const;
+  };
+  std::unordered_map<PathKey, Path, PathKeyHash> cache_;
 };
 
 // "ecmp", "d-mod-k", "balanced" (the scenario spelling).

@@ -180,11 +180,13 @@ TEST(Routing, EcmpSpreadsOverFatTreeCores) {
   EXPECT_EQ(cores.size(), 4u);
 }
 
-TEST(Routing, PathsAreContiguousOnEveryBuilder) {
+// A cluster of every builder: node kinds and fabrics (small enough for all pairs).
+std::vector<std::pair<NodeSpec, FabricSpec>> every_builder() {
   std::vector<std::pair<NodeSpec, FabricSpec>> clusters = {
       {node_of(NodeKind::hybrid_cube_mesh, 8, 2), fabric_of(FabricKind::single_switch, 2)},
       {node_of(NodeKind::pcie, 8, 2), fabric_of(FabricKind::leaf_spine, 4, 2)},
       {node_of(NodeKind::tpu_board, 4, 2), fabric_of(FabricKind::fat_tree, 5)},
+      {node_of(NodeKind::nvswitch, 2, 2), fabric_of(FabricKind::fat_tree, 12)},
       {node_of(NodeKind::nvswitch, 4, 4), fabric_of(FabricKind::rail_optimized, 4, 2)},
   };
   auto wan = fabric_of(FabricKind::wan, 3);
@@ -193,13 +195,42 @@ TEST(Routing, PathsAreContiguousOnEveryBuilder) {
   auto torus = fabric_of(FabricKind::torus, 4);
   torus.dims = {4, 2, 2};
   clusters.push_back({node_of(NodeKind::tpu_board, 4, 1), torus});
-  for (const auto& [node, fabric] : clusters) {
+  return clusters;
+}
+
+TEST(Routing, PathsAreContiguousOnEveryBuilder) {
+  for (const auto& [node, fabric] : every_builder()) {
     const Topology t = build_cluster(node, fabric);
     Routing r(t);
     for (VertexId a : t.accelerators()) {
       for (VertexId b : t.accelerators()) expect_well_formed(t, r, a, b, a * 31 + b);
     }
   }
+}
+
+// The pruned search (the bidirectional bound, routing.hpp) hands out exactly the paths of the
+// unpruned reference: between every pair of vertices (accelerators, NICs, switches) of every
+// builder, under each scheme, asked in the same order (balanced routes depend on the order).
+TEST(Routing, PrunedSearchGivesTheReferencePaths) {
+  int compared = 0;
+  for (const auto& [node, fabric] : every_builder()) {
+    const Topology t = build_cluster(node, fabric);
+    for (RoutingScheme scheme : {RoutingScheme::ecmp, RoutingScheme::d_mod_k, RoutingScheme::balanced}) {
+      Routing pruned(t, scheme), reference(t, scheme);
+      reference.set_pruning(false);
+      for (VertexId a = 0; a < t.vertex_count(); ++a) {
+        for (VertexId b = 0; b < t.vertex_count(); ++b) {
+          const int hops = reference.hops(a, b);
+          ASSERT_EQ(pruned.hops(a, b), hops) << t.vertex(a).name << " -> " << t.vertex(b).name;
+          if (hops < 0) continue;
+          const std::uint64_t key = a * 7919u + b;
+          ASSERT_EQ(pruned.path(a, b, key), reference.path(a, b, key)) << t.vertex(a).name << " -> " << t.vertex(b).name;
+          ++compared;
+        }
+      }
+    }
+  }
+  EXPECT_GT(compared, 10000);
 }
 
 TEST(Routing, UnreachableDestinationThrows) {
