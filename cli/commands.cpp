@@ -18,6 +18,7 @@
 #include "experiment/writers.hpp"
 #include "experiment/plan_yaml.hpp"
 #include "models/catalog.hpp"
+#include "models/dataset_preparation.hpp"
 #include "models/storage.hpp"
 #include "models/memory_model.hpp"
 #include "models/zoo.hpp"
@@ -318,6 +319,12 @@ int catalog_command(std::ostream& out, const std::string& what) {
       std::snprintf(price, sizeof price, "%7.4f %9.4f", s.price_per_gb_month, s.price_per_1000_requests);
       out << "  " << std::left << std::setw(20) << s.name << std::setw(22) << models::to_string(s.kind) << std::setw(50) << speed
           << std::right << price << "\n";
+    }
+    out << "CPU instances for workload.input.preparation (vCPUs; on-demand USD/h)\n";
+    for (const models::CpuInstance& c : models::builtin_cpu_instances()) {
+      char line[96];
+      std::snprintf(line, sizeof line, "  %-20s %5d %9.4f\n", c.name.c_str(), c.vcpus, c.price_per_hour);
+      out << line;
     }
   }
   return 0;

@@ -59,6 +59,10 @@ struct ResultRow {
   std::int64_t evaluations = 0;      // evaluation passes in time_to_train
   double first_epoch_iteration_s = 0;  // an iteration of the first epoch (the dataset read from storage)
   double storage_cost = 0;           // the dataset's storage bill, in cost_to_train (USD)
+  double transfer_s = 0;             // the dataset moved before training (workload.input.transfer), in time_to_train
+  double transfer_cost = 0;          // its data-transfer charge, in cost_to_train (USD)
+  double preparation_s = 0;          // the one-off preparation job (workload.input.preparation), in time_to_train
+  double preparation_cost = 0;       // its CPU nodes' bill, in cost_to_train (USD)
   // What bounds a steady iteration: "compute", "network" (communication the step waits for),
   // "pipeline bubble", "input pipeline" (decoding) or "storage" (reading the dataset).
   std::string bound;

@@ -12,6 +12,7 @@
 #include "models/memory_model.hpp"
 #include "models/training_replay.hpp"
 #include "network/topology_builders.hpp"
+#include "scheduler/billing.hpp"
 #include "scheduler/fixed_cluster_job.hpp"
 #include "sim/engine.hpp"
 #include "sim/recorder.hpp"
@@ -164,6 +165,17 @@ ResultRow training_row(const Scenario& s, int nodes, const models::ParallelPlan&
       row.storage_cost = models::storage_cost_usd(wl.storage, dataset_samples * wl.storage.sample_bytes, nodes, row.time_to_train_s, reads);
       row.cost_to_train += row.storage_cost;
     }
+    // Before training, one after the other: the dataset moved, then prepared on CPU nodes.
+    if (wl.transfer.present()) {
+      row.transfer_s = wl.transfer.seconds(wl.dataset_bytes);
+      row.transfer_cost = wl.transfer.cost_usd(wl.dataset_bytes);
+    }
+    if (wl.preparation.present()) {
+      row.preparation_s = wl.preparation.seconds(wl.dataset_samples);
+      row.preparation_cost = scheduler::billed_cost(wl.preparation.price_per_hour, wl.preparation.nodes, row.preparation_s);
+    }
+    row.time_to_train_s += row.transfer_s + row.preparation_s;
+    row.cost_to_train += row.transfer_cost + row.preparation_cost;
   } catch (const std::out_of_range&) {
     throw std::runtime_error("the training run on " + std::to_string(nodes) +
                              " nodes would last beyond the simulator's time range (about 292 years)");

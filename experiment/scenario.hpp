@@ -19,6 +19,7 @@
 #include "models/model_graph.hpp"
 #include "models/input_pipeline.hpp"
 #include "models/storage.hpp"
+#include "models/dataset_preparation.hpp"
 #include "models/precision.hpp"
 #include "models/zoo.hpp"
 #include "network/collectives.hpp"
@@ -102,6 +103,9 @@ struct WorkloadConfig {
   models::InputPipeline input;    // workload.input: the data loader (none: samples cost no host time)
   EvaluationConfig evaluation;    // workload.evaluation
   models::DatasetStorage storage; // workload.input.storage: where the dataset is read from (absent: free)
+  models::DatasetPreparation preparation;  // workload.input.preparation: a one-off CPU job before training
+  models::DatasetTransfer transfer;        // workload.input.transfer: the dataset moved before training
+  double dataset_bytes = 0;       // workload.input.bytes, or samples x storage.sample_bytes (0: not known)
   double startup_s = 0;           // workload.startup: before the first step (container, framework, warm-up)
   bool user_model = false;        // workload.model was a definition, not a zoo name
   int sequence_length = 0;        // 0 for models without sequences

@@ -148,8 +148,63 @@ models::DatasetStorage read_storage(MapReader& st, const WorkloadConfig& wl) {
   return d;
 }
 
+// workload.input.preparation: {instance (a CPU type) | vcpus + price, nodes, samples_per_vcpu,
+// startup}. Needs the dataset's samples.
+models::DatasetPreparation read_preparation(MapReader& p, const WorkloadConfig& wl) {
+  models::DatasetPreparation d;
+  if (!(wl.dataset_samples > 0)) p.fail("nodes", "prepares the dataset's samples: give the work as data: {samples, epochs}");
+  const bool typed = p.has("instance");
+  if (typed) {
+    std::vector<std::string> names;
+    for (const models::CpuInstance& c : models::builtin_cpu_instances()) names.push_back(c.name);
+    const models::CpuInstance& c = *models::find_cpu_instance(p.choice("instance", names));
+    for (const char* key : {"vcpus", "price"}) {
+      if (p.has(key)) p.fail(key, "comes from the instance type " + c.name + "; give either instance or vcpus and price");
+    }
+    d.instance = c.name;
+    d.vcpus = c.vcpus;
+    d.price_per_hour = c.price_per_hour;
+  } else {
+    if (!p.has("vcpus")) p.fail_missing("vcpus", "each node's vCPUs (or name a CPU instance type: instance)");
+    if (!p.has("price")) p.fail_missing("price", "each node's on-demand price in USD per hour (or name a CPU instance type: instance)");
+    d.vcpus = static_cast<int>(p.integer("vcpus", 1, 100'000));
+    d.price_per_hour = p.number("price", 0, 1e6);
+  }
+  d.nodes = static_cast<int>(p.integer("nodes", 1, 1'000'000, 1));
+  if (!p.has("samples_per_vcpu")) {
+    p.fail_missing("samples_per_vcpu", "samples one vCPU prepares per second, as measured (e.g. about 117 for ImageNet JPEGs "
+                                       "decoded and resized by PIL)");
+  }
+  d.samples_per_vcpu_s = p.number("samples_per_vcpu", 1e-6, 1e9);
+  d.startup_s = p.quantity("startup", Dimension::duration, 0, 30 * 86400.0, 0);
+  p.finish();
+  return d;
+}
+
+// workload.input.transfer: {route: inter-zone | inter-region | internet, from (provider; default
+// the cluster's), bandwidth}. Needs the dataset's bytes.
+models::DatasetTransfer read_transfer(MapReader& t, const WorkloadConfig& wl, const ClusterConfig& cluster) {
+  models::DatasetTransfer d;
+  const std::string route = t.choice("route", {"inter-zone", "inter-region", "internet"});
+  d.route = route == "inter-zone" ? models::TransferRoute::inter_zone
+            : route == "internet" ? models::TransferRoute::internet
+                                  : models::TransferRoute::inter_region;
+  const std::string own = cluster.instance.provider;
+  const bool known = own == "aws" || own == "gcp" || own == "azure";
+  if (!t.has("from") && !known) t.fail_missing("from", "the provider the data leaves (aws, gcp or azure): " + cluster.instance_name + "'s is not one");
+  d.provider = t.choice("from", {"aws", "gcp", "azure"}, known ? own : "aws");
+  d.usd_per_gb = models::transfer_usd_per_gb(d.provider, d.route);
+  if (!t.has("bandwidth")) t.fail_missing("bandwidth", "the copy's sustained rate (e.g. 10Gbps)");
+  d.bytes_per_s = t.quantity("bandwidth", Dimension::bandwidth, 1, 1e15);
+  if (!(wl.dataset_bytes > 0)) {
+    t.fail("route", "moves the dataset's bytes: give workload.input.bytes, or storage.sample_bytes with data: {samples}");
+  }
+  t.finish();
+  return d;
+}
+
 // workload.input: {loader: none | pytorch | dali-cpu | custom, samples_per_worker (custom),
-// workers (default: the node's vCPUs), prefetch}.
+// workers (default: the node's vCPUs), prefetch, storage, bytes, preparation, transfer}.
 void read_input(MapReader& w, WorkloadConfig& wl, const ClusterConfig& cluster) {
   MapReader in(w.node("input"), w.path_of("input"), w.source(), true);
   const std::string loader = in.choice("loader", {"none", "pytorch", "dali-cpu", "custom"}, "none");
@@ -175,6 +230,20 @@ void read_input(MapReader& w, WorkloadConfig& wl, const ClusterConfig& cluster) 
     if (p.loader == models::Loader::none) in.fail("storage", "is read by the data loader's workers: give workload.input.loader");
     MapReader st(in.node("storage"), in.path_of("storage"), in.source());
     wl.storage = read_storage(st, wl);
+  }
+  // The dataset's size: given, or its samples as stored.
+  if (in.has("bytes")) {
+    wl.dataset_bytes = in.quantity("bytes", Dimension::size, 1, 1e18);
+  } else if (wl.storage.present() && wl.dataset_samples > 0) {
+    wl.dataset_bytes = wl.dataset_samples * wl.storage.sample_bytes;
+  }
+  if (in.has("preparation")) {
+    MapReader p(in.node("preparation"), in.path_of("preparation"), in.source());
+    wl.preparation = read_preparation(p, wl);
+  }
+  if (in.has("transfer")) {
+    MapReader t(in.node("transfer"), in.path_of("transfer"), in.source());
+    wl.transfer = read_transfer(t, wl, cluster);
   }
   in.finish();
 }

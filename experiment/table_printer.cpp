@@ -175,8 +175,15 @@ void print_table(std::ostream& out, const Results& results) {
     if (last.startup_s > 0) out << ", start-up " << format_duration(last.startup_s);
     if (last.evaluations > 0) out << ", " << last.evaluations << " evaluation" << (last.evaluations == 1 ? "" : "s") << " of " << format_duration(last.evaluation_s);
     if (last.first_epoch_iteration_s > last.iteration_s) out << ", the first epoch's from storage at " << format_duration(last.first_epoch_iteration_s);
+    if (last.transfer_s > 0) out << ", the dataset's transfer " << format_duration(last.transfer_s);
+    if (last.preparation_s > 0) out << ", its preparation " << format_duration(last.preparation_s);
     out << "), billed cost " << number(last.cost_to_train, "%.2f") << " USD";
-    if (last.storage_cost > 0) out << " (dataset storage " << number(last.storage_cost, "%.2f") << " USD)";
+    std::string parts;
+    for (const auto& [name, usd] : {std::pair<const char*, double>{"dataset storage", last.storage_cost},
+                                    {"transfer", last.transfer_cost}, {"preparation", last.preparation_cost}}) {
+      if (usd > 0) parts += (parts.empty() ? "" : ", ") + std::string(name) + " " + number(usd, "%.2f") + " USD";
+    }
+    if (!parts.empty()) out << " (" << parts << ")";
     out << "\n";
   }
 }

@@ -8,6 +8,7 @@
 
 #include "experiment/config_error.hpp"
 #include "experiment/load.hpp"
+#include "experiment/results.hpp"
 
 namespace dlsim::experiment::test {
 
@@ -50,5 +51,20 @@ inline void expect_error_at(const std::string& text, const KeyErrorCase& c) {
 }
 
 inline std::string case_name(const ::testing::TestParamInfo<KeyErrorCase>& info) { return info.param.name; }
+
+// ResNet-50 (AMP, 256 images per V100) on one aws/p3.16xlarge, over `samples` images for
+// `epochs` epochs, with `extra` appended to the workload mapping (lines indented by two).
+inline std::string resnet_on_one_p3(int samples, int epochs, const std::string& extra) {
+  return "cluster: {instance: aws/p3.16xlarge, nodes: 1}\n"
+         "workload:\n"
+         "  model: resnet50\n"
+         "  precision: fp16\n"
+         "  batch: {per_device: 256}\n"
+         "  data: {samples: " + std::to_string(samples) + ", epochs: " + std::to_string(epochs) + "}\n" +
+         extra;
+}
+
+// The first result row of running a scenario given as text.
+inline ResultRow first_row(const std::string& text) { return run(load_scenario_text(text, "s.yaml")).rows.at(0); }
 
 }  // namespace dlsim::experiment::test

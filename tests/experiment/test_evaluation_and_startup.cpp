@@ -15,17 +15,9 @@ namespace {
 
 // ResNet-50 on one p3.16xlarge (8 V100): 8 x 256 images per step, 4 epochs of 204,800 images
 // (exactly 100 steps each).
-std::string resnet(const std::string& extra) {
-  return "cluster: {instance: aws/p3.16xlarge, nodes: 1}\n"
-         "workload:\n"
-         "  model: resnet50\n"
-         "  precision: fp16\n"
-         "  batch: {per_device: 256}\n"
-         "  data: {samples: 204800, epochs: 4}\n" +
-         extra;
-}
+std::string resnet(const std::string& extra) { return test::resnet_on_one_p3(204800, 4, extra); }
 
-ResultRow run_text(const std::string& text) { return run(load_scenario_text(text, "s.yaml")).rows.at(0); }
+ResultRow run_text(const std::string& text) { return test::first_row(text); }
 
 TEST(EvaluationAndStartup, PassesAndStartUpAddToTheTimeToTrain) {
   const ResultRow plain = run_text(resnet(""));

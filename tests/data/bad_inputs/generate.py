@@ -261,6 +261,10 @@ bad("storage-without-loader", TRAINING, "workload.input", {"storage": {"type": "
     expect="workload.input.storage")
 bad("storage-local-no-bandwidth", TRAINING, "workload.input",
     {"loader": "pytorch", "storage": {"type": "local-nvme", "sample_bytes": "110KB"}}, expect="workload.input.storage.bandwidth")
+bad("preparation-no-rate", TRAINING, "workload.input", {"preparation": {"instance": "aws/c5.18xlarge", "nodes": 2}},
+    expect="workload.input.preparation.samples_per_vcpu")
+bad("transfer-unknown-route", TRAINING, "workload.input", {"transfer": {"route": "sneakernet", "bandwidth": "1Gbps"}},
+    expect="workload.input.transfer.route")
 bad("checkpoint-storage-local", CLUSTER, "trace.checkpoint", {"policy": "fixed", "interval": "1h", "size": "10GB", "storage": "local-nvme"},
     expect="trace.checkpoint.storage")
 
