@@ -6,6 +6,7 @@
 #include <deque>
 #include <memory>
 #include <functional>
+#include <type_traits>
 #include <map>
 #include <stdexcept>
 #include <tuple>
@@ -59,6 +60,11 @@ class Replay {
         M_(plan_.micro_batches) {
     const auto& all = c.topology->accelerators();
     job_.assign(all.begin(), all.begin() + plan_.devices());
+    for (int r = 0; r < P_; ++r) {
+      std::vector<VertexId> g;
+      for (int t = 0; t < plan_.tensor; ++t) g.push_back(accelerator(0, r, t));
+      tensor_groups_.push_back({std::move(g)});
+    }
     ranks_.resize(static_cast<std::size_t>(P_));
     for (int r = 0; r < P_; ++r) {
       Rank& rank = ranks_[static_cast<std::size_t>(r)];
@@ -164,7 +170,20 @@ class Replay {
   }
 
   // ---- deferred continuations (engine callbacks are small and trivially copyable) ----------
-  void after(double seconds, std::function<void()> fn) {
+  // A continuation that is itself a small trivially copyable callable (`[this, r] {...}`) goes
+  // to the engine as it is; any other (a std::function, a lambda holding one) waits in a slot.
+  // Both schedule one event at the same point, so the order of events is the same either way.
+  template <class F>
+  void after(double seconds, F&& fn) {
+    using Fn = std::decay_t<F>;
+    if constexpr (std::is_trivially_copyable_v<Fn> && std::is_trivially_destructible_v<Fn> &&
+                  sizeof(Fn) <= sim::InlineCallback::kCapacity && alignof(Fn) <= 8) {
+      engine_.schedule_in(sim::Time::from_seconds(seconds), std::forward<F>(fn));
+    } else {
+      after_slot(seconds, std::function<void()>(std::forward<F>(fn)));
+    }
+  }
+  void after_slot(double seconds, std::function<void()> fn) {
     std::size_t slot;
     if (free_slots_.empty()) {
       slot = continuations_.size();
@@ -198,8 +217,8 @@ class Replay {
 
   // The time of `groups` running `kind` at once, alone on the fabric (memoized).
   double isolated_time(CollectiveKind kind, double bytes, const Groups& groups, network::Algorithm algorithm) {
-    auto key = std::make_tuple(static_cast<int>(kind), bytes, groups);
-    auto it = memo_.find(key);
+    // Looked up by reference (the memo's comparator is transparent): a hit copies no groups.
+    auto it = memo_.find(std::tuple<int, double, const Groups&>(static_cast<int>(kind), bytes, groups));
     if (it != memo_.end()) return it->second;
     sim::Engine engine;
     network::Routing routing(*c_.topology);
@@ -216,26 +235,32 @@ class Replay {
     engine.run();
     memo_flows_ += static_cast<long long>(flows.flows_started());
     const double t = engine.now().seconds();
-    memo_.emplace(std::move(key), t);
+    memo_.emplace(std::make_tuple(static_cast<int>(kind), bytes, groups), t);
     return t;
+  }
+
+  // The groups with more than one rank: `groups` itself when all have (no copy, the common
+  // case), else those copied into `scratch`.
+  static const Groups& real_groups(const Groups& groups, Groups& scratch) {
+    if (std::all_of(groups.begin(), groups.end(), [](const std::vector<VertexId>& g) { return g.size() > 1; })) return groups;
+    for (const auto& g : groups) {
+      if (g.size() > 1) scratch.push_back(g);
+    }
+    return scratch;
   }
 
   // isolated_time of the groups with more than one rank (0 when none or no bytes).
   double alone_time(CollectiveKind kind, double bytes, const Groups& groups) {
-    Groups real;
-    for (const auto& g : groups) {
-      if (g.size() > 1) real.push_back(g);
-    }
+    Groups scratch;
+    const Groups& real = real_groups(groups, scratch);
     return real.empty() || bytes <= 0 ? 0.0 : isolated_time(kind, bytes, real, network::Algorithm::automatic);
   }
 
   // Runs `kind` over every group at once; `done` runs when all have finished.
   void run_groups(CollectiveKind kind, double bytes, const Groups& groups, network::Algorithm algorithm,
                   std::function<void()> done) {
-    Groups real;
-    for (const auto& g : groups) {
-      if (g.size() > 1) real.push_back(g);
-    }
+    Groups scratch;
+    const Groups& real = real_groups(groups, scratch);
     if (real.empty() || bytes <= 0) {
       after(0, std::move(done));
       return;
@@ -246,23 +271,20 @@ class Replay {
     }
     auto remaining = std::make_shared<int>(static_cast<int>(real.size()));
     auto shared_done = std::make_shared<std::function<void()>>(std::move(done));
-    for (auto& g : real) {
+    for (const auto& g : real) {
       network::CollectiveSpec spec;
       spec.kind = kind;
       spec.algorithm = algorithm;
       spec.bytes = bytes;
-      spec.ranks = std::move(g);
+      spec.ranks = g;
       collectives_.start(spec, [remaining, shared_done](const network::CollectiveResult&) {
         if (--*remaining == 0) (*shared_done)();
       });
     }
   }
 
-  Groups tensor_groups(int r) const {
-    std::vector<VertexId> g;
-    for (int t = 0; t < plan_.tensor; ++t) g.push_back(accelerator(0, r, t));
-    return {g};
-  }
+  // Built once per pipeline rank: tensor-parallel collectives run at every layer.
+  const Groups& tensor_groups(int r) const { return tensor_groups_[static_cast<std::size_t>(r)]; }
   // Context groups of pipeline rank r (replica 0), one per tensor rank: the rings of ring attention.
   Groups context_groups(int r) const {
     Groups out;
@@ -909,7 +931,8 @@ class Replay {
   std::vector<char> arrived_forward_, arrived_backward_;
   std::vector<std::function<void()>> continuations_;
   std::vector<std::size_t> free_slots_;
-  std::map<std::tuple<int, double, Groups>, double> memo_;
+  std::vector<Groups> tensor_groups_;  // per pipeline rank
+  std::map<std::tuple<int, double, Groups>, double, std::less<>> memo_;
   long long memo_flows_ = 0;
 };
 
