@@ -25,6 +25,7 @@ using models::MemoryKernel;
 using models::Precision;
 
 constexpr std::size_t kMinGemmRows = 12;
+constexpr std::size_t kMinAlignmentRows = 2;   // misaligned rows of one class that set its slowdown
 constexpr std::size_t kMinMemoryRows = 4;
 constexpr std::size_t kMinLayoutRows = 8;
 constexpr std::size_t kMaxSimplexRows = 3000;  // rows the constants are fitted on (evenly thinned)
@@ -160,11 +161,41 @@ void held_out_memory(const std::vector<const MeasuredMemoryKernel*>& rows, const
 
 }  // namespace
 
-models::GemmParams fit_gemm(const std::vector<const MeasuredGemm*>& rows, const models::DeviceSpec& device,
+namespace {
+
+// Misaligned rows (gemm_model.hpp): the slowdown of each alignment class with rows, the median
+// of measured / predicted as if aligned. A class whose kernels are not slower (median <= 1) keeps none.
+void fit_alignment_factors(const std::vector<const MeasuredGemm*>& misaligned, const models::DeviceSpec& device,
+                        GemmParams& p) {
+  std::array<std::vector<const MeasuredGemm*>, 4> by_class;
+  for (const MeasuredGemm* r : misaligned) by_class[static_cast<std::size_t>(models::alignment_class(r->shape.alignment_bytes))].push_back(r);
+  for (std::size_t c = 0; c < by_class.size(); ++c) {
+    if (by_class[c].size() < kMinAlignmentRows) continue;
+    std::vector<double> ratio;
+    for (const MeasuredGemm* r : by_class[c]) {
+      const double part = gemm_predict(*r, device, p) - p.fixed_s;
+      ratio.push_back(std::max(r->seconds - p.fixed_s, 0.25 * r->seconds) / part);
+    }
+    const double slowdown = median(ratio);
+    p.alignment_factor[c] = slowdown > 1 ? slowdown : 0.0;
+  }
+}
+
+}  // namespace
+
+models::GemmParams fit_gemm(const std::vector<const MeasuredGemm*>& all_rows, const models::DeviceSpec& device,
                             Precision precision) {
+  // The mechanism, layout factors and correction on aligned rows; the alignment slowdowns on the
+  // rest, on GPUs whose fast kernels need 16-byte aligned rows (alignment_applies).
+  std::vector<const MeasuredGemm*> rows, misaligned;
+  for (const MeasuredGemm* r : all_rows) {
+    const bool aligned = !models::alignment_applies(device) || models::alignment_class(r->shape.alignment_bytes) < 0;
+    (aligned ? rows : misaligned).push_back(r);
+  }
   if (rows.size() < kMinGemmRows) {
     throw std::invalid_argument("fit_gemm: " + std::to_string(rows.size()) + " " + gemm_label(precision) +
-                                " rows; at least " + std::to_string(kMinGemmRows) + " are needed");
+                                " rows with 16-byte aligned operands; at least " + std::to_string(kMinGemmRows) +
+                                " are needed");
   }
   // 1. The mechanism's constants, on thinned rows, from three starts.
   const auto sample = thinned(rows, kMaxSimplexRows);
@@ -205,6 +236,7 @@ models::GemmParams fit_gemm(const std::vector<const MeasuredGemm*>& rows, const 
     residual.push_back(std::log(std::max(r->seconds - p.fixed_s, 0.25 * r->seconds) / part));
   }
   fit_correction(rows, residual, p);
+  fit_alignment_factors(misaligned, device, p);
   return p;
 }
 
@@ -261,8 +293,20 @@ KernelFit fit_kernel_profile(const KernelTables& tables, const std::string& gpu,
       throw std::invalid_argument("GPU '" + gpu + "': device " + device.name + " has no " +
                                   std::string(models::to_string(precision)) + " peak for the measured GEMMs");
     }
+    const auto aligned = static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), [&](const MeasuredGemm* r) {
+      return !models::alignment_applies(device) || models::alignment_class(r->shape.alignment_bytes) < 0;
+    }));
+    if (aligned < kMinGemmRows) {
+      fit.notes.push_back(gemm_label(precision) + ": " + std::to_string(aligned) + " rows with aligned operands, fewer than the " +
+                          std::to_string(kMinGemmRows) + " a fit needs; not fitted");
+      continue;
+    }
     fit.profile.gemm[static_cast<std::size_t>(precision)] = fit_gemm(rows, device, precision);
     if (held_out) held_out_gemm(rows, device, precision, fit.held_out);
+  }
+  if (fit.notes.size() == gemm.size()) {
+    throw std::invalid_argument("GPU '" + gpu + "': no GEMM precision has the " + std::to_string(kMinGemmRows) +
+                                " rows a fit needs");
   }
   if (!memory.empty()) {
     fit.profile.memory = fit_memory(memory);

@@ -49,11 +49,17 @@ struct ErrorSummary {
 struct KernelFit {
   models::KernelProfile profile;
   std::vector<HeldOut> held_out;
+  // What was left out, one line each (a GEMM precision with too few rows to fit: that precision
+  // then borrows another's fractions at run time, models/kernel_profile.hpp).
+  std::vector<std::string> notes;
 };
 
 // Fits the rows of `tables` measured on `gpu` (the label in the tables' gpu column) for
-// `device`. Throws std::invalid_argument when no row is for that GPU or a family is too small to
-// fit (fewer than 12 GEMM rows of a precision; fewer than 4 rows of a memory class are skipped).
+// `device`. Throws std::invalid_argument when no row is for that GPU or no GEMM precision has the
+// 12 rows with 16-byte aligned operands a fit needs (misaligned rows set the alignment slowdowns,
+// gemm_model.hpp). A GEMM precision with fewer rows is skipped (said in `notes`: a local
+// calibration measures FP64, FP32, TF32 and FP8 on a few square sizes only, for the peaks); a
+// memory class with fewer than 4 rows is skipped.
 // `held_out`: also run the leave-one-group-out predictions (slower: one fit per group).
 KernelFit fit_kernel_profile(const KernelTables& tables, const std::string& gpu, const models::DeviceSpec& device,
                              bool held_out = true);

@@ -1,6 +1,7 @@
 // Reading measured kernel tables (kernel_tables.hpp).
 #include "calibration/kernel_tables.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -19,6 +20,7 @@ class Row {
   Row(const std::map<std::string, std::size_t>& columns, std::vector<std::string> cells, std::string where)
       : columns_(columns), cells_(std::move(cells)), where_(std::move(where)) {}
 
+  bool has(const std::string& column) const { return columns_.count(column) != 0; }
   const std::string& text(const std::string& column) const {
     const auto it = columns_.find(column);
     if (it == columns_.end()) fail(column, "missing column");
@@ -57,7 +59,8 @@ Precision precision_of(const Row& r, const std::string& column) {
   if (p == "fp32") return Precision::fp32;
   if (p == "tf32") return Precision::tf32;
   if (p == "fp8") return Precision::fp8;
-  r.fail(column, "unknown precision '" + p + "' (fp16, fp16_mixed, fp16_pseudo, bf16, fp32, tf32, fp8)");
+  if (p == "fp64") return Precision::fp64;  // dlsim calibrate --backend cuda measures FP64 GEMMs too
+  r.fail(column, "unknown precision '" + p + "' (fp16, fp16_mixed, fp16_pseudo, bf16, fp32, tf32, fp8, fp64)");
 }
 
 // DeepBench's cuBLAS column-major transposes as a row-major layout (see the header).
@@ -73,13 +76,26 @@ GemmLayout deepbench_layout(const Row& r) {
   r.fail("a_transpose", "TT products are not modelled");
 }
 
+// The optional layout column of a vidur-format GEMM table (calibration/pytorch_kernels.py writes
+// the three products of a layer): NT, NN or TN, row-major as gemm_model.hpp names them.
+GemmLayout vidur_layout(const Row& r) {
+  if (!r.has("layout") || r.blank("layout")) return GemmLayout::nt;
+  std::string l = r.text("layout");
+  for (char& c : l) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (l == "NT") return GemmLayout::nt;
+  if (l == "NN") return GemmLayout::nn;
+  if (l == "TN") return GemmLayout::tn;
+  r.fail("layout", "'" + r.text("layout") + "' must be NT, NN or TN (row-major; TT is not modelled)");
+}
+
 void read_vidur_gemm(const Row& r, int line, KernelTables& into) {
   MeasuredGemm g;
   g.gpu = r.text("gpu");
   g.source = r.text("source_model");
   g.op = r.text("op");
-  g.shape = {r.number("m"), r.number("n"), r.number("k"), 1, GemmLayout::nt};
+  g.shape = {r.number("m"), r.number("n"), r.number("k"), 1, vidur_layout(r)};
   g.precision = precision_of(r, "dtype");
+  g.shape.alignment_bytes = models::operand_alignment_bytes(g.shape, models::bytes_per_element(g.precision));
   g.seconds = r.number("median_ms") * 1e-3;
   g.line = line;
   into.gemm.push_back(g);
@@ -112,6 +128,7 @@ void read_deepbench_gemm(const Row& r, int line, KernelTables& into) {
   // Column-major C[M x N] is row-major C^T[N x M]: m and n swap.
   g.shape = {r.number("n"), r.number("m"), r.number("k"), 1, deepbench_layout(r)};
   g.precision = precision_of(r, "precision");
+  g.shape.alignment_bytes = models::operand_alignment_bytes(g.shape, models::bytes_per_element(g.precision));
   g.seconds = r.number("time_ms") * 1e-3;
   g.line = line;
   into.gemm.push_back(g);

@@ -4,8 +4,9 @@
 // fitter (kernel_fit.hpp) and `dlsim kernel`. The format is told by the header line.
 //
 // Columns used (others are ignored):
-//   vidur GEMM          gpu, source_model, op, m, n, k, dtype, median_ms
-//                       (Y[m, n] = X[m, k] W[n, k]^T: layout NT)
+//   vidur GEMM          gpu, source_model, op, m, n, k, dtype, median_ms, optional layout
+//                       (Y[m, n] = X[m, k] W[n, k]^T: layout NT; a layout column, as
+//                       calibration/pytorch_kernels.py writes, may say NN or TN)
 //   vidur element-wise  gpu, source_model, op, num_tokens, elements, bytes, dtype, median_ms
 //   DeepBench GEMM      gpu, precision, source, m, n, k, a_transpose, b_transpose, time_ms
 //                       (cuBLAS column-major C[M, N] = op(A) op(B); as row-major C^T = op(B)^T

@@ -34,6 +34,12 @@ STEPS = [
      "optimizer": "adam"},
     {"name": "gpt2", "model": "gpt2", "batch": 8, "sequence_length": 1024, "precision": "bf16", "optimizer": "adam"},
 ]
+# Not run by default (--only NAME): GPT-2 with its vocabulary padded to a multiple of 64 (nanoGPT's
+# 50,304), which shows what the unpadded 50,257 costs in the vocabulary projection's GEMMs.
+EXTRA_STEPS = [
+    {"name": "gpt2-vocab50304", "model": "gpt2", "vocab": 50304, "batch": 8, "sequence_length": 1024,
+     "precision": "bf16", "optimizer": "adam"},
+]
 DISTINCT_BATCHES = 4
 
 
@@ -79,6 +85,8 @@ def build(torch, step):
         model = transformers.BertForMaskedLM(config)
     elif step["model"] == "gpt2":
         config = transformers.GPT2Config()   # 12 layers, hidden 768, 12 heads, context 1024
+        if step.get("vocab"):
+            config.vocab_size = step["vocab"]
         model = transformers.GPT2LMHeadModel(config)
     else:
         fail("unknown model " + step["model"])
@@ -98,7 +106,7 @@ def optimizer_for(torch, step, model):
     return torch.optim.AdamW(model.parameters(), lr=1e-4)
 
 
-def time_step(torch, step, warmup, repeats):
+def time_step(torch, step, warmup, repeats, profile_kernels=False):
     precision = step["precision"]
     torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
     torch.backends.cudnn.allow_tf32 = precision == "tf32"
@@ -133,12 +141,59 @@ def time_step(torch, step, warmup, repeats):
         stop.synchronize()
         times.append(start.elapsed_time(stop) * 1e-3)
     peak = torch.cuda.max_memory_allocated()
+    breakdown = None
+    if profile_kernels:
+        try:
+            breakdown = kernel_breakdown(torch, one, repeats=5)
+        except Exception as e:  # noqa: BLE001 - the step's time stands without its breakdown
+            print("pytorch_steps.py: no kernel breakdown for %s: %s" % (step["name"], e), file=sys.stderr)
     del model, opt, batches
     torch.cuda.empty_cache()
     torch.cuda.reset_peak_memory_stats()
     q = statistics.quantiles(times, n=10) if len(times) >= 2 else [times[0]] * 9
-    return dict(step, median_s=statistics.median(times), p10_s=q[0], p90_s=q[-1], min_s=min(times),
-                max_s=max(times), repeats=repeats, warmup=warmup, peak_memory_bytes=peak, times_s=times)
+    result = dict(step, median_s=statistics.median(times), p10_s=q[0], p90_s=q[-1], min_s=min(times),
+                  max_s=max(times), repeats=repeats, warmup=warmup, peak_memory_bytes=peak, times_s=times)
+    if breakdown:
+        result["kernels"] = breakdown
+    return result
+
+
+# Kernel classes by CUDA kernel name (cuBLAS/CUTLASS GEMMs, cuDNN convolutions, FlashAttention);
+# everything else is a memory-bound kernel (element-wise, norms, softmax, reductions, optimizer).
+KERNEL_CLASSES = [
+    ("attention", ("flash", "fmha", "attention")),
+    ("convolution", ("convolution", "conv2d", "implicit", "winograd", "dgrad", "wgrad", "cudnn", "fprop")),
+    ("gemm", ("gemm", "cutlass", "xmma", "sm90_", "sm80_", "cublas", "nvjet")),
+]
+
+
+def kernel_class(name):
+    lower = name.lower()
+    for label, keys in KERNEL_CLASSES:
+        if any(k in lower for k in keys):
+            return label
+    return "memory-bound"
+
+
+def kernel_breakdown(torch, one, repeats):
+    """Device time per kernel class, and the kernel count, per step: `repeats` steps under torch.profiler."""
+    from torch.profiler import ProfilerActivity, profile
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for i in range(repeats):
+            one(i)
+        torch.cuda.synchronize()
+    per_class, per_name, count = {}, {}, 0
+    for e in prof.events():
+        if e.device_type != torch.autograd.DeviceType.CUDA:
+            continue
+        t = e.time_range.elapsed_us() * 1e-6 / repeats   # a kernel's own span, microseconds -> seconds per step
+        per_class[kernel_class(e.name)] = per_class.get(kernel_class(e.name), 0.0) + t
+        per_name[e.name] = per_name.get(e.name, 0.0) + t
+        count += 1
+    top = sorted(per_name.items(), key=lambda kv: -kv[1])[:12]
+    return {"device_time_s": sum(per_class.values()), "by_class_s": per_class,
+            "kernels_per_step": count / repeats, "top": [{"name": n[:120], "s": t} for n, t in top]}
 
 
 def main():
@@ -148,24 +203,31 @@ def main():
                         ", ".join(s["name"] for s in STEPS))
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument("--kernels", action="store_true",
+                        help="also record each step's device time per kernel class (torch.profiler, 5 more steps)")
     args = parser.parse_args()
     if args.warmup < 0 or args.repeats < 1:
         fail("--warmup must be >= 0 and --repeats >= 1")
     steps = STEPS
     if args.only:
-        names = {s["name"] for s in STEPS}
+        names = {s["name"] for s in STEPS + EXTRA_STEPS}
         unknown = [n for n in args.only if n not in names]
         if unknown:
             fail("unknown step %s; known: %s" % (", ".join(unknown), ", ".join(sorted(names))))
-        steps = [s for s in STEPS if s["name"] in args.only]
+        steps = [s for s in STEPS + EXTRA_STEPS if s["name"] in args.only]
     torch = import_torch()
     props = torch.cuda.get_device_properties(0)
     results = []
     for step in steps:
-        r = time_step(torch, step, args.warmup, args.repeats)
+        r = time_step(torch, step, args.warmup, args.repeats, args.kernels)
         print("%-10s batch %4d %-5s median %8.2f ms (p10 %.2f, p90 %.2f)" % (
             r["name"], r["batch"], r["precision"], 1e3 * r["median_s"], 1e3 * r["p10_s"], 1e3 * r["p90_s"]),
             flush=True)
+        if "kernels" in r:
+            k = r["kernels"]
+            print("           device time %.2f ms in %d kernels: %s" % (
+                1e3 * k["device_time_s"], k["kernels_per_step"],
+                ", ".join("%s %.2f ms" % (c, 1e3 * t) for c, t in sorted(k["by_class_s"].items()))), flush=True)
         results.append(r)
     doc = {
         "format": "dlsim-pytorch-steps-1",

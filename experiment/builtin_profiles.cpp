@@ -1,6 +1,7 @@
 // The catalog with its shipped kernel profiles (builtin_profiles.hpp).
 #include "experiment/builtin_profiles.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
@@ -62,6 +63,29 @@ models::Catalog build_builtin_catalog() {
     kernels.conv = v100->conv;
     kernels.bands[static_cast<std::size_t>(models::KernelFamilyKind::conv)] = v100->bands[static_cast<std::size_t>(models::KernelFamilyKind::conv)];
     kernels.source += "; convolutions with the V100-16GB's constants (DeepBench)";
+  }
+  // Alignment slowdowns (models/gemm_model.hpp) were measured on the H200 only (dlsim calibrate and
+  // calibration/pytorch_kernels.py on a local GPU). A profile without them takes those of a
+  // measured device of the same generation: the same SMs run the same cuBLAS kernels (the H100
+  // takes the H200's). Other generations keep none: their misaligned kernels are not measured.
+  for (auto& [name, kernels] : measured) {
+    const models::DeviceSpec* device = catalog.find_device(name);
+    for (const auto& [other, donor] : measured) {
+      const models::DeviceSpec* donor_device = catalog.find_device(other);
+      if (other == name || device == nullptr || donor_device == nullptr || donor_device->generation != device->generation) continue;
+      bool borrowed = false;
+      for (std::size_t p = 0; p < kernels.gemm.size(); ++p) {
+        const auto& theirs = donor.gemm[p].alignment_factor;
+        auto& ours = kernels.gemm[p].alignment_factor;
+        const bool ours_empty = std::all_of(ours.begin(), ours.end(), [](double f) { return f == 0; });
+        const bool theirs_set = std::any_of(theirs.begin(), theirs.end(), [](double f) { return f > 0; });
+        if (kernels.gemm[p].fitted() && ours_empty && theirs_set) {
+          ours = theirs;
+          borrowed = true;
+        }
+      }
+      if (borrowed) kernels.source += "; GEMM alignment slowdowns from " + other;
+    }
   }
   for (const auto& [target, origin] : kOrigins) {
     const models::DeviceSpec* to = catalog.find_device(target);

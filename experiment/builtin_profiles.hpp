@@ -1,13 +1,17 @@
 // The catalog dlsim uses: the built-in devices and instances (models::Catalog::builtin()) with
 // the shipped kernel-level profiles. Five devices have a profile fitted on measured kernels
 // (calibration/profiles/, by `dlsim calibrate --import` on ../shared/reference/kernels):
-// A100-80GB, H100-SXM and A40 (vidur's GEMM and element-wise tables) and V100-16GB and P100-PCIe
+// A100-80GB, H100-SXM and A40 (vidur's GEMM and element-wise tables), V100-16GB and P100-PCIe
 // (DeepBench's GEMM and convolution tables). Their relatives get the nearest one transferred by
-// datasheet ratios (models/profile_transfer.hpp): A100-40GB from A100-80GB, H200 from H100-SXM,
+// datasheet ratios (models/profile_transfer.hpp): A100-40GB from A100-80GB, H200 from H100-SXM
+// (the profile fitted on kernels dlsim measured on an H200, calibration/profiles/h200.yaml,
+// predicts held-out training GEMMs measured there less well: 16.6% median error against 9.1%,
+// since its GEMMs are 264 forward shapes of one layout; it gives the Hopper alignment slowdowns),
 // V100-32GB and T4 from V100-16GB, P100 and K80 from P100-PCIe, A10, A10G and L4 from A40. TPUs
 // keep the roofline: no TPU kernel was measured. What a table did not measure comes from the
 // nearest device that measured it: V100 and P100 memory-bound kernels from the A100's curves
-// (scaled by bandwidth), A100, H100 and A40 convolutions with the V100's constants.
+// (scaled by bandwidth), A100, H100 and A40 convolutions with the V100's constants, the H100's
+// (and so the H200's) GEMM alignment slowdowns from the H200's profile (same generation).
 #pragma once
 #include <string>
 #include <vector>

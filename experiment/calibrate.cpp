@@ -114,6 +114,7 @@ void add_kernel_model(ProfileDocument& doc, const std::vector<calibration::CaseS
     out << "wrote " << path << "\n";
   }
   const calibration::KernelFit fit = calibration::fit_kernel_profile(tables, cal.spec.name, cal.spec, true);
+  for (const std::string& note : fit.notes) out << "kernel model: " << note << "\n";
   cal.profile.kernels = fit.profile;
   cal.profile.kernels.source = "fitted on kernels measured by dlsim calibrate (" + cal.date + ")";
   doc.held_out = calibration::summarize_held_out(fit.held_out);

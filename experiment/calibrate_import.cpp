@@ -102,6 +102,7 @@ int import_kernel_tables(const CalibrateOptions& o, std::ostream& out, std::ostr
   } catch (const std::invalid_argument& e) {
     usage_error("--import", e.what());
   }
+  for (const std::string& note : fit.notes) out << "kernel model: " << note << "\n";
   std::string sources;
   for (const auto& f : tables.files) sources += (sources.empty() ? "" : ", ") + f.substr(f.find_last_of('/') + 1);
   fit.profile.source = "fitted by dlsim calibrate --import on GPU '" + gpu + "' of " + sources;

@@ -97,6 +97,8 @@ GemmPrediction predict_gemm(const KernelDevice& device, const models::GemmShape&
   GemmPrediction p;
   p.device = device;
   p.shape = shape;
+  // A GEMM given by its shape is a dense row-major product: its alignment follows from the shape.
+  p.shape.alignment_bytes = models::operand_alignment_bytes(shape, models::bytes_per_element(precision));
   p.precision = precision;
   for (std::size_t q = 0; q < kernels.gemm.size(); ++q) {
     if (&kernels.gemm[q] == params) p.fitted = static_cast<Precision>(q);
@@ -104,7 +106,7 @@ GemmPrediction predict_gemm(const KernelDevice& device, const models::GemmShape&
   // FP8 without measured FP8 constants: the 16-bit constants at FP8's lower measured fraction of
   // its peak, as the training replay runs Transformer Engine's FP8 GEMMs (models/fp8_recipe.hpp).
   const models::GemmParams used = precision == Precision::fp8 ? models::fp8_gemm_params(kernels) : *params;
-  p.estimate = models::gemm_time(shape, precision, *device.spec, used);
+  p.estimate = models::gemm_time(p.shape, precision, *device.spec, used);
   p.tflops = 2 * shape.m * shape.n * shape.k * shape.batch / p.estimate.seconds / 1e12;
   p.interval = interval_of(kernels, models::KernelFamilyKind::gemm, p.estimate.seconds);
   return p;
@@ -217,6 +219,14 @@ void print_gemm_prediction(std::ostream& out, const GemmPrediction& p) {
   if (p.fitted != p.precision) out << "; constants fitted on " << models::to_string(p.fitted);
   if (p.precision == Precision::fp8 && p.fitted != p.precision) out << ", peak fraction scaled for fp8";
   out << "\n";
+  if (models::alignment_class(s.alignment_bytes) >= 0) {
+    out << "  alignment   leading dimensions aligned to " << printf_string("%.0f", s.alignment_bytes)
+        << " B, not 16: "
+        << (e.alignment_factor != 1 ? printf_string("x %.3g, the measured slowdown of the kernels for such operands",
+                                                    e.alignment_factor)
+                                    : std::string("no slowdown measured for this class on this device"))
+        << "\n";
+  }
   print_interval(out, p.interval, "GEMMs (m >= 64)");
 }
 

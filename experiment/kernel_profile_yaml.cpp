@@ -11,6 +11,7 @@ using models::Precision;
 constexpr Precision kPrecisions[] = {Precision::fp64, Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16, Precision::fp8};
 constexpr const char* kLayouts[] = {"nn", "nt", "tn"};
 constexpr const char* kDims[] = {"m", "n", "k"};
+constexpr const char* kAlignmentKeys[] = {"1B", "2B", "4B", "8B"};  // by models::alignment_class
 constexpr double kHuge = 1e30;
 
 void emit_list(YAML::Emitter& out, const char* key, const std::vector<double>& v) {
@@ -27,6 +28,15 @@ void emit_gemm(YAML::Emitter& out, const models::GemmParams& g) {
   out << YAML::Key << "layout_factor" << YAML::Value << YAML::Flow << YAML::BeginMap;
   for (std::size_t l = 0; l < 3; ++l) out << YAML::Key << kLayouts[l] << YAML::Value << g.layout_factor[l];
   out << YAML::EndMap;
+  bool measured = false;
+  for (double f : g.alignment_factor) measured = measured || f > 0;
+  if (measured) {  // written only when measured, so profiles without misaligned rows read as before
+    out << YAML::Key << "alignment_factor" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    for (std::size_t c = 0; c < g.alignment_factor.size(); ++c) {
+      if (g.alignment_factor[c] > 0) out << YAML::Key << kAlignmentKeys[c] << YAML::Value << g.alignment_factor[c];
+    }
+    out << YAML::EndMap;
+  }
   out << YAML::Key << "correction" << YAML::Value << YAML::BeginMap;
   for (std::size_t d = 0; d < 3; ++d) {
     if (g.correction[d].empty()) continue;
@@ -49,6 +59,13 @@ models::GemmParams read_gemm(MapReader& parent, const std::string& key) {
   MapReader layouts(r.node("layout_factor"), r.path_of("layout_factor"), r.source(), true);
   for (std::size_t l = 0; l < 3; ++l) g.layout_factor[l] = layouts.number(kLayouts[l], 1e-3, 1e3, 1.0);
   layouts.finish();
+  if (r.has("alignment_factor")) {
+    MapReader align(r.node("alignment_factor"), r.path_of("alignment_factor"), r.source(), true);
+    for (std::size_t c = 0; c < g.alignment_factor.size(); ++c) {
+      g.alignment_factor[c] = align.number(kAlignmentKeys[c], 0, 1000, 0.0);
+    }
+    align.finish();
+  }
   MapReader corr(r.node("correction"), r.path_of("correction"), r.source(), true);
   for (std::size_t d = 0; d < 3; ++d) {
     if (!corr.has(kDims[d])) continue;

@@ -20,6 +20,29 @@ double LogLinear::at(double x) const {
   return values[lo] + f * (values[hi] - values[lo]);
 }
 
+double operand_alignment_bytes(const GemmShape& s, double element_bytes) {
+  const auto bytes_of = [&](double dim) {
+    const double b = dim * element_bytes;
+    if (!(b >= 1) || b != std::floor(b) || b > 9.0e15) return std::min(element_bytes, 16.0);
+    const auto whole = static_cast<long long>(b);
+    double a = 1;
+    while (a < 16 && whole % static_cast<long long>(2 * a) == 0) a *= 2;
+    return a;
+  };
+  const double first = s.layout == GemmLayout::tn ? s.m : s.k;  // A's leading dimension
+  return std::min(bytes_of(first), bytes_of(s.n));              // B's (k or n) and C's (n)
+}
+
+int alignment_class(double alignment_bytes) {
+  if (alignment_bytes >= 16) return -1;
+  if (alignment_bytes >= 8) return 3;
+  if (alignment_bytes >= 4) return 2;
+  if (alignment_bytes >= 2) return 1;
+  return 0;
+}
+
+bool alignment_applies(const DeviceSpec& device) { return device.generation == Generation::hopper; }
+
 const std::vector<std::array<int, 2>>& gemm_tiles(Generation g, Precision p) {
   // cuBLAS's CTA tiles for tensor-core GEMMs from Volta to Hopper (CUTLASS's default tile
   // sizes: 256x128, 128x256, 128x128, 256x64, 64x256, 128x64, 64x128, 64x64).
@@ -99,7 +122,12 @@ GemmEstimate gemm_mechanism(const GemmShape& s, Precision precision, const Devic
 GemmEstimate gemm_time(const GemmShape& s, Precision precision, const DeviceSpec& device, const GemmParams& p) {
   GemmEstimate e = gemm_mechanism(s, precision, device, p);
   const double log_correction = p.correction[0].at(s.m) + p.correction[1].at(s.n) + p.correction[2].at(s.k);
-  e.seconds = e.mechanism_s * p.layout_factor[static_cast<std::size_t>(s.layout)] * std::exp(log_correction) + p.fixed_s;
+  const int aligned = alignment_class(s.alignment_bytes);
+  const double slowdown = aligned < 0 || !alignment_applies(device) ? 0.0 : p.alignment_factor[static_cast<std::size_t>(aligned)];
+  e.alignment_factor = slowdown > 0 ? slowdown : 1.0;
+  e.seconds = e.mechanism_s * p.layout_factor[static_cast<std::size_t>(s.layout)] * std::exp(log_correction) *
+                  e.alignment_factor +
+              p.fixed_s;
   return e;
 }
 

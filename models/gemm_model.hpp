@@ -20,6 +20,25 @@
 // exp(f_m(log2 m) + f_n(log2 n) + f_k(log2 k)), each f piecewise linear: what the real
 // heuristic and kernels do on average that the mechanism lacks. The mechanism gives the shape of
 // the curve (steps at tile and wave boundaries, the memory-bound regime); the data set its level.
+//
+// Operand alignment: the fast kernels load and store 16 bytes at a time, and on Hopper they move
+// tiles with the tensor memory accelerator, which needs every row of a matrix to start on a
+// 16-byte boundary. When an operand's leading dimension (row length) times the element size is
+// not a multiple of 16 bytes (GPT-2's vocabulary of 50,257 in FP16/BF16), cuBLAS falls back to
+// kernels that load 1, 2 or 4 elements at a time (measured on an H200: 95-150 TFLOP/s at 2-byte
+// alignment and 200-230 at 4-byte against 700-780 padded, calibration/measured/h200/). The
+// model multiplies the time by a measured slowdown per alignment class (1, 2, 4, 8 bytes: the
+// median of measured / predicted-as-aligned over misaligned kernels; a ratio, so that it carries
+// over between profiles of one generation); a class without measurements has none. The leading
+// dimensions are, row-major:
+// nt: k (A and B) and n (C); nn: k (A) and n (B and C); tn: m (A) and n (B and C).
+// alignment_bytes is set by whoever knows the operands are dense row-major tensors (measured
+// tables, dlsim kernel); 16 (the default) means aligned. The slowdown is fitted and applied on
+// Hopper and later only (alignment_applies): there the fast kernels move tiles with the TMA,
+// which refuses unaligned rows, and the fallback is 3-7x slower. Earlier GPUs load with vector
+// instructions that degrade gently: DeepBench's misaligned V100 GEMMs run 5-15% slower than the
+// aligned fit predicts, and splitting them out of the fit made its held-out errors worse, so
+// there they stay in the ordinary fit.
 #pragma once
 #include <array>
 #include <vector>
@@ -37,7 +56,19 @@ struct GemmShape {
   double m = 1, n = 1, k = 1;
   double batch = 1;                  // independent products (batched GEMM), >= 1
   GemmLayout layout = GemmLayout::nt;
+  double alignment_bytes = 16;       // of the leading dimensions (operand_alignment_bytes); >= 16: aligned
 };
+
+// The alignment in bytes (1, 2, 4, 8 or 16: the largest power of two up to 16 dividing them) of
+// the leading dimensions of a dense row-major GEMM's operands (see above), for elements of
+// `element_bytes`. A dimension that is not a whole number of elements (a width split unevenly
+// over tensor-parallel ranks) counts as aligned to one element.
+double operand_alignment_bytes(const GemmShape& shape, double element_bytes);
+// The cap class of an alignment: 0 for 1 byte, 1 for 2, 2 for 4, 3 for 8; -1 when aligned (>= 16).
+int alignment_class(double alignment_bytes);
+// Whether operand alignment has a slowdown of its own on `device` (Hopper and later GPUs).
+bool alignment_applies(const DeviceSpec& device);
+inline constexpr double kAlignmentClassBytes[4] = {1, 2, 4, 8};
 
 // A piecewise-linear function of log2(x), constant beyond its end nodes; empty = 0.
 struct LogLinear {
@@ -56,6 +87,9 @@ struct GemmParams {
   double fixed_s = 0;                // device-side fixed time of one kernel, seconds
   std::array<double, 3> layout_factor{1, 1, 1};  // by GemmLayout
   std::array<LogLinear, 3> correction;           // f_m, f_n, f_k
+  // Slowdown of the kernels cuBLAS has for operands aligned to 1, 2, 4 or 8 bytes
+  // (alignment_class) against aligned ones; 0: not measured, none.
+  std::array<double, 4> alignment_factor{0, 0, 0, 0};
   bool fitted() const { return peak_fraction > 0; }
 };
 
@@ -65,6 +99,7 @@ struct GemmEstimate {
   int tile_m = 0, tile_n = 0, split_k = 1;
   double tiles = 0, waves = 0;
   bool memory_bound = false;
+  double alignment_factor = 1;       // the slowdown the operands' alignment applied
   double mechanism_s = 0;            // before the layout factor and the correction
 };
 
@@ -77,7 +112,7 @@ const std::vector<std::array<int, 2>>& gemm_tiles(Generation g, Precision p);
 // peak for `precision`; throws std::invalid_argument otherwise or for m, n, k, batch < 1.
 GemmEstimate gemm_mechanism(const GemmShape& shape, Precision precision, const DeviceSpec& device,
                             const GemmParams& params);
-// The full model: mechanism x layout factor x correction + fixed time.
+// The full model: mechanism x layout factor x correction x alignment slowdown + fixed time.
 GemmEstimate gemm_time(const GemmShape& shape, Precision precision, const DeviceSpec& device,
                        const GemmParams& params);
 

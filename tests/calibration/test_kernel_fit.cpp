@@ -135,5 +135,57 @@ TEST(KernelFit, RefusesTablesWithoutTheGpuOrWithoutGemms) {
   EXPECT_THROW(fit_kernel_profile(memory_only, "G", gpu(), false), std::invalid_argument);
 }
 
+TEST(KernelFit, APrecisionWithTooFewRowsIsSkippedWithANote) {
+  KernelTables t = synthetic_gemms();
+  // dlsim calibrate --backend cuda measures FP64 at 8 square sizes only: not enough to fit.
+  for (double side = 64; side <= 8192; side *= 2) {
+    MeasuredGemm g;
+    g.gpu = "G";
+    g.source = "square";
+    g.shape = {side, side, side, 1, models::GemmLayout::nt};
+    g.precision = models::Precision::fp32;
+    g.seconds = 1e-3;
+    t.gemm.push_back(g);
+  }
+  const KernelFit fit = fit_kernel_profile(t, "G", test::test_gpu("test-gpu", 40, 100e12, 1e12, models::Generation::ampere, 20e12), false);
+  EXPECT_TRUE(fit.profile.gemm[static_cast<std::size_t>(models::Precision::fp16)].fitted());
+  EXPECT_FALSE(fit.profile.gemm[static_cast<std::size_t>(models::Precision::fp32)].fitted());
+  ASSERT_EQ(fit.notes.size(), 1u);
+  EXPECT_NE(fit.notes[0].find("gemm fp32: 8 rows"), std::string::npos) << fit.notes[0];
+}
+
+// On Hopper, rows whose operands are not 16-byte aligned are left out of the mechanism's fit and
+// set their class's slowdown: here 4x for 2-byte rows, made by the known model.
+TEST(KernelFit, MisalignedRowsSetTheAlignmentSlowdownOnHopper) {
+  const models::DeviceSpec hopper = test::test_gpu("hopper", 40, 100e12, 1e12, models::Generation::hopper);
+  KernelTables t;
+  for (const MeasuredGemm& g : synthetic_gemms().gemm) {
+    MeasuredGemm h = g;
+    h.seconds = models::gemm_time(h.shape, models::Precision::fp16, hopper, truth()).seconds;
+    t.gemm.push_back(h);
+  }
+  for (double m : {2048.0, 4096.0, 8192.0}) {
+    MeasuredGemm g;
+    g.gpu = "G";
+    g.source = "odd-vocabulary";
+    g.shape = {m, 50257, 768, 1, models::GemmLayout::nt};
+    g.shape.alignment_bytes = models::operand_alignment_bytes(g.shape, 2);
+    ASSERT_EQ(g.shape.alignment_bytes, 2);
+    models::GemmShape aligned = g.shape;
+    aligned.alignment_bytes = 16;
+    const models::GemmParams p = truth();
+    g.seconds = p.fixed_s + 4 * (models::gemm_time(aligned, models::Precision::fp16, hopper, p).seconds - p.fixed_s);
+    t.gemm.push_back(g);
+  }
+  const KernelFit fit = fit_kernel_profile(t, "G", hopper, false);
+  const models::GemmParams& p = fit.profile.gemm[static_cast<std::size_t>(models::Precision::fp16)];
+  EXPECT_NEAR(p.alignment_factor[1], 4.0, 0.2);
+  EXPECT_EQ(p.alignment_factor[0], 0);
+  EXPECT_EQ(p.alignment_factor[2], 0);
+  // Before Hopper the same rows stay in the ordinary fit and set no slowdown.
+  const KernelFit ampere = fit_kernel_profile(t, "G", gpu(), false);
+  for (double f : ampere.profile.gemm[static_cast<std::size_t>(models::Precision::fp16)].alignment_factor) EXPECT_EQ(f, 0);
+}
+
 }  // namespace
 }  // namespace dlsim::calibration

@@ -119,6 +119,31 @@ TEST(KernelTables, BadTablesAreRefusedWithTheirLine) {
             std::string::npos);
 }
 
+// The tables calibration/pytorch_kernels.py writes: vidur's columns plus the layout of the
+// product, and the FP64 rows dlsim calibrate --backend cuda writes among its GEMMs.
+TEST(KernelTables, VidurGemmRowsMayNameTheirLayoutAndAlignmentFollowsTheShape) {
+  const KernelTables t = read(
+      "gpu,source_model,op,pass,tp,m,n,k,layout,dtype,median_ms,error\n"
+      "H200,gpt2,lm_head,forward,1,8192,50257,768,NT,bf16,6.7,\n"
+      "H200,gpt2,lm_head,data_gradient,1,8192,768,50257,nn,bf16,4.5,\n"
+      "H200,gpt2,lm_head,weight_gradient,1,50257,768,8192,TN,bf16,4.3,\n"
+      "H200,gpt2-padded,lm_head,forward,1,8192,50304,768,,bf16,0.9,\n"
+      "H200,dlsim-calibrate,gemm,,1,64,64,64,,fp64,0.009,\n");
+  ASSERT_EQ(t.gemm.size(), 5u);
+  EXPECT_EQ(t.gemm[0].shape.layout, models::GemmLayout::nt);
+  EXPECT_EQ(t.gemm[1].shape.layout, models::GemmLayout::nn);
+  EXPECT_EQ(t.gemm[2].shape.layout, models::GemmLayout::tn);
+  EXPECT_EQ(t.gemm[3].shape.layout, models::GemmLayout::nt);  // blank: vidur's NT
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(t.gemm[i].shape.alignment_bytes, 2) << i;
+  EXPECT_EQ(t.gemm[3].shape.alignment_bytes, 16);
+  EXPECT_EQ(t.gemm[4].precision, models::Precision::fp64);
+  EXPECT_EQ(t.gemm[4].shape.alignment_bytes, 16);  // 64 x 8 B rows
+  const std::string bad = error_of(
+      "gpu,source_model,op,m,n,k,layout,dtype,median_ms\n"
+      "H200,x,y,64,64,64,TT,bf16,1\n");
+  EXPECT_NE(bad.find("t.csv:2: layout: 'TT' must be NT, NN or TN"), std::string::npos) << bad;
+}
+
 TEST(KernelTables, CsvQuotingIsRfc4180) {
   EXPECT_EQ(split_csv_line(R"(a,"b,c","d""e",)"), (std::vector<std::string>{"a", "b,c", "d\"e", ""}));
 }

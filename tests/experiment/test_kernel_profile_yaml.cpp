@@ -2,6 +2,7 @@
 // profiles of the catalog (experiment/builtin_profiles.hpp).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <string>
 
 #include "experiment/builtin_profiles.hpp"
@@ -28,6 +29,7 @@ ProfileDocument with_kernel_model() {
   models::GemmParams& g = k.gemm[static_cast<int>(Precision::fp16)];
   g = {0.9, 12.5, 40.25, 0.75, 4e-6, {1.0, 0.97, 1.1}, {}};
   g.correction[0] = {{0, 2, 4}, {-0.1, 0.05, 0.0}};
+  g.alignment_factor = {0, 5.25, 3.5, 0};
   k.memory.curves[static_cast<int>(models::MemoryKernel::rms_norm)] = {{16384, 1048576}, {4e-6, 6e-6}};
   k.conv.set("fp32.implicit_gemm.forward", 1.15);
   k.host.forward_kernel_s = 9e-6;
@@ -49,6 +51,7 @@ TEST(KernelProfileYaml, RoundTripIsExact) {
   EXPECT_EQ(g.layout_factor[2], 1.1);
   EXPECT_EQ(g.correction[0].values, (std::vector<double>{-0.1, 0.05, 0.0}));
   EXPECT_TRUE(g.correction[1].empty());
+  EXPECT_EQ(g.alignment_factor, (std::array<double, 4>{0, 5.25, 3.5, 0}));  // only the measured classes written
   EXPECT_EQ(k.memory.curves[static_cast<int>(models::MemoryKernel::rms_norm)].seconds, (std::vector<double>{4e-6, 6e-6}));
   EXPECT_EQ(k.conv.fp32.at(models::ConvAlgorithm::implicit_gemm, models::ConvPass::forward), 1.15);
   EXPECT_EQ(k.host.forward_kernel_s, 9e-6);
@@ -107,7 +110,16 @@ TEST(BuiltinProfiles, MeasuredDevicesAndTheirRelativesHaveKernelModels) {
   const auto* big40 = a40g.memory.curve(models::MemoryKernel::stream);
   EXPECT_GT(big40->at(1e9), big80->at(1e9) * 1.2);  // 1555 against 2039 GB/s
   EXPECT_NE(a40g.source.find("transferred from A100-80GB"), std::string::npos);
-  EXPECT_EQ(embedded_profiles().size(), 5u);
+  EXPECT_EQ(embedded_profiles().size(), 6u);  // the five above and h200.yaml (dlsim's own H200 measurements)
+  // The Hopper alignment slowdowns measured on the H200 reach the H100 (same generation) and from
+  // it the H200's default (transferred) profile; Ampere has none.
+  for (const char* name : {"H100-SXM", "H200"}) {
+    const auto& k = catalog.find_profile(name)->kernels;
+    EXPECT_GT(k.gemm_for(Precision::fp16)->alignment_factor[1], 2.0) << name;
+  }
+  EXPECT_NE(catalog.find_profile("H200")->kernels.source.find("transferred from H100-SXM"), std::string::npos);
+  EXPECT_NE(catalog.find_profile("H100-SXM")->kernels.source.find("alignment slowdowns from H200"), std::string::npos);
+  for (double f : a80.gemm_for(Precision::fp16)->alignment_factor) EXPECT_EQ(f, 0);
 }
 
 }  // namespace

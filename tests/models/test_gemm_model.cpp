@@ -118,5 +118,49 @@ TEST(LogLinear, InterpolatesInLog2AndClampsAtTheEnds) {
   EXPECT_DOUBLE_EQ(LogLinear{}.at(5), 0.0);
 }
 
+TEST(GemmModel, OperandAlignmentFollowsTheLeadingDimensionsOfEachLayout) {
+  // bf16 (2 bytes). nt: A[m,k] and B[n,k] have rows of k, C[m,n] rows of n.
+  EXPECT_EQ(operand_alignment_bytes({8192, 50257, 768, 1, GemmLayout::nt}, 2), 2);   // n odd: 2 B rows
+  EXPECT_EQ(operand_alignment_bytes({8192, 50304, 768, 1, GemmLayout::nt}, 2), 16);  // padded
+  EXPECT_EQ(operand_alignment_bytes({8191, 4096, 4096, 1, GemmLayout::nt}, 2), 16);  // m is no row length
+  // nn: A[m,k] rows of k; tn: A stored [k,m], rows of m.
+  EXPECT_EQ(operand_alignment_bytes({8192, 768, 50257, 1, GemmLayout::nn}, 2), 2);
+  EXPECT_EQ(operand_alignment_bytes({50257, 768, 8192, 1, GemmLayout::tn}, 2), 2);
+  EXPECT_EQ(operand_alignment_bytes({50257, 768, 8192, 1, GemmLayout::nt}, 2), 16);
+  // 30,522 = 2 x 15,261: 4-byte rows in 16-bit types, 8-byte rows in fp32; 12 fp16 = 24 B -> 8.
+  EXPECT_EQ(operand_alignment_bytes({4096, 30522, 768, 1, GemmLayout::nt}, 2), 4);
+  EXPECT_EQ(operand_alignment_bytes({4096, 30522, 768, 1, GemmLayout::nt}, 4), 8);
+  EXPECT_EQ(operand_alignment_bytes({64, 12, 64, 1, GemmLayout::nt}, 2), 8);
+  // A width split unevenly over ranks (50257 / 8) is aligned to one element only.
+  EXPECT_EQ(operand_alignment_bytes({8192, 50257.0 / 8, 768, 1, GemmLayout::nt}, 2), 2);
+  EXPECT_EQ(alignment_class(16), -1);
+  EXPECT_EQ(alignment_class(8), 3);
+  EXPECT_EQ(alignment_class(4), 2);
+  EXPECT_EQ(alignment_class(2), 1);
+  EXPECT_EQ(alignment_class(1), 0);
+}
+
+TEST(GemmModel, AlignmentSlowdownAppliesOnHopperToItsClassOnly) {
+  const DeviceSpec hopper = test::test_gpu("hopper", 4, 4e12, 1e12, Generation::hopper);
+  const DeviceSpec ampere = test::test_gpu("ampere", 4, 4e12, 1e12, Generation::ampere);
+  GemmParams p = ideal();
+  p.alignment_factor = {0, 5, 3, 0};  // 2-byte rows 5x slower, 4-byte 3x; 1 and 8 bytes not measured
+  GemmShape s{512, 512, 4096};
+  const double aligned = gemm_time(s, Precision::fp16, hopper, p).seconds;
+  s.alignment_bytes = 2;
+  const GemmEstimate two = gemm_time(s, Precision::fp16, hopper, p);
+  EXPECT_NEAR(two.seconds, 5 * aligned, 1e-15);
+  EXPECT_EQ(two.alignment_factor, 5);
+  s.alignment_bytes = 4;
+  EXPECT_NEAR(gemm_time(s, Precision::fp16, hopper, p).seconds, 3 * aligned, 1e-15);
+  s.alignment_bytes = 8;  // a class without a measured slowdown
+  EXPECT_EQ(gemm_time(s, Precision::fp16, hopper, p).seconds, aligned);
+  s.alignment_bytes = 2;  // before Hopper the fallback kernels are not a class of their own
+  EXPECT_EQ(gemm_time(s, Precision::fp16, ampere, p).seconds, gemm_time({512, 512, 4096}, Precision::fp16, ampere, p).seconds);
+  // The fixed time is not multiplied.
+  p.fixed_s = 1e-3;
+  EXPECT_NEAR(gemm_time(s, Precision::fp16, hopper, p).seconds, 5 * aligned + 1e-3, 1e-12);
+}
+
 }  // namespace
 }  // namespace dlsim::models
