@@ -77,9 +77,11 @@ class Table:
 GEMM_COLUMNS = ["gpu", "source_model", "op", "pass", "tp", "m", "n", "k", "layout", "dtype", "median_ms"]
 
 
-def time_linear_layer(torch, table, labels, tokens, out_features, in_features, dtype, dtype_name):
+def time_linear_layer(torch, table, labels, tokens, out_features, in_features, dtype, dtype_name, hold_s=0.0):
     """The three products of one linear layer Y = X W^T, each a row of `table`: forward (NT), data
-    gradient dX = dY W (NN), weight gradient dW = dY^T X (TN). `labels`: gpu, source_model, op, tp."""
+    gradient dX = dY W (NN), weight gradient dW = dY^T X (TN). `labels`: gpu, source_model, op, tp.
+    hold_s > 0: each product first runs back to back for that long (continuous load), and the row
+    gets the SM clock after its timing (column sm_clock_mhz)."""
     dev = torch.device("cuda")
     x = torch.randn(tokens, in_features, device=dev, dtype=dtype)
     w = torch.randn(out_features, in_features, device=dev, dtype=dtype)
@@ -90,15 +92,23 @@ def time_linear_layer(torch, table, labels, tokens, out_features, in_features, d
     for pas, m, n, k, layout, fn in passes:
         row = dict(labels, **{"pass": pas}, m=m, n=n, k=k, layout=layout, dtype=dtype_name)
         try:
+            if hold_s > 0:
+                one = median_call_seconds(torch, fn, samples=2)
+                for _ in range(max(1, int(hold_s / one))):
+                    fn()
             row["median_ms"] = "%.5f" % (1e3 * median_call_seconds(torch, fn))
+            if hold_s > 0:
+                row["sm_clock_mhz"] = gpu_clock_and_power()[0] or ""
         except Exception as e:  # noqa: BLE001 - recorded, the run goes on
             row["error"] = str(e).splitlines()[0][:200]
         table.add(row)
     del x, w, dy
 
 
-def training_gemms(torch, gpu, prefix):
-    table = Table(prefix + "-training-gemm.csv", GEMM_COLUMNS)
+def training_gemms(torch, gpu, prefix, hold_s=0.0):
+    name_suffix, columns = ("-training-gemm-sustained.csv", GEMM_COLUMNS + ["sm_clock_mhz"]) if hold_s > 0 else \
+        ("-training-gemm.csv", GEMM_COLUMNS)
+    table = Table(prefix + name_suffix, columns)
     for hidden, name in [(4096, "gpt3-6.7b"), (12288, "gpt3-175b")]:
         for tp in (1, 8):
             layers = [("qkv", 3 * hidden // tp, hidden), ("proj", hidden, hidden // tp),
@@ -106,7 +116,7 @@ def training_gemms(torch, gpu, prefix):
             for tokens in (2048, 8192):
                 for op, out_f, in_f in layers:
                     time_linear_layer(torch, table, dict(gpu=gpu, source_model=name, op=op, tp=tp), tokens, out_f, in_f,
-                                      torch.bfloat16, "bf16")
+                                      torch.bfloat16, "bf16", hold_s=hold_s)
     torch.cuda.empty_cache()
 
 
@@ -122,6 +132,56 @@ def aligned_gemms(torch, gpu, prefix):
             time_linear_layer(torch, table, dict(gpu=gpu, source_model=name, op="lm_head", tp=1), tokens, vocab, hidden,
                               dtype, dname)
     torch.cuda.empty_cache()
+
+
+def gpu_clock_and_power():
+    """(SM clock MHz, power W) of GPU 0 by NVML, or (None, None) without pynvml."""
+    try:
+        import pynvml
+        pynvml.nvmlInit()
+        h = pynvml.nvmlDeviceGetHandleByIndex(0)
+        return (pynvml.nvmlDeviceGetClockInfo(h, pynvml.NVML_CLOCK_SM),
+                pynvml.nvmlDeviceGetPowerUsage(h) / 1000.0)
+    except Exception:  # noqa: BLE001 - clocks are extra information
+        return (None, None)
+
+
+def sustained(torch, gpu, prefix, seconds=6.0, window=0.05):
+    """Matrix products back to back for `seconds`: the rate, SM clock and power every `window`
+    seconds, to see whether a GPU under continuous tensor-core load keeps its clock (a training
+    step is such a load; a kernel table's few calls per shape are not)."""
+    table = Table(prefix + "-sustained.csv", ["gpu", "shape", "dtype", "t_s", "tflops", "sm_clock_mhz", "power_w"])
+    dev, dtype = torch.device("cuda"), torch.bfloat16
+    for m, n, k, label in [(8192, 8192, 8192, "8192x8192x8192"), (8192, 12288, 12288, "8192x12288x12288 (GPT-3 175B qkv, 8K tokens)")]:
+        a = torch.randn(m, k, device=dev, dtype=dtype)
+        b = torch.randn(n, k, device=dev, dtype=dtype)
+        one = median_call_seconds(torch, lambda: torch.matmul(a, b.t()), samples=3)
+        calls = max(1, int(window / one))
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        elapsed = 0.0
+        while elapsed < seconds:
+            start.record()
+            for _ in range(calls):
+                torch.matmul(a, b.t())
+            stop.record()
+            stop.synchronize()
+            dt = start.elapsed_time(stop) * 1e-3
+            elapsed += dt
+            clock, power = gpu_clock_and_power()
+            table.add(dict(gpu=gpu, shape=label, dtype="bf16", t_s="%.3f" % elapsed,
+                           tflops="%.1f" % (2.0 * m * n * k * calls / dt / 1e12), sm_clock_mhz=clock or "",
+                           power_w="%.0f" % power if power else ""))
+        del a, b
+        torch.cuda.synchronize()
+        import time
+        time.sleep(2.0)   # let the clock recover before the next shape
+    torch.cuda.empty_cache()
+
+
+def training_gemms_sustained(torch, gpu, prefix):
+    """training_gemms() with each product first run back to back for 0.4 s: their times under
+    continuous load, with the SM clock after each (column sm_clock_mhz)."""
+    training_gemms(torch, gpu, prefix, hold_s=0.4)
 
 
 def attention(torch, gpu, prefix):
@@ -207,7 +267,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out-prefix", required=True, help="path prefix of the CSV files")
     parser.add_argument("--gpu", help="label for the gpu column (default: the device's name)")
-    parser.add_argument("--only", action="append", choices=["gemm", "align", "attention", "conv"])
+    parser.add_argument("--only", action="append", choices=["gemm", "align", "attention", "conv", "sustained", "gemm-hot"])
     args = parser.parse_args()
     try:
         import torch
@@ -221,7 +281,7 @@ def main():
     gpu = args.gpu or torch.cuda.get_device_properties(0).name
     parts = args.only or ["gemm", "align", "attention", "conv"]
     for part, fn in [("gemm", training_gemms), ("align", aligned_gemms), ("attention", attention),
-                     ("conv", convolutions)]:
+                     ("conv", convolutions), ("sustained", sustained), ("gemm-hot", training_gemms_sustained)]:
         if part in parts:
             print("pytorch_kernels.py: %s ..." % part, flush=True)
             fn(torch, gpu, args.out_prefix)

@@ -6,7 +6,7 @@
 #
 # usage: tools/gpu-calibrate.sh --pack          # here: copy the libraries build/dlsim needs into .devlibs/
 #        tools/gpu-calibrate.sh OUT_DIR [STEP...] # on the GPU machine: writes OUT_DIR/log.txt, OUT_DIR/results.tgz
-#                                                 (STEP: tests calibrate steps kernels align; default all)
+#                                                 (STEP: tests calibrate steps kernels align sustained; default all)
 # Steps (each under its own time limit, so one that hangs leaves the others' results):
 #   1. the CUDA device tests (test_calibration --gtest_filter='Cuda*')
 #   2. dlsim calibrate --backend cuda --device <catalog name of the GPU>  (profile + measured tables)
@@ -32,7 +32,7 @@ fi
 
 out=${1:?usage: tools/gpu-calibrate.sh OUT_DIR [STEP...] | --pack}
 shift
-steps=${*:-tests calibrate steps kernels align}
+steps=${*:-tests calibrate steps kernels align sustained}
 want() { [[ " $steps " == *" $1 "* ]]; }
 work=$(mktemp -d)
 log="$out/log.txt"
@@ -92,5 +92,13 @@ if want align; then
     --out "$work/$stem-steps-vocab.json" 2>&1 | tail -10 | tee -a "$log"
   pack
 fi
+if want sustained; then
+  say "7. Continuous load: the clock and rate of GEMMs run back to back, and the training GEMMs under load"
+  PYTHONUNBUFFERED=1 timeout 150 $py calibration/pytorch_kernels.py --only sustained --only gemm-hot \
+    --out-prefix "$work/$stem" --gpu "$device" 2>&1 | tail -10 | tee -a "$log"
+  nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,power.draw,temperature.gpu,clocks_throttle_reasons.active --format=csv | tee -a "$log"
+  pack
+fi
+
 ls -la "$work" | tee -a "$log"
 say "done"

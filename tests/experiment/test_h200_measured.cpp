@@ -109,6 +109,35 @@ TEST(H200Measured, TrainingGemmsOfEveryLayoutArePredictedWithin10PercentMedian) 
   EXPECT_LT(quantile_abs(all, 0.9), 0.20);
 }
 
+// The same training GEMMs timed after 0.4 s of running back to back (continuous load, as in a
+// training step): the H200 holds 700 W by lowering its SM clock from 1,980 MHz to about 1,470
+// (h200-sustained.csv), and the kernels take about 5% longer than the first measurement, whose
+// long kernels were already partly under load. The kernel model knows no power limit: its
+// constants come from short bursts of kernels, so it is more optimistic here (printed; the bound
+// says the gap stays below 20% median, so that a change making it larger shows).
+TEST(H200Measured, TrainingGemmsUnderContinuousLoadRunAtThePowerLimitedClock) {
+  const PredictedGemms p = predicted_gemms("h200-training-gemm-sustained.csv");
+  ASSERT_EQ(p.tables.gemm.size(), 96u);
+  std::vector<double> errors;
+  for (std::size_t i = 0; i < p.tables.gemm.size(); ++i) {
+    errors.push_back(p.prediction.rows[i].predicted_s / p.tables.gemm[i].seconds - 1);
+  }
+  print_summary("H200 training GEMMs under continuous load", errors);
+  const auto clocks = read_rows(measured_path("h200-sustained.csv"));
+  ASSERT_FALSE(clocks.empty());
+  double late_clock = 0, late = 0;
+  for (const auto& r : clocks) {
+    if (number(r, "t_s") < 2.0) continue;  // the controller settles within about a second
+    late_clock += number(r, "sm_clock_mhz");
+    late += 1;
+  }
+  ASSERT_GT(late, 0);
+  std::printf("H200 SM clock after 2 s of back-to-back GEMMs: %.0f MHz (maximum 1980)\n", late_clock / late);
+  EXPECT_LT(late_clock / late, 1700);  // the power limit, measured
+  EXPECT_LT(median_signed(errors), 0);
+  EXPECT_LT(quantile_abs(errors, 0.5), 0.20);
+}
+
 // Vocabulary projections of widths 50,257 and 32,001 (2-byte rows) and 30,522 (4-byte rows)
 // against padded widths: the alignment slowdown is what keeps them from being 4-7x too fast.
 TEST(H200Measured, MisalignedVocabularyProjectionsPayTheMeasuredSlowdown) {
