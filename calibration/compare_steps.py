@@ -35,6 +35,11 @@ instances:
 """
 
 
+# pytorch_steps.py builds these with Hugging Face transformers, which keep the vocabulary at the
+# model's own width (GPT-2 50,257, BERT 30,522): no padding, as dlsim's workload.pad_vocabulary: false.
+HUGGING_FACE_LANGUAGE_MODELS = {"gpt2", "bert-base"}
+
+
 def fail(message):
     print("compare_steps.py: " + message, file=sys.stderr)
     sys.exit(2)
@@ -62,6 +67,8 @@ def scenario_text(step, profile):
     lines += ["workload:", "  model: %s" % step["model"]]
     if step.get("sequence_length"):
         lines.append("  sequence_length: %d" % step["sequence_length"])
+    if step["model"] in HUGGING_FACE_LANGUAGE_MODELS and not step.get("vocab"):
+        lines.append("  pad_vocabulary: false")
     lines += ["  precision: %s" % step["precision"], "  optimizer: %s" % step["optimizer"],
               "  batch: {per_device: %d}" % step["batch"], "  iterations: 10", "output:", "  csv: out.csv"]
     return "\n".join(lines) + "\n"

@@ -125,6 +125,10 @@ struct WorkloadConfig {
   double tokens = 0;              // > 0 when the work is given in tokens (language models)
   bool overlap = true;
   double bucket_bytes = 25.0 * 1024 * 1024;
+  // workload.pad_vocabulary: the framework pads the vocabulary projection's width (Megatron-LM,
+  // NeMo, DeepLearningExamples); false: its width is the model's own (Hugging Face), and a width
+  // that is not a multiple of 16 bytes pays Hopper's alignment slowdown (models/gemm_model.hpp).
+  bool pad_vocabulary = true;
   PlanConfig plan;
 };
 

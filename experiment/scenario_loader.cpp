@@ -340,6 +340,20 @@ void resolve_attention(const MapReader& w, WorkloadConfig& wl, const models::Dev
   wl.model.name = name;
 }
 
+// workload.pad_vocabulary (scenario.hpp), applied to the final model's vocabulary projections.
+void read_vocabulary_padding(MapReader& w, WorkloadConfig& wl) {
+  wl.pad_vocabulary = w.boolean("pad_vocabulary", true);
+  bool found = false;
+  for (models::Layer& layer : wl.model.layers) {
+    if (!layer.vocabulary) continue;
+    layer.matmul.padded = wl.pad_vocabulary;
+    found = true;
+  }
+  if (!found && w.has("pad_vocabulary")) {
+    w.fail("pad_vocabulary", "model '" + wl.model_name + "' has no projection to a vocabulary (a language model's head)");
+  }
+}
+
 WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
   WorkloadConfig wl;
   std::string attention = "auto";  // a decoder transformer's attention core (resolve_attention)
@@ -397,6 +411,7 @@ WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
     w.fail("precision", "accelerator " + cluster.device.name + " has no " + precision + " support; it supports: " + supported);
   }
   if (wl.decoder) resolve_attention(w, wl, cluster.device, attention, attention_key, attention_at);
+  read_vocabulary_padding(w, wl);
   wl.optimizer = *models::optimizer_from_string(w.choice("optimizer", models::optimizer_names(), "sgd-momentum"));
   read_batch(w, wl);
   read_work(w, wl);

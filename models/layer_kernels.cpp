@@ -38,7 +38,9 @@ LayerKernelTimes matmul_kernels(const Layer& share, double b, Precision precisio
   const double m = d.batch_in_count ? d.rows : d.rows * b;
   const double count = d.count * (d.batch_in_count ? b : 1.0);
   const auto gemm = [&](double gm, double gn, double gk, GemmLayout layout) {
-    return gemm_time({gm, gn, gk, count, layout}, precision, device, *params).seconds;
+    GemmShape shape{gm, gn, gk, count, layout};
+    if (!d.padded) shape.alignment_bytes = operand_alignment_bytes(shape, bytes_per_element(precision));
+    return gemm_time(shape, precision, device, *params).seconds;
   };
   LayerKernelTimes t;
   t.forward.add(KernelFamilyKind::gemm, gemm(m, d.cols, d.depth, GemmLayout::nt));

@@ -47,6 +47,11 @@ struct MatmulDims {
   bool batch_in_count = false;
   bool input_gradient = true;     // backward computes dA (false: A is the image of a first layer)
   bool weight_gradient = true;    // backward computes dB (weights, or the second activation)
+  // Whether the operands' rows are 16-byte aligned (models/gemm_model.hpp, operand alignment).
+  // True: as frameworks lay them out (Megatron pads the vocabulary to a multiple of 128 per
+  // tensor-parallel rank; model widths are multiples of 64). False: the widths are the model's own
+  // (a Hugging Face LM head of 50,257), and the alignment follows from the dimensions.
+  bool padded = true;
 };
 
 // A convolution's geometry per sample (channels 0: not given).
@@ -94,6 +99,9 @@ struct Layer {
   // token embedding); -1: only its own. Its `parameters` do not count them again. ZeRO-3 must
   // gather the tied layer's parameters before this one runs (zero3_schedule.hpp).
   int tied_to = -1;
+  // The projection to the vocabulary (a language model's head, BERT's MLM decoder): the layer a
+  // framework pads, or not (workload.pad_vocabulary).
+  bool vocabulary = false;
 };
 
 // Backward FLOPs per sample: the layer's own figure, else twice the forward for matrix layers

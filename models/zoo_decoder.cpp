@@ -367,6 +367,7 @@ ModelGraph decoder_transformer(const DecoderConfig& c, int sequence_length) {
   gemm(split(push(g.layers, "lm_head", LayerKind::linear, c.tied_embeddings ? 0 : v * h,
                   s * 2 * h * v, s * h, s * v)),
        s, h, v);
+  g.layers.back().vocabulary = true;
   if (c.tied_embeddings) g.layers.back().tied_to = 0;  // the token embedding (layer 0)
   // The loss: softmax cross-entropy over the (vocabulary-parallel) logits, a row reduction that
   // reads every logit; nothing kept beyond what the head saved (an approximation: Megatron's

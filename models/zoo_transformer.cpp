@@ -145,7 +145,7 @@ void mlm_head(Layers& out, const EncoderConfig& c, double s) {
   linear(out, "mlm.transform.dense", s, h, h);
   saves(elementwise(out, "mlm.transform.gelu", kGeluFlops, s * h), s * h).memory_kernel = MemoryKernel::activation;
   layer_norm(out, "mlm.transform.layernorm", s, h);
-  gemm(split(push(out, "mlm.decoder", LayerKind::linear, v, s * (2 * h * v + v), s * h, s * v)), s, h, v);
+  gemm(split(push(out, "mlm.decoder", LayerKind::linear, v, s * (2 * h * v + v), s * h, s * v)), s, h, v).vocabulary = true;
 }
 
 ModelGraph build_bert(const EncoderConfig& c, int sequence_length, int mlm_positions) {
