@@ -166,7 +166,7 @@ namespace {
 // Misaligned rows (gemm_model.hpp): the slowdown of each alignment class with rows, the median
 // of measured / predicted as if aligned. A class whose kernels are not slower (median <= 1) keeps none.
 void fit_alignment_factors(const std::vector<const MeasuredGemm*>& misaligned, const models::DeviceSpec& device,
-                        GemmParams& p) {
+                           GemmParams& p) {
   std::array<std::vector<const MeasuredGemm*>, 4> by_class;
   for (const MeasuredGemm* r : misaligned) by_class[static_cast<std::size_t>(models::alignment_class(r->shape.alignment_bytes))].push_back(r);
   for (std::size_t c = 0; c < by_class.size(); ++c) {

@@ -224,7 +224,9 @@ void print_gemm_prediction(std::ostream& out, const GemmPrediction& p) {
         << " B, not 16: "
         << (e.alignment_factor != 1 ? printf_string("x %.3g, the measured slowdown of the kernels for such operands",
                                                     e.alignment_factor)
-                                    : std::string("no slowdown measured for this class on this device"))
+            : models::alignment_applies(*p.device.spec)
+                ? std::string("no slowdown measured for this class on this device")
+                : std::string("no slowdown of its own before Hopper (within the fitted constants)"))
         << "\n";
   }
   print_interval(out, p.interval, "GEMMs (m >= 64)");

@@ -46,6 +46,23 @@ TEST(KernelCommand, OneGemmPrintsTheModelsDecision) {
       << b.out;
 }
 
+// GPT-2's unpadded head (50,257 columns: 2-byte rows in bf16) on Hopper pays the measured
+// alignment slowdown, and says so; the padded width (50,304) does not, and an A100 has none.
+TEST(KernelCommand, AMisalignedGemmShowsItsAlignmentSlowdown) {
+  const auto dir = fresh_folder("kernel-alignment");
+  const CommandResult odd = run_dlsim(dir, "kernel --device H100-SXM --gemm 8192x50257x768 --precision bf16");
+  ASSERT_EQ(odd.exit_code, 0) << odd.err;
+  EXPECT_NE(odd.out.find("alignment   leading dimensions aligned to 2 B, not 16: x "), std::string::npos) << odd.out;
+  const CommandResult padded = run_dlsim(dir, "kernel --device H100-SXM --gemm 8192x50304x768 --precision bf16");
+  EXPECT_EQ(padded.out.find("alignment"), std::string::npos) << padded.out;
+  const experiment::KernelDevice h100 = experiment::kernel_device("H100-SXM", kHere, "--device");
+  const double slow = experiment::predict_gemm(h100, {8192, 50257, 768}, models::Precision::bf16, kHere).estimate.seconds;
+  const double fast = experiment::predict_gemm(h100, {8192, 50304, 768}, models::Precision::bf16, kHere).estimate.seconds;
+  EXPECT_GT(slow, 3 * fast);
+  const CommandResult a100 = run_dlsim(dir, "kernel --device A100-80GB --gemm 8192x50257x768 --precision bf16");
+  EXPECT_NE(a100.out.find("no slowdown of its own before Hopper"), std::string::npos) << a100.out;
+}
+
 TEST(KernelCommand, OneMemoryKernel) {
   const auto dir = fresh_folder("kernel-memory");
   const CommandResult r = run_dlsim(dir, "kernel --gpu H100 --memory rms_norm --bytes 64MiB");
