@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "models/gemm_model.hpp"
 #include "models/precision.hpp"
 
 namespace dlsim::calibration {
@@ -38,6 +39,10 @@ struct KernelCase {
   models::Precision precision = models::Precision::fp32;
   std::int64_t m = 0, n = 0, k = 0;   // GEMM: shape; softmax/layernorm: m rows x n cols
   std::int64_t elements = 0;          // other kernels: elements processed (launch: 0)
+  // GEMM: the row-major product timed (models/gemm_model.hpp), in cuBLAS's column-major terms
+  // m = the product's columns (a layer's features), n = its rows (tokens): nt is cuBLAS's TN call
+  // (A stored k x m, B k x n), nn its NN call (A m x k, B k x n), tn its NT call (A m x k, B n x k).
+  models::GemmLayout layout = models::GemmLayout::nt;
   double flops() const;               // arithmetic of one call (GEMM: 2mnk)
   double bytes() const;               // memory traffic of one call (each operand read or written once)
 };

@@ -23,6 +23,16 @@ std::optional<MemoryKernel> memory_class(KernelFamily f) {
   }
 }
 
+// The layout column's text (kernel_tables.hpp reads NT, NN, TN).
+const char* layout_label(models::GemmLayout l) {
+  switch (l) {
+    case models::GemmLayout::nn: return "NN";
+    case models::GemmLayout::tn: return "TN";
+    case models::GemmLayout::nt: break;
+  }
+  return "NT";
+}
+
 std::string ms(double seconds) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", seconds * 1e3);
@@ -41,10 +51,19 @@ std::vector<KernelCase> llm_gemm_cases(Grid grid) {
   const std::vector<std::pair<std::int64_t, std::int64_t>> quick{{12288, 4096}, {4096, 11008}};
   std::vector<std::int64_t> tokens{1, 8, 32, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096};
   if (grid == Grid::quick) tokens = {1, 64, 512};
+  // A layer's data gradient (nn: k = features) and weight gradient (tn: k = tokens) at training
+  // token counts, for the layout factors and long reductions the forward shapes do not show.
+  const std::vector<std::int64_t> backward_tokens =
+      grid == Grid::quick ? std::vector<std::int64_t>{512} : std::vector<std::int64_t>{256, 1024, 2048, 4096, 8192};
   std::vector<KernelCase> out;
   for (Precision p : {Precision::fp16, Precision::bf16}) {
     for (const auto& [features, depth] : grid == Grid::quick ? quick : full) {
       for (std::int64_t t : tokens) out.push_back({KernelFamily::gemm, p, features, t, depth, 0});
+      for (std::int64_t t : backward_tokens) {
+        // dX[t x depth] = dY[t x features] W[features x depth]; dW[features x depth] = dY^T X.
+        out.push_back({KernelFamily::gemm, p, depth, t, features, 0, models::GemmLayout::nn});
+        out.push_back({KernelFamily::gemm, p, depth, features, t, 0, models::GemmLayout::tn});
+      }
     }
   }
   return out;
@@ -60,7 +79,7 @@ KernelTables tables_from_stats(const std::vector<CaseStats>& stats, const std::s
       g.gpu = gpu;
       g.source = kSource;
       g.op = "gemm";
-      g.shape = {double(c.n), double(c.m), double(c.k), 1, models::GemmLayout::nt};
+      g.shape = {double(c.n), double(c.m), double(c.k), 1, c.layout};
       g.precision = c.precision;
       g.seconds = s.median_s;
       t.gemm.push_back(g);
@@ -83,10 +102,10 @@ KernelTables tables_from_stats(const std::vector<CaseStats>& stats, const std::s
 }
 
 void write_gemm_table(std::ostream& out, const std::vector<MeasuredGemm>& rows) {
-  out << "gpu,source_model,op,tp,m,n,k,bias,dtype,median_ms,mean_ms,std_ms\n";
+  out << "gpu,source_model,op,tp,m,n,k,bias,dtype,median_ms,mean_ms,std_ms,layout\n";
   for (const MeasuredGemm& g : rows) {
     out << g.gpu << "," << g.source << "," << g.op << ",1," << g.shape.m << "," << g.shape.n << "," << g.shape.k << ",0,"
-        << models::to_string(g.precision) << "," << ms(g.seconds) << "," << ms(g.seconds) << ",0\n";
+        << models::to_string(g.precision) << "," << ms(g.seconds) << "," << ms(g.seconds) << ",0," << layout_label(g.shape.layout) << "\n";
   }
 }
 

@@ -20,8 +20,9 @@
 
 namespace dlsim::calibration {
 
-// LLM-layer GEMMs (full and quick grids; none for held_out): tokens 1 .. 4096 against the
-// (features, k) of Llama-2-7B/70B-like layers at tensor-parallel splits 1 and 8, in FP16 and BF16.
+// LLM-layer GEMMs (full and quick grids; none for held_out): the forward products (nt) at tokens
+// 1 .. 4096 of the (features, k) of Llama-2-7B/70B-like layers at tensor-parallel splits 1 and 8,
+// and their data (nn) and weight (tn) gradients at 256 .. 8192 tokens, in FP16 and BF16.
 std::vector<KernelCase> llm_gemm_cases(Grid grid);
 
 // Tables from measured statistics (unstable or failed cases are left out); `gpu` is the label

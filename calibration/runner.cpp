@@ -119,7 +119,8 @@ std::string family_label(const KernelCase& c) {
 
 std::string shape_label(const KernelCase& c) {
   if (c.family == KernelFamily::gemm || c.family == KernelFamily::gemm_naive) {
-    return std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k);
+    const char* layout = c.layout == models::GemmLayout::nn ? " nn" : c.layout == models::GemmLayout::tn ? " tn" : "";
+    return std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + layout;
   }
   if (c.family == KernelFamily::softmax || c.family == KernelFamily::layernorm) return std::to_string(c.m) + "x" + std::to_string(c.n);
   return c.family == KernelFamily::launch ? "-" : std::to_string(c.elements);

@@ -5,8 +5,9 @@
 // (DeepBench's GEMM and convolution tables). Their relatives get the nearest one transferred by
 // datasheet ratios (models/profile_transfer.hpp): A100-40GB from A100-80GB, H200 from H100-SXM
 // (the profile fitted on kernels dlsim measured on an H200, calibration/profiles/h200.yaml,
-// predicts held-out training GEMMs measured there less well: 16.6% median error against 9.1%,
-// since its GEMMs are 264 forward shapes of one layout; it gives the Hopper alignment slowdowns),
+// predicts held-out training GEMMs measured there less well: 14.9% median error against 9.1%,
+// 15% too fast, its kernels timed in short bursts on a cool GPU; it gives the Hopper alignment
+// slowdowns),
 // V100-32GB and T4 from V100-16GB, P100 and K80 from P100-PCIe, A10, A10G and L4 from A40. TPUs
 // keep the roofline: no TPU kernel was measured. What a table did not measure comes from the
 // nearest device that measured it: V100 and P100 memory-bound kernels from the A100's curves

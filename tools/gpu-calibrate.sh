@@ -34,7 +34,10 @@ out=${1:?usage: tools/gpu-calibrate.sh OUT_DIR [STEP...] | --pack}
 shift
 steps=${*:-tests calibrate steps kernels align sustained}
 want() { [[ " $steps " == *" $1 "* ]]; }
-work=$(mktemp -d)
+# WORK_DIR: where the results are made before results.tgz packs them (default a temporary folder;
+# a folder under OUT_DIR keeps them even when the run is cut short, for runs of a few files).
+work=${WORK_DIR:-$(mktemp -d)}
+mkdir -p "$work"
 log="$out/log.txt"
 say() { echo "== $(date +%T) $*" | tee -a "$log"; }
 pack() { tar czf "$out/results.tgz" -C "$work" . 2>/dev/null; }
@@ -64,7 +67,7 @@ fi
 
 if want calibrate; then
   say "2. dlsim calibrate --backend cuda --device $device"
-  run_dlsim timeout 240 build/dlsim calibrate --backend cuda --device "$device" --out "$work/$stem.yaml" >"$work/calibrate.txt" 2>&1
+  run_dlsim timeout "${CALIBRATE_TIMEOUT:-240}" build/dlsim calibrate --backend cuda --device "$device" --out "$work/$stem.yaml" >"$work/calibrate.txt" 2>&1
   echo "exit status $?" >>"$work/calibrate.txt"
   tr '\r' '\n' <"$work/calibrate.txt" | grep -v '^\[' | tail -70 | tee -a "$log"
   pack

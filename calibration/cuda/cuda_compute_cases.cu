@@ -57,13 +57,39 @@ class Fp8Plan {
   cublasLtMatmulHeuristicResult_t heuristic_{};
 };
 
-// cublasGemmEx in the same "TN" layout: C (m x n) = A^T B, FP32 accumulation for FP32/TF32/FP16/BF16.
-void gemm_ex(Context& context, Precision p, int m, int n, int k, const void* a, const void* b, void* c) {
-  const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+// The cuBLAS call of a row-major layout (backend.hpp, KernelCase::layout): operations and leading
+// dimensions of A and B, C always m x n with leading dimension m.
+struct BlasCall {
+  cublasOperation_t ta, tb;
+  int lda, ldb;
+};
+BlasCall blas_call(models::GemmLayout layout, int m, int n, int k) {
+  switch (layout) {
+    case models::GemmLayout::nn: return {CUBLAS_OP_N, CUBLAS_OP_N, m, k};
+    case models::GemmLayout::tn: return {CUBLAS_OP_N, CUBLAS_OP_T, m, n};
+    case models::GemmLayout::nt: break;
+  }
+  return {CUBLAS_OP_T, CUBLAS_OP_N, k, k};
+}
+
+// Element (i, l) of op(A) and (l, j) of op(B) in the stored buffers, for the reference check.
+std::int64_t a_index(models::GemmLayout layout, std::int64_t i, std::int64_t l, std::int64_t m, std::int64_t k) {
+  return layout == models::GemmLayout::nt ? i * k + l : i + m * l;
+}
+std::int64_t b_index(models::GemmLayout layout, std::int64_t l, std::int64_t j, std::int64_t n, std::int64_t k) {
+  return layout == models::GemmLayout::tn ? j + n * l : l + k * j;
+}
+
+// cublasGemmEx: C (m x n) = op(A) op(B) in the case's layout, FP32 accumulation for
+// FP32/TF32/FP16/BF16.
+void gemm_ex(Context& context, Precision p, models::GemmLayout layout, int m, int n, int k, const void* a, const void* b,
+             void* c) {
+  const BlasCall call = blas_call(layout, m, n, k);
+  const cublasOperation_t ta = call.ta, tb = call.tb;
   if (p == Precision::fp64) {
     const double alpha = 1, beta = 0;
-    DLSIM_CUBLAS(cublasGemmEx(context.blas(), ta, tb, m, n, k, &alpha, a, CUDA_R_64F, k, b, CUDA_R_64F, k, &beta, c,
-                              CUDA_R_64F, m, CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT));
+    DLSIM_CUBLAS(cublasGemmEx(context.blas(), ta, tb, m, n, k, &alpha, a, CUDA_R_64F, call.lda, b, CUDA_R_64F, call.ldb,
+                              &beta, c, CUDA_R_64F, m, CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT));
     return;
   }
   cudaDataType_t type = CUDA_R_32F;
@@ -72,8 +98,8 @@ void gemm_ex(Context& context, Precision p, int m, int n, int k, const void* a, 
   if (p == Precision::fp16) type = CUDA_R_16F;
   if (p == Precision::bf16) type = CUDA_R_16BF;
   const float alpha = 1, beta = 0;
-  DLSIM_CUBLAS(cublasGemmEx(context.blas(), ta, tb, m, n, k, &alpha, a, type, k, b, type, k, &beta, c, type, m, compute,
-                            CUBLAS_GEMM_DEFAULT));
+  DLSIM_CUBLAS(cublasGemmEx(context.blas(), ta, tb, m, n, k, &alpha, a, type, call.lda, b, type, call.ldb, &beta, c, type,
+                            m, compute, CUBLAS_GEMM_DEFAULT));
 }
 
 // Checks sampled entries of C (the four corners and 128 random ones) against double-precision
@@ -94,7 +120,8 @@ void check_gemm(Measurement& m, const DeviceMemory& a, const DeviceMemory& b, co
   for (const auto& [i, j] : at) {
     double ref = 0, scale = 0;
     for (std::int64_t l = 0; l < kc.k; ++l) {
-      const double t = host_value(kc.precision, ha.data(), i * kc.k + l) * host_value(kc.precision, hb.data(), j * kc.k + l);
+      const double t = host_value(kc.precision, ha.data(), a_index(kc.layout, i, l, kc.m, kc.k)) *
+                       host_value(kc.precision, hb.data(), b_index(kc.layout, l, j, kc.n, kc.k));
       ref += t;
       scale += std::fabs(t);
     }
@@ -123,8 +150,8 @@ void run_gemm(Context& context, Measurement& m, const RunOptions& options, std::
     Fp8Plan plan(context, m_, n_, k_);
     m.times_s = time_calls(context, [&] { plan.run(a.get(), b.get(), out.get()); }, options);
   } else {
-    m.times_s = time_calls(context, [&] { gemm_ex(context, c.precision, m_, n_, k_, a.get(), b.get(), out.get()); },
-                           options);
+    m.times_s = time_calls(
+        context, [&] { gemm_ex(context, c.precision, c.layout, m_, n_, k_, a.get(), b.get(), out.get()); }, options);
   }
   context.synchronize();
   check_gemm(m, a, b, out, buffer_seed(run_seed, index, 2));

@@ -48,6 +48,8 @@ std::string validate_case(const KernelCase& c) {
       return "the plain GEMM kernel takes n up to 1048560";
     if (c.family == KernelFamily::gemm_naive && p != Precision::fp32)
       return "the plain GEMM kernel runs in fp32 only, not " + precision_name(p);
+    if (c.layout != models::GemmLayout::nt && (c.family == KernelFamily::gemm_naive || p == Precision::fp8))
+      return "the plain GEMM kernel and FP8 (cublasLt's TN) time the nt layout only";
     return "";
   }
   if (is_row_family(c.family)) {

@@ -60,6 +60,12 @@ TEST(CudaHost, ValidateCaseNamesWhatIsWrong) {
   EXPECT_EQ(validate_case(vector_case(KernelFamily::read, Precision::fp8, 16)), "");
   EXPECT_NE(validate_case(vector_case(KernelFamily::activation, Precision::fp8, 16)).find("fp32, fp16 or bf16"),
             std::string::npos);
+  KernelCase fp8_nn = gemm(Precision::fp8, 128, 128, 128);
+  fp8_nn.layout = models::GemmLayout::nn;
+  EXPECT_NE(validate_case(fp8_nn).find("nt layout only"), std::string::npos);
+  KernelCase bf16_tn = gemm(Precision::bf16, 128, 128, 128);
+  bf16_tn.layout = models::GemmLayout::tn;
+  EXPECT_EQ(validate_case(bf16_tn), "");
   EXPECT_NE(validate_case(vector_case(KernelFamily::launch, Precision::fp32, 5)).find("elements must be 0"),
             std::string::npos);
   EXPECT_EQ(validate_case(vector_case(KernelFamily::launch, Precision::fp32, 0)), "");
@@ -185,6 +191,11 @@ TEST(CudaBackend, ReportsAvailabilityWithoutThrowing) {
 }
 
 // On a device: every family runs, its output passes the check, and the rates are physical.
+KernelCase with_layout(KernelCase c, models::GemmLayout layout) {
+  c.layout = layout;
+  return c;
+}
+
 TEST(CudaBackend, MeasuresEveryFamilyOnADevice) {
   const auto backend = make_cuda_backend();
   if (!backend->available()) GTEST_SKIP() << "no CUDA device here: " << unavailable_reason();
@@ -202,7 +213,13 @@ TEST(CudaBackend, MeasuresEveryFamilyOnADevice) {
       rows_case(KernelFamily::layernorm, Precision::fp32, 300, 768),
       vector_case(KernelFamily::host_to_device, Precision::fp32, 1 << 22),
       vector_case(KernelFamily::device_to_host, Precision::fp32, 1 << 22),
-      vector_case(KernelFamily::launch, Precision::fp32, 0)};
+      vector_case(KernelFamily::launch, Precision::fp32, 0),
+      // The backward layouts (a layer's data and weight gradients), with sides that differ so that
+      // a wrong leading dimension or index fails the output check.
+      with_layout(gemm(Precision::bf16, 256, 384, 128), models::GemmLayout::nn),
+      with_layout(gemm(Precision::fp16, 320, 192, 448), models::GemmLayout::tn),
+      with_layout(gemm(Precision::fp32, 96, 160, 200), models::GemmLayout::tn),
+      with_layout(gemm(Precision::fp64, 72, 40, 56), models::GemmLayout::nn)};
   RunOptions options;
   options.warmup = 1;
   options.repeats = 3;

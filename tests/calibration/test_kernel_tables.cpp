@@ -180,5 +180,36 @@ TEST(KernelCases, CalibrationStatisticsBecomeTablesThatReadBack) {
   EXPECT_TRUE(llm_gemm_cases(Grid::held_out).empty());
 }
 
+// The backward products of the LLM-layer grid: a data gradient (nn) and a weight gradient (tn, k =
+// tokens) per shape at training token counts, which come back as row-major NN and TN rows.
+TEST(KernelCases, BackwardLayoutsAreMeasuredAndWrittenWithTheirLayout) {
+  const std::vector<KernelCase> cases = llm_gemm_cases(Grid::full);
+  int nn = 0, tn = 0;
+  for (const KernelCase& c : cases) {
+    nn += c.layout == models::GemmLayout::nn;
+    tn += c.layout == models::GemmLayout::tn;
+  }
+  EXPECT_EQ(nn, 16 * 5 * 2);  // 16 layer shapes x 5 token counts x fp16, bf16
+  EXPECT_EQ(tn, nn);
+  // dW of a 4096 x 11008 layer over 8192 tokens: cuBLAS m = 11008, n = 4096, k = 8192.
+  std::vector<CaseStats> stats(1);
+  stats[0].kernel = {KernelFamily::gemm, models::Precision::bf16, 11008, 4096, 8192, 0, models::GemmLayout::tn};
+  stats[0].ok = stats[0].stable = true;
+  stats[0].median_s = 1e-3;
+  const KernelTables t = tables_from_stats(stats, "H200");
+  ASSERT_EQ(t.gemm.size(), 1u);
+  EXPECT_EQ(t.gemm[0].shape.layout, models::GemmLayout::tn);
+  EXPECT_EQ(t.gemm[0].shape.m, 4096);
+  EXPECT_EQ(t.gemm[0].shape.n, 11008);
+  EXPECT_EQ(t.gemm[0].shape.k, 8192);
+  std::ostringstream out;
+  write_gemm_table(out, t.gemm);
+  EXPECT_NE(out.str().find(",TN\n"), std::string::npos) << out.str();
+  const KernelTables back = read(out.str());
+  ASSERT_EQ(back.gemm.size(), 1u);
+  EXPECT_EQ(back.gemm[0].shape.layout, models::GemmLayout::tn);
+  EXPECT_EQ(back.gemm[0].shape.k, 8192);
+}
+
 }  // namespace
 }  // namespace dlsim::calibration

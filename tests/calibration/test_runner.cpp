@@ -140,10 +140,11 @@ TEST(Grids, TheGpuGridCoversEveryGemmPrecisionAndHostCopies) {
   for (models::Precision p : {models::Precision::fp64, models::Precision::fp32, models::Precision::tf32, models::Precision::fp16,
                               models::Precision::bf16, models::Precision::fp8}) {
     // Square sides 64 .. 8192: 8 sizes per precision, from launch-bound to compute-bound; FP16 and
-    // BF16 also the LLM-layer shapes of the kernel model (16 layer shapes x 16 token counts).
+    // BF16 also the LLM-layer shapes of the kernel model (16 layer shapes x 16 token counts
+    // forward, and x 5 training token counts for the data and the weight gradient).
     const bool llm = p == models::Precision::fp16 || p == models::Precision::bf16;
     EXPECT_EQ(std::count_if(full.begin(), full.end(), [p](const KernelCase& c) { return c.family == KernelFamily::gemm && c.precision == p; }),
-              llm ? 8 + 16 * 16 : 8)
+              llm ? 8 + 16 * 16 + 16 * 5 * 2 : 8)
         << models::to_string(p);
   }
   for (KernelFamily f : {KernelFamily::host_to_device, KernelFamily::device_to_host, KernelFamily::launch, KernelFamily::softmax}) {
