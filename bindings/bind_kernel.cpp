@@ -33,6 +33,8 @@ py::dict gemm_time(const std::string& device_or_gpu, double m, double n, double 
   out["band_p10_seconds"] = p.interval.low_s;
   out["band_p90_seconds"] = p.interval.high_s;
   out["band_cases"] = p.interval.band.cases;
+  out["alignment_bytes"] = p.shape.alignment_bytes;
+  out["alignment_factor"] = p.estimate.alignment_factor;
   return out;
 }
 

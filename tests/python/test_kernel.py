@@ -50,6 +50,17 @@ def test_kernel_time_follows_the_shape():
     assert bf16["seconds"] > 0
 
 
+def test_kernel_time_pays_the_alignment_slowdown_on_hopper():
+    # GPT-2's LM head: 50,257 columns are 2-byte rows in bf16; 50,304 are aligned.
+    odd = dlsim.kernel_time("H100-SXM", 8192, 50257, 768, precision="bf16")
+    padded = dlsim.kernel_time("H100-SXM", 8192, 50304, 768, precision="bf16")
+    assert odd["alignment_bytes"] == 2 and padded["alignment_bytes"] == 16
+    assert odd["alignment_factor"] > 3 and padded["alignment_factor"] == 1
+    assert odd["seconds"] > 3 * padded["seconds"]
+    # Before Hopper the fallback kernels are no class of their own.
+    assert dlsim.kernel_time("A100", 8192, 50257, 768, precision="bf16")["alignment_factor"] == 1
+
+
 def test_memory_kernel_time():
     t = dlsim.memory_kernel_time("A100", "rms_norm", 64 * 2**20)
     assert t["curve"] == "rms_norm"

@@ -344,7 +344,9 @@ def kernel_time(device: str, m: float, n: float, k: float, precision: str = "fp1
     ``tile_n``, ``split_k``, ``tiles``, ``waves``, ``memory_bound`` (what the model decided),
     ``mechanism_seconds`` (before the fitted corrections), ``band_p10_seconds`` and
     ``band_p90_seconds`` (the prediction times the p10 and p90 of measured / predicted over the
-    profile's held-out GEMMs), ``band_cases`` and ``device`` (the catalog name). Raises
+    profile's held-out GEMMs), ``band_cases``, ``alignment_bytes`` (of the operands' rows, 16 when
+    aligned) and ``alignment_factor`` (the measured slowdown applied for misaligned rows on Hopper,
+    1 otherwise), and ``device`` (the catalog name). Raises
     ConfigError for an unknown device, one without a kernel profile (TPUs), a precision it lacks,
     or sizes below 1.
     """
