@@ -163,6 +163,19 @@ void held_out_memory(const std::vector<const MeasuredMemoryKernel*>& rows, const
 
 namespace {
 
+// Whether a row counts as aligned in the fit on `device`: its operands are, or the device's
+// kernels have no alignment slowdown of their own (models::alignment_applies).
+bool fits_as_aligned(const MeasuredGemm& r, const models::DeviceSpec& device) {
+  return !models::alignment_applies(device) || models::alignment_class(r.shape.alignment_bytes) < 0;
+}
+
+// Measured over predicted for the part of a row's time that is not the fixed time (at least a
+// quarter of it: the fixed time is fitted and may exceed a tiny kernel's measured time).
+double measured_over_predicted_part(const MeasuredGemm& r, const models::DeviceSpec& device, const GemmParams& p) {
+  const double part = gemm_predict(r, device, p) - p.fixed_s;
+  return std::max(r.seconds - p.fixed_s, 0.25 * r.seconds) / part;
+}
+
 // Misaligned rows (gemm_model.hpp): the slowdown of each alignment class with rows, the median
 // of measured / predicted as if aligned. A class whose kernels are not slower (median <= 1) keeps none.
 void fit_alignment_factors(const std::vector<const MeasuredGemm*>& misaligned, const models::DeviceSpec& device,
@@ -172,10 +185,7 @@ void fit_alignment_factors(const std::vector<const MeasuredGemm*>& misaligned, c
   for (std::size_t c = 0; c < by_class.size(); ++c) {
     if (by_class[c].size() < kMinAlignmentRows) continue;
     std::vector<double> ratio;
-    for (const MeasuredGemm* r : by_class[c]) {
-      const double part = gemm_predict(*r, device, p) - p.fixed_s;
-      ratio.push_back(std::max(r->seconds - p.fixed_s, 0.25 * r->seconds) / part);
-    }
+    for (const MeasuredGemm* r : by_class[c]) ratio.push_back(measured_over_predicted_part(*r, device, p));
     const double slowdown = median(ratio);
     p.alignment_factor[c] = slowdown > 1 ? slowdown : 0.0;
   }
@@ -188,10 +198,7 @@ models::GemmParams fit_gemm(const std::vector<const MeasuredGemm*>& all_rows, co
   // The mechanism, layout factors and correction on aligned rows; the alignment slowdowns on the
   // rest, on GPUs whose fast kernels need 16-byte aligned rows (alignment_applies).
   std::vector<const MeasuredGemm*> rows, misaligned;
-  for (const MeasuredGemm* r : all_rows) {
-    const bool aligned = !models::alignment_applies(device) || models::alignment_class(r->shape.alignment_bytes) < 0;
-    (aligned ? rows : misaligned).push_back(r);
-  }
+  for (const MeasuredGemm* r : all_rows) (fits_as_aligned(*r, device) ? rows : misaligned).push_back(r);
   if (rows.size() < kMinGemmRows) {
     throw std::invalid_argument("fit_gemm: " + std::to_string(rows.size()) + " " + gemm_label(precision) +
                                 " rows with 16-byte aligned operands; at least " + std::to_string(kMinGemmRows) +
@@ -231,10 +238,7 @@ models::GemmParams fit_gemm(const std::vector<const MeasuredGemm*>& all_rows, co
   }
   // 3. The correction, on every row: the residual of the (mechanism x layout) part.
   std::vector<double> residual;
-  for (const MeasuredGemm* r : rows) {
-    const double part = gemm_predict(*r, device, p) - p.fixed_s;
-    residual.push_back(std::log(std::max(r->seconds - p.fixed_s, 0.25 * r->seconds) / part));
-  }
+  for (const MeasuredGemm* r : rows) residual.push_back(std::log(measured_over_predicted_part(*r, device, p)));
   fit_correction(rows, residual, p);
   fit_alignment_factors(misaligned, device, p);
   return p;
@@ -293,9 +297,8 @@ KernelFit fit_kernel_profile(const KernelTables& tables, const std::string& gpu,
       throw std::invalid_argument("GPU '" + gpu + "': device " + device.name + " has no " +
                                   std::string(models::to_string(precision)) + " peak for the measured GEMMs");
     }
-    const auto aligned = static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), [&](const MeasuredGemm* r) {
-      return !models::alignment_applies(device) || models::alignment_class(r->shape.alignment_bytes) < 0;
-    }));
+    const auto aligned = static_cast<std::size_t>(
+        std::count_if(rows.begin(), rows.end(), [&](const MeasuredGemm* r) { return fits_as_aligned(*r, device); }));
     if (aligned < kMinGemmRows) {
       fit.notes.push_back(gemm_label(precision) + ": " + std::to_string(aligned) + " rows with aligned operands, fewer than the " +
                           std::to_string(kMinGemmRows) + " a fit needs; not fitted");

@@ -64,11 +64,10 @@ struct GemmShape {
 // `element_bytes`. A dimension that is not a whole number of elements (a width split unevenly
 // over tensor-parallel ranks) counts as aligned to one element.
 double operand_alignment_bytes(const GemmShape& shape, double element_bytes);
-// The cap class of an alignment: 0 for 1 byte, 1 for 2, 2 for 4, 3 for 8; -1 when aligned (>= 16).
+// The slowdown class of an alignment: 0 for 1 byte, 1 for 2, 2 for 4, 3 for 8; -1 when aligned (>= 16).
 int alignment_class(double alignment_bytes);
-// Whether operand alignment has a slowdown of its own on `device` (Hopper and later GPUs).
+// Whether operand alignment has a slowdown of its own on `device` (Hopper).
 bool alignment_applies(const DeviceSpec& device);
-inline constexpr double kAlignmentClassBytes[4] = {1, 2, 4, 8};
 
 // A piecewise-linear function of log2(x), constant beyond its end nodes; empty = 0.
 struct LogLinear {
