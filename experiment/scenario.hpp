@@ -129,6 +129,10 @@ struct WorkloadConfig {
   // NeMo, DeepLearningExamples); false: its width is the model's own (Hugging Face), and a width
   // that is not a multiple of 16 bytes pays Hopper's alignment slowdown (models/gemm_model.hpp).
   bool pad_vocabulary = true;
+  // workload.memory_format: nhwc (default: channels last, as DeepLearningExamples' AMP recipes,
+  // MLPerf and TensorFlow's layout optimizer run convolutions) or nchw (PyTorch's default layout):
+  // with tensor-core math cuDNN then transposes each convolution's tensors (models/layer_kernels.cpp).
+  bool channels_first = false;
   PlanConfig plan;
 };
 

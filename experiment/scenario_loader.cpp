@@ -354,6 +354,20 @@ void read_vocabulary_padding(MapReader& w, WorkloadConfig& wl) {
   }
 }
 
+// workload.memory_format (scenario.hpp), applied to the model's convolutions.
+void read_memory_format(MapReader& w, WorkloadConfig& wl) {
+  wl.channels_first = w.choice("memory_format", {"nhwc", "nchw"}, "nhwc") == "nchw";
+  bool found = false;
+  for (models::Layer& layer : wl.model.layers) {
+    if (layer.kind != models::LayerKind::conv || !(layer.conv.channels > 0)) continue;
+    layer.conv.channels_first = wl.channels_first;
+    found = true;
+  }
+  if (!found && w.has("memory_format")) {
+    w.fail("memory_format", "model '" + wl.model_name + "' has no convolution whose tensors it could lay out");
+  }
+}
+
 WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
   WorkloadConfig wl;
   std::string attention = "auto";  // a decoder transformer's attention core (resolve_attention)
@@ -412,6 +426,7 @@ WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
   }
   if (wl.decoder) resolve_attention(w, wl, cluster.device, attention, attention_key, attention_at);
   read_vocabulary_padding(w, wl);
+  read_memory_format(w, wl);
   wl.optimizer = *models::optimizer_from_string(w.choice("optimizer", models::optimizer_names(), "sgd-momentum"));
   read_batch(w, wl);
   read_work(w, wl);

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/conv_model.hpp"
+
 namespace dlsim::models {
 
 void KernelTimes::add(KernelFamilyKind family, double s, int launches) {
@@ -64,6 +66,16 @@ LayerKernelTimes matmul_kernels(const Layer& share, double b, Precision precisio
   return t;
 }
 
+// Whether a convolution on `device` transposes its NCHW tensors: cuDNN's tensor-core kernels
+// read and write NHWC, so with tensor-core math (FP16, BF16, TF32, FP8 from Volta on) an NCHW
+// tensor is transposed to NHWC before each convolution call and its result transposed back
+// after (cuDNN Developer Guide, "Tensor Transformations": NCHW-to-NHWC conversion for Tensor Core
+// operations; NVIDIA's channels-last guidance). CUDA-core math (FP32 without TF32) reads NCHW
+// natively, and a TPU's compiler picks its own layouts.
+bool transposes_layout(const ConvDims& c, Precision precision, const DeviceSpec& device) {
+  return c.channels_first && device.generation != Generation::tpu && tensor_core_math(precision, device);
+}
+
 LayerKernelTimes conv_kernels(const Layer& share, double b, Precision precision, const DeviceSpec& device,
                               const DeviceProfile& profile) {
   const GemmParams* params = profile.kernels.gemm_for(precision);
@@ -71,12 +83,34 @@ LayerKernelTimes conv_kernels(const Layer& share, double b, Precision precision,
   const ConvDims& c = share.conv;
   const ConvShape shape{b, c.channels, c.height, c.width, c.filters, c.kernel_h, c.kernel_w, c.stride, c.stride, c.pad_h, c.pad_w};
   const auto pass = [&](ConvPass p) { return conv_time(shape, p, precision, device, *params, profile.kernels.conv).seconds; };
+  // NCHW under tensor-core math: each pass transposes its two activation-sized tensors and the
+  // filter, each a memory-bound kernel that reads and writes the tensor once. Forward: x in,
+  // the filter in, y out; data gradient: dy in, the filter in, dx out; weight gradient: x and
+  // dy in, dw out.
+  const bool transposes = transposes_layout(c, precision, device);
+  const double element = bytes_per_element(precision);
+  const double input_bytes = b * c.channels * c.height * c.width * element;
+  const double output_bytes = b * c.filters * shape.out_h() * shape.out_w() * element;
+  const double filter_bytes = c.filters * c.channels * c.kernel_h * c.kernel_w * element;
+  const auto add_transposes = [&](KernelTimes& to, KernelTimes* also, double first, double second) {
+    if (!transposes) return;
+    for (const double bytes : {first, second, filter_bytes}) {
+      const double s = memory_seconds(MemoryKernel::stream, 2 * bytes, device, profile);
+      to.add(KernelFamilyKind::memory, s);
+      if (also != nullptr) also->add(KernelFamilyKind::memory, s);
+    }
+  };
   LayerKernelTimes t;
   t.forward.add(KernelFamilyKind::conv, pass(ConvPass::forward));
-  if (share.matmul.input_gradient) t.backward.add(KernelFamilyKind::conv, pass(ConvPass::data_gradient));
+  add_transposes(t.forward, nullptr, input_bytes, output_bytes);
+  if (share.matmul.input_gradient) {
+    t.backward.add(KernelFamilyKind::conv, pass(ConvPass::data_gradient));
+    add_transposes(t.backward, nullptr, output_bytes, input_bytes);
+  }
   const double weight = pass(ConvPass::weight_gradient);
   t.backward.add(KernelFamilyKind::conv, weight);
   t.weight.add(KernelFamilyKind::conv, weight);
+  add_transposes(t.backward, &t.weight, input_bytes, output_bytes);
   return t;
 }
 

@@ -58,6 +58,10 @@ struct MatmulDims {
 struct ConvDims {
   double channels = 0, height = 0, width = 0, filters = 0;
   double kernel_h = 1, kernel_w = 1, stride = 1, pad_h = 0, pad_w = 0;
+  // The tensors' memory layout (workload.memory_format). False: NHWC ("channels last"), the
+  // layout cuDNN's tensor-core kernels read and write. True: NCHW, PyTorch's default, which a
+  // tensor-core convolution transposes around every call (layer_kernels.cpp).
+  bool channels_first = false;
 };
 
 // A fused attention layer's geometry per sample (LayerKind::attention).

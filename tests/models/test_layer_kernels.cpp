@@ -94,6 +94,52 @@ TEST(LayerKernels, AFusedLayerMovesOnlyItsExtraInputs) {
   EXPECT_NEAR(fused.forward.seconds, 2e5 * 1e-9, 1e-12);
 }
 
+Layer conv_layer(bool channels_first) {
+  // 16 -> 32 channels, 3 x 3, stride 1, padding 1, on 8 x 8 images.
+  Layer l;
+  l.name = "conv";
+  l.kind = LayerKind::conv;
+  l.parameters = 32 * 16 * 9;
+  l.forward_flops = 2 * 64 * 32 * 16 * 9;
+  l.input_elements = 16 * 64;
+  l.activation_elements = 32 * 64;
+  l.conv = {16, 8, 8, 32, 3, 3, 1, 1, 1};
+  l.conv.channels_first = channels_first;
+  return l;
+}
+
+TEST(LayerKernels, AnNchwConvolutionOnTensorCoresTransposesItsTensorsInEveryPass) {
+  // b = 2, fp16: x 2 x 16 x 64 = 4,096 bytes, y 2 x 32 x 64 = 8,192, the filter 32 x 16 x 9 =
+  // 9,216; a transpose reads and writes its tensor: 2 x (4,096 + 8,192 + 9,216) = 43,008 bytes
+  // per pass, 43.008 us on the stream curve (1 ns per byte), in three kernels.
+  const DeviceProfile p = profile();
+  const LayerKernelTimes nhwc = layer_kernel_times(conv_layer(false), 2, Precision::fp16, gpu(), p);
+  const LayerKernelTimes nchw = layer_kernel_times(conv_layer(true), 2, Precision::fp16, gpu(), p);
+  const std::size_t memory = static_cast<std::size_t>(KernelFamilyKind::memory);
+  EXPECT_NEAR(nchw.forward.seconds - nhwc.forward.seconds, 43.008e-6, 1e-12);
+  EXPECT_EQ(nchw.forward.kernels - nhwc.forward.kernels, 3);
+  // Backward: the data gradient (dy in, dx out) and the weight gradient (x and dy in, dw out).
+  EXPECT_NEAR(nchw.backward.seconds - nhwc.backward.seconds, 2 * 43.008e-6, 1e-12);
+  EXPECT_EQ(nchw.backward.kernels - nhwc.backward.kernels, 6);
+  EXPECT_NEAR(nchw.backward.by_family[memory], 2 * 43.008e-6, 1e-12);
+  EXPECT_NEAR(nchw.weight.seconds - nhwc.weight.seconds, 43.008e-6, 1e-12);
+  EXPECT_EQ(nhwc.forward.by_family[memory], 0);
+}
+
+TEST(LayerKernels, AnNchwConvolutionWithoutTensorCoresRunsAsItIs) {
+  // Pascal has no tensor cores (its fp16 runs on CUDA cores, which read NCHW), and a TPU's
+  // compiler lays tensors out itself: the layout costs nothing there.
+  const DeviceProfile p = profile();
+  for (const Generation g : {Generation::pascal, Generation::tpu}) {
+    const DeviceSpec d = test::test_gpu("no-transposes", 4, 4e12, 1e12, g);
+    const LayerKernelTimes nhwc = layer_kernel_times(conv_layer(false), 2, Precision::fp16, d, p);
+    const LayerKernelTimes nchw = layer_kernel_times(conv_layer(true), 2, Precision::fp16, d, p);
+    EXPECT_EQ(nchw.forward.seconds, nhwc.forward.seconds);
+    EXPECT_EQ(nchw.backward.seconds, nhwc.backward.seconds);
+    EXPECT_EQ(nchw.backward.kernels, nhwc.backward.kernels);
+  }
+}
+
 TEST(LayerKernels, ManyTinyKernelsAreLaunchBound) {
   // 100 tiny element-wise layers: each 1 us on the device, while the host needs 8 us (forward)
   // and 5 us (backward) to issue one: the passes take about what the host takes.

@@ -267,6 +267,9 @@ bad("transfer-unknown-route", TRAINING, "workload.input", {"transfer": {"route":
     expect="workload.input.transfer.route")
 bad("checkpoint-storage-local", CLUSTER, "trace.checkpoint", {"policy": "fixed", "interval": "1h", "size": "10GB", "storage": "local-nvme"},
     expect="trace.checkpoint.storage")
+# Memory layout of convolutions (issue 16).
+bad("memory-format-unknown", TRAINING, "workload.memory_format", "channels_sideways")
+bad("memory-format-without-convolutions", LLM, "workload.memory_format", "nchw")
 
 
 def main():
