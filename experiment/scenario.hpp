@@ -133,6 +133,9 @@ struct WorkloadConfig {
   // MLPerf and TensorFlow's layout optimizer run convolutions) or nchw (PyTorch's default layout):
   // with tensor-core math cuDNN then transposes each convolution's tensors (models/layer_kernels.cpp).
   bool channels_first = false;
+  // workload.fused_kernels: a decoder transformer's bias-GeLU, bias-dropout-add and
+  // scale-mask-softmax fused as Megatron-LM runs them (default), or each a kernel of its own.
+  bool fused_kernels = true;
   PlanConfig plan;
 };
 

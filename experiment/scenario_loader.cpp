@@ -321,6 +321,13 @@ std::string fit_advice(const models::ModelGraph& model, const models::ParallelPl
                       : fits;
 }
 
+// The decoder transformer built again from its (changed) config, keeping the model's name.
+void rebuild_decoder(WorkloadConfig& wl) {
+  const std::string name = wl.model.name;
+  wl.model = models::decoder_transformer(*wl.decoder, wl.sequence_length > 0 ? wl.sequence_length : wl.decoder->max_positions);
+  wl.model.name = name;
+}
+
 // The attention core of a decoder transformer: "flash" where FlashAttention runs the device and
 // precision (and an error where it was asked for and does not), else "unfused"; "auto" (the
 // default) is what current frameworks do: PyTorch's SDPA and Megatron-Core with Transformer
@@ -335,9 +342,25 @@ void resolve_attention(const MapReader& w, WorkloadConfig& wl, const models::Dev
   const bool flash = choice == "flash" || (choice == "auto" && unavailable.empty());
   if (flash == wl.decoder->flash_attention) return;
   wl.decoder->flash_attention = flash;
-  const std::string name = wl.model.name;
-  wl.model = models::decoder_transformer(*wl.decoder, wl.sequence_length > 0 ? wl.sequence_length : wl.decoder->max_positions);
-  wl.model.name = name;
+  rebuild_decoder(wl);
+}
+
+// workload.fused_kernels (scenario.hpp): a decoder transformer's bias-GeLU, bias-dropout-add and
+// scale-mask-softmax as Megatron-LM fuses them (default) or as separate kernels; unfused with
+// 16-bit activations the softmax runs in FP32, as Megatron-LM 2021 runs it (models/zoo_decoder.cpp).
+void read_kernel_fusion(MapReader& w, WorkloadConfig& wl) {
+  const bool fused = w.boolean("fused_kernels", true);
+  if (!wl.decoder) {
+    if (w.has("fused_kernels")) {
+      w.fail("fused_kernels", "chooses a decoder transformer's kernel fusion; model '" + wl.model_name + "' is not one");
+    }
+    return;
+  }
+  wl.fused_kernels = fused;
+  if (fused == wl.decoder->fused_kernels) return;
+  wl.decoder->fused_kernels = fused;
+  wl.decoder->softmax_in_fp32 = !fused && models::bytes_per_element(models::storage_precision(wl.precision)) <= 2;
+  rebuild_decoder(wl);
 }
 
 // workload.pad_vocabulary (scenario.hpp), applied to the final model's vocabulary projections.
@@ -425,6 +448,7 @@ WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
     w.fail("precision", "accelerator " + cluster.device.name + " has no " + precision + " support; it supports: " + supported);
   }
   if (wl.decoder) resolve_attention(w, wl, cluster.device, attention, attention_key, attention_at);
+  read_kernel_fusion(w, wl);
   read_vocabulary_padding(w, wl);
   read_memory_format(w, wl);
   wl.optimizer = *models::optimizer_from_string(w.choice("optimizer", models::optimizer_names(), "sgd-momentum"));

@@ -145,13 +145,15 @@ LayerKernelTimes memory_kernels(const Layer& share, double b, Precision precisio
                                 const DeviceProfile& profile, double chained_elements) {
   const MemoryKernel k = memory_kernel_of(share);
   const double element = bytes_per_element(precision);
+  const double input_element = share.input_element_bytes > 0 ? share.input_element_bytes : element;
+  const double output_element = share.output_element_bytes > 0 ? share.output_element_bytes : element;
   const double inputs = share.fused ? std::max(0.0, share.input_elements - chained_elements) : share.input_elements;
   const double outputs = share.fused ? 0.0 : share.activation_elements;
   // Weights (norm scales, a position table) are read once; a gather reads only the rows it
   // returns, which its inputs already count.
   const double weights = k == MemoryKernel::embedding ? 0.0 : share.parameters * element;
   const MemoryPasses passes = memory_passes(k);
-  double bytes = (inputs + outputs) * b * element * passes.forward + weights;
+  double bytes = (inputs * input_element + outputs * output_element) * b * passes.forward + weights;
   if (k == MemoryKernel::dropout) bytes += share.activation_elements * b * kMaskBytesPerElement;
   const int launches = share.fused ? 0 : 1;
   LayerKernelTimes t;
@@ -162,7 +164,7 @@ LayerKernelTimes memory_kernels(const Layer& share, double b, Precision precisio
     return memory_seconds(k, reference, device, profile) * moved / reference;
   };
   t.forward.add(KernelFamilyKind::memory, seconds(bytes), launches);
-  t.backward.add(KernelFamilyKind::memory, seconds(bytes * passes.backward / passes.forward), launches);
+  if (!share.backward_free) t.backward.add(KernelFamilyKind::memory, seconds(bytes * passes.backward / passes.forward), launches);
   return t;
 }
 

@@ -106,6 +106,12 @@ struct Layer {
   // The projection to the vocabulary (a language model's head, BERT's MLM decoder): the layer a
   // framework pads, or not (workload.pad_vocabulary).
   bool vocabulary = false;
+  // Bytes per element of a memory-bound layer's inputs and outputs when they are not the training
+  // precision's (0: the precision's), e.g. a softmax computed in FP32 and its conversions.
+  double input_element_bytes = 0, output_element_bytes = 0;
+  // Its backward launches nothing: an add whose gradient passes through unchanged (a separate
+  // bias add; the bias gradient is the linear layer's own reduction).
+  bool backward_free = false;
 };
 
 // Backward FLOPs per sample: the layer's own figure, else twice the forward for matrix layers

@@ -50,6 +50,15 @@ struct DecoderConfig {
   int top_k = 0;                  // experts each token is routed to (with experts > 0)
   bool flash_attention = false;   // the attention core as one FlashAttention kernel (no s x s matrix)
   bool parallel_block = false;    // attention and MLP side by side on one norm (GPT-J, PaLM)
+  // Megatron-LM's fused kernels (Narayanan et al. SC'21, sec. 4.2): bias + GeLU, bias + dropout
+  // + residual add, and scale + mask + softmax, each one kernel. False: each step its own PyTorch
+  // kernel (Megatron's --no-bias-gelu-fusion --no-bias-dropout-fusion --no-masked-softmax-fusion,
+  // and eager code in general): the same arithmetic, more launches and passes over memory.
+  bool fused_kernels = true;
+  // With fused_kernels false and 16-bit activations: the unfused softmax runs in FP32, converted
+  // from and back to 16 bits (Megatron-LM 2021: query-key layer scaling, on by default, forces
+  // attention_softmax_in_fp32).
+  bool softmax_in_fp32 = false;
 };
 // Features of each of the K and V projections: kv_heads * (hidden / heads).
 double decoder_kv_features(const DecoderConfig& c);

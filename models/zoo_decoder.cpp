@@ -32,6 +32,16 @@
 // besides V, and the two output dropouts keep their masks (sbh each): exactly 34sbh + 5as^2b
 // (tests/models/test_zoo_layout.cpp).
 //
+// Fused kernels (DecoderConfig::fused_kernels, Megatron-LM's default): the bias of the FFN up
+// projection is added inside its GeLU kernel, that of the row-parallel outputs inside one
+// bias-dropout-add kernel, and the attention scores are scaled, masked and normalised by one
+// softmax kernel. Unfused (Megatron's fusions off, or eager code) each of those steps is a kernel
+// of its own: a bias add (forward only: its gradient passes through, and the bias gradient is the
+// linear layer's reduction), the residual add after dropout, and scale and mask before the
+// softmax (with softmax_in_fp32 the three run in FP32 between two conversions, as Megatron-LM 2021
+// runs them). The new kernels add no FLOPs (the arithmetic is the fused kernel's) and no saved
+// activations beyond the FP32 softmax output, which backward keeps in place of the 16-bit one.
+//
 // Mixture of experts (experts > 0, Mixtral/Switch style): the FFN becomes a router (h -> E
 // linear, replicated, followed by the dispatch all-to-all), E experts of the configured FFN
 // (SwiGLU for Mixtral) applied to the top_k * s token copies routed to them (parameters: all E
@@ -77,6 +87,15 @@ Layer& elementwise(Layers& out, const std::string& name, double flops_per_elemen
               inputs_per_element * elements, elements);
 }
 
+// An unfused bias add on `elements` outputs of a linear layer whose GEMM left the bias out
+// (Megatron's skip_bias_add): a stream kernel forward, nothing backward, no FLOPs of its own.
+Layer& bias_add(Layers& out, const std::string& name, double elements) {
+  Layer& l = elementwise(out, name, 0, elements);
+  l.forward_flops = 0;
+  l.backward_free = true;
+  return l;
+}
+
 // LayerNorm (scale and shift, 2h parameters) or RMSNorm (scale only, h parameters).
 void norm(Layers& out, const std::string& name, const DecoderConfig& c, double tokens) {
   const double h = c.hidden;
@@ -96,6 +115,32 @@ void flash_attention(Layers& out, const std::string& p, const DecoderConfig& c, 
   saves(a, s * (h + 2 * kv) + s * h + 2 * double(c.heads) * s);
 }
 
+// Scale, mask and softmax as separate kernels over the heads x s x s scores (`probabilities`
+// elements), each reading and writing them; with softmax_in_fp32 they run on an FP32 copy, made
+// before and converted back after (each conversion one more pass, and the FP32 softmax output is
+// what backward keeps). The scaled-and-masked FLOPs stay with the softmax, as in the fused kernel.
+void unfused_softmax(Layers& out, const std::string& p, const DecoderConfig& c, double probabilities, double scores) {
+  constexpr double kHalf = 2, kSingle = 4;
+  const bool fp32 = c.softmax_in_fp32;
+  const auto step = [&](const std::string& name, double in_bytes, double out_bytes) -> Layer& {
+    Layer& l = attention_core(push(out, p + ".attn." + name, LayerKind::elementwise, 0, 0, probabilities, probabilities));
+    if (fp32) {
+      l.input_element_bytes = in_bytes;
+      l.output_element_bytes = out_bytes;
+    }
+    return l;
+  };
+  if (fp32) step("softmax_to_fp32", kHalf, kSingle);
+  step("scale", kSingle, kSingle);
+  step("mask", kSingle, kSingle);
+  Layer& softmax = step("softmax", kSingle, kSingle);
+  softmax.kind = LayerKind::softmax;
+  softmax.forward_flops = kSoftmaxFlops * scores;
+  // Saved elements count at the training precision's size: an FP32 output is two 16-bit ones.
+  saves(softmax, fp32 ? probabilities * kSingle / kHalf : probabilities);
+  if (fp32) step("softmax_to_half", kSingle, kHalf);
+}
+
 // The unfused attention core as Megatron-LM (2021) and Hugging Face run it: batched GEMMs over the
 // full s x s scores (baddbmm/bmm compute the masked half too; grouped K/V heads are expanded to
 // the query heads), a fused scale-mask-softmax kernel over all s x s entries, dropout on the
@@ -107,9 +152,13 @@ void unfused_attention(Layers& out, const std::string& p, const DecoderConfig& c
   const double probabilities = heads * s * s;      // what the kernels read and write
   gemm(attention_core(push(out, p + ".attn.scores", LayerKind::matmul, 0, 2 * causal * h, s * (h + kv), probabilities)),
        s, d, s, heads, true);
-  saves(attention_core(push(out, p + ".attn.softmax", LayerKind::softmax, 0, kSoftmaxFlops * scores, probabilities,
-                            probabilities)),
-        probabilities);
+  if (c.fused_kernels) {
+    saves(attention_core(push(out, p + ".attn.softmax", LayerKind::softmax, 0, kSoftmaxFlops * scores, probabilities,
+                              probabilities)),
+          probabilities);
+  } else {
+    unfused_softmax(out, p, c, probabilities, scores);
+  }
   if (c.dropout) {
     Layer& drop = elementwise(out, p + ".attn.dropout", kDropoutFlops, probabilities);
     drop.forward_flops = kDropoutFlops * scores;
@@ -124,12 +173,15 @@ void unfused_attention(Layers& out, const std::string& p, const DecoderConfig& c
 
 // Dropout (with dropout) and the residual add. Megatron-LM fuses them into one kernel
 // (bias-dropout-add, on by default): the add then moves only the residual it reads.
+// Unfused, the row-parallel output's bias is added by a kernel of its own first, and the add
+// after dropout is one too.
 void residual(Layers& out, const std::string& p, const DecoderConfig& c, double elements) {
+  if (!c.fused_kernels && c.linear_bias) bias_add(out, p + ".output_bias", elements);
   if (c.dropout) {
     Layer& drop = saves(elementwise(out, p + ".output_dropout", kDropoutFlops, elements), kMaskElements * elements);
     drop.memory_kernel = MemoryKernel::dropout;
   }
-  elementwise(out, p + ".residual", kAddFlops, elements, 2).fused = c.dropout;
+  elementwise(out, p + ".residual", kAddFlops, elements, 2).fused = c.dropout && c.fused_kernels;
 }
 
 // Causal self-attention: fused Q/K/V projection (K and V have kv_heads * head_dim features each),
@@ -169,14 +221,17 @@ void attention(Layers& out, const std::string& p, const DecoderConfig& c, double
 // The up / gate_up is column-parallel, the down row-parallel. Returns the down layer's index.
 size_t mlp(Layers& out, const std::string& p, const DecoderConfig& c, double tokens) {
   const double h = c.hidden, f = c.ffn;
+  const bool separate_bias = !c.fused_kernels && c.linear_bias;
   if (c.gated_ffn) {
     split(linear(out, p + ".gate_up", tokens, h, 2 * f, c.linear_bias));
+    if (separate_bias) split(bias_add(out, p + ".gate_up_bias", 2 * tokens * f));
     saves(split(push(out, p + ".swiglu", LayerKind::elementwise, 0, kSwiGluFlops * tokens * f,
                      2 * tokens * f, tokens * f)),
           2 * tokens * f)
         .memory_kernel = MemoryKernel::gated_act;
   } else {
     split(linear(out, p + ".up", tokens, h, f, c.linear_bias));
+    if (separate_bias) split(bias_add(out, p + ".up_bias", tokens * f));
     saves(split(elementwise(out, p + ".gelu", kGeluFlops, tokens * f)), tokens * f).memory_kernel = MemoryKernel::activation;
   }
   row_parallel(linear(out, p + ".down", tokens, f, h, c.linear_bias));

@@ -169,6 +169,44 @@ TEST(ZooDecoder, LayoutFollowsTheConfig) {
                    64.0 * 65 / 2 * 2 * 768);
 }
 
+TEST(ZooDecoder, UnfusedKernelsAddLaunchesButNoArithmeticOrParameters) {
+  DecoderConfig c = decoder_config("gpt2");
+  const ModelGraph fused = decoder_transformer(c, 64);
+  c.fused_kernels = false;
+  c.softmax_in_fp32 = true;
+  const ModelGraph unfused = decoder_transformer(c, 64);
+  EXPECT_DOUBLE_EQ(unfused.parameters(), fused.parameters());
+  EXPECT_DOUBLE_EQ(unfused.forward_flops_per_sample(), fused.forward_flops_per_sample());
+  EXPECT_DOUBLE_EQ(unfused.training_flops_per_sample(), fused.training_flops_per_sample());
+  // Per layer: the up projection's bias add, two output bias adds, and four more softmax steps
+  // (to FP32, scale, mask, back to 16 bits) around the softmax itself.
+  EXPECT_EQ(unfused.layers.size(), fused.layers.size() + 12u * 7);
+  const Layer& bias = find_layer(unfused, "decoder.layer.0.ffn.up_bias");
+  EXPECT_TRUE(bias.backward_free);
+  EXPECT_EQ(bias.tensor, TensorSplit::split);             // on the column-parallel output
+  EXPECT_DOUBLE_EQ(bias.input_elements, 64.0 * 3072);
+  EXPECT_TRUE(find_layer(unfused, "decoder.layer.0.attn.output_bias").backward_free);
+  EXPECT_FALSE(find_layer(unfused, "decoder.layer.0.attn.residual").fused);
+  EXPECT_TRUE(find_layer(fused, "decoder.layer.0.attn.residual").fused);  // bias-dropout-add
+  // The softmax in FP32 between two conversions; backward keeps its FP32 output, twice the
+  // 16-bit elements the fused kernel's output takes.
+  const double probabilities = 12.0 * 64 * 64;
+  const Layer& to_fp32 = find_layer(unfused, "decoder.layer.0.attn.softmax_to_fp32");
+  EXPECT_DOUBLE_EQ(to_fp32.input_element_bytes, 2);
+  EXPECT_DOUBLE_EQ(to_fp32.output_element_bytes, 4);
+  EXPECT_TRUE(to_fp32.attention_core);
+  EXPECT_DOUBLE_EQ(find_layer(unfused, "decoder.layer.0.attn.mask").input_element_bytes, 4);
+  EXPECT_DOUBLE_EQ(find_layer(unfused, "decoder.layer.0.attn.softmax_to_half").output_element_bytes, 2);
+  EXPECT_DOUBLE_EQ(saved_elements(find_layer(unfused, "decoder.layer.0.attn.softmax")), 2 * probabilities);
+  EXPECT_DOUBLE_EQ(saved_elements(find_layer(fused, "decoder.layer.0.attn.softmax")), probabilities);
+  // Without the FP32 softmax: scale and mask only, at the training precision.
+  c.softmax_in_fp32 = false;
+  const ModelGraph half = decoder_transformer(c, 64);
+  EXPECT_EQ(half.layers.size(), fused.layers.size() + 12u * 5);
+  EXPECT_DOUBLE_EQ(find_layer(half, "decoder.layer.0.attn.scale").input_element_bytes, 0);
+  EXPECT_THROW(find_layer(half, "decoder.layer.0.attn.softmax_to_fp32"), std::runtime_error);
+}
+
 TEST(ZooDecoder, SequenceLengthDefaultsToContextAndIsBounded) {
   EXPECT_EQ(decoder_model("gpt2").tokens_per_sample, 1024);
   EXPECT_EQ(decoder_model("gpt3-175b").tokens_per_sample, 2048);

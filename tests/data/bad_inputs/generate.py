@@ -270,6 +270,9 @@ bad("checkpoint-storage-local", CLUSTER, "trace.checkpoint", {"policy": "fixed",
 # Memory layout of convolutions (issue 16).
 bad("memory-format-unknown", TRAINING, "workload.memory_format", "channels_sideways")
 bad("memory-format-without-convolutions", LLM, "workload.memory_format", "nchw")
+# Kernel fusion of decoder transformers (issue 16).
+bad("fused-kernels-not-decoder", TRAINING, "workload.fused_kernels", False)
+bad("fused-kernels-not-boolean", LLM, "workload.fused_kernels", "sometimes")
 
 
 def main():

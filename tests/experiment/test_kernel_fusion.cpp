@@ -1,0 +1,66 @@
+// workload.fused_kernels: a decoder transformer's bias-GeLU, bias-dropout-add and scale-mask-
+// softmax fused as Megatron-LM runs them (the default) or each a kernel of its own
+// (models/zoo_decoder.cpp). Unfused costs memory-bound kernels, not FLOPs or memory.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "experiment/config_error.hpp"
+#include "experiment/load.hpp"
+#include "experiment/results.hpp"
+
+#include "scenario_text.hpp"
+
+namespace dlsim::experiment {
+namespace {
+
+std::string gpt_on(const std::string& precision, const std::string& extra) {
+  return "cluster:\n  instance: aws/p4d.24xlarge\n  nodes: 1\nworkload:\n  model: gpt2\n  attention: unfused\n" + extra +
+         "  precision: " + precision + "\n  optimizer: adam\n  batch: {per_device: 2}\n  iterations: 10\n";
+}
+
+ResultRow row_of(const std::string& text) {
+  const Results r = run(load_scenario_text(text, "f.yaml"));
+  EXPECT_EQ(r.rows.size(), 1u);
+  return r.rows.at(0);
+}
+
+TEST(KernelFusion, UnfusedKernelsCostMemoryPassesNotFlops) {
+  const ResultRow fused = row_of(gpt_on("fp16", ""));
+  const ResultRow unfused = row_of(gpt_on("fp16", "  fused_kernels: false\n"));
+  EXPECT_EQ(row_of(gpt_on("fp16", "  fused_kernels: true\n")).iteration_s, fused.iteration_s);
+  EXPECT_GT(unfused.memory_kernels_s, fused.memory_kernels_s * 1.3);
+  EXPECT_NEAR(unfused.gemm_s, fused.gemm_s, 1e-9 * fused.gemm_s);
+  EXPECT_GT(unfused.iteration_s, fused.iteration_s);
+  // The model's FLOPs are the same: the TFLOP/s per accelerator fall with the time.
+  EXPECT_NEAR(unfused.tflops_per_accelerator * unfused.iteration_s, fused.tflops_per_accelerator * fused.iteration_s,
+              1e-9 * fused.tflops_per_accelerator * fused.iteration_s);
+  const Results r = run(load_scenario_text(gpt_on("fp16", "  fused_kernels: false\n"), "f.yaml"));
+  EXPECT_NE(r.resolved_yaml.find("fused_kernels: false"), std::string::npos);
+  EXPECT_EQ(run(load_scenario_text(gpt_on("fp16", ""), "f.yaml")).resolved_yaml.find("fused_kernels"), std::string::npos);
+}
+
+TEST(KernelFusion, TheFp32SoftmaxOfSixteenBitTrainingCostsItsConversions) {
+  // In FP32 training the unfused softmax is already FP32: no conversion kernels, so the unfused
+  // step's extra memory time is a smaller share of its memory-bound time than in FP16.
+  const double fp16 = row_of(gpt_on("fp16", "  fused_kernels: false\n")).memory_kernels_s /
+                      row_of(gpt_on("fp16", "")).memory_kernels_s;
+  const double fp32 = row_of(gpt_on("fp32", "  fused_kernels: false\n")).memory_kernels_s /
+                      row_of(gpt_on("fp32", "")).memory_kernels_s;
+  EXPECT_GT(fp32, 1.0);
+  EXPECT_GT(fp16, fp32 * 1.1);
+}
+
+TEST(KernelFusion, IsRefusedForModelsThatAreNotDecoderTransformers) {
+  const std::string resnet =
+      "cluster:\n  instance: aws/p4d.24xlarge\nworkload:\n  model: resnet50\n  fused_kernels: false\n"
+      "  batch: {per_device: 32}\n  iterations: 10\n";
+  const ConfigError e = test::error_loading(resnet);
+  EXPECT_EQ(e.key_path(), "workload.fused_kernels");
+  EXPECT_EQ(e.where().line, test::position_of(resnet, "fused_kernels").first);
+  EXPECT_NE(e.message().find("decoder transformer"), std::string::npos) << e.what();
+  EXPECT_EQ(test::error_loading(gpt_on("fp16", "  fused_kernels: sometimes\n")).key_path(), "workload.fused_kernels");
+}
+
+}  // namespace
+}  // namespace dlsim::experiment
