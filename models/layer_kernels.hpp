@@ -12,10 +12,14 @@
 //   conv             forward, data gradient (unless input_gradient is false), weight gradient
 //   attention        FlashAttention forward; backward
 //   the others       one memory-bound kernel each way. Forward bytes: inputs and outputs at the
-//                    element size times the class's passes (memory_passes), the weights, and a
-//                    dropout's 1-byte mask; backward bytes by the class's backward passes. A
-//                    fused layer (Layer::fused) launches nothing and moves only its inputs beyond
-//                    the tensor it receives from the previous kernel.
+//                    element size (the precision's, or the layer's own: an FP32 softmax and its
+//                    conversions) times the class's passes (memory_passes), the weights, and a
+//                    dropout's 1-byte mask; backward bytes by the class's backward passes (none
+//                    for a backward_free layer, e.g. a separate bias add). A fused layer
+//                    (Layer::fused) launches nothing and moves only its inputs beyond the tensor
+//                    it receives from the previous kernel.
+//   conv in NCHW     under tensor-core math, also cuDNN's transposes of input, filter and output
+//                    in each pass (ConvDims::channels_first).
 #pragma once
 #include <array>
 
