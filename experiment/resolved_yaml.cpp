@@ -250,6 +250,7 @@ void emit_workload(YAML::Emitter& out, const WorkloadConfig& w) {
   if (!w.pad_vocabulary) out << YAML::Key << "pad_vocabulary" << YAML::Value << false;
   if (w.channels_first) out << YAML::Key << "memory_format" << YAML::Value << "nchw";
   if (!w.fused_kernels) out << YAML::Key << "fused_kernels" << YAML::Value << false;
+  if (!w.fused_cross_entropy) out << YAML::Key << "fused_cross_entropy" << YAML::Value << false;
   out << YAML::Key << "parameters" << YAML::Value << w.model.parameters();
   out << YAML::Key << "forward_flops_per_sample" << YAML::Value << w.model.forward_flops_per_sample();
   out << YAML::Key << "precision" << YAML::Value << std::string(models::to_string(w.precision));

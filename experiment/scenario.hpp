@@ -136,6 +136,9 @@ struct WorkloadConfig {
   // workload.fused_kernels: a decoder transformer's bias-GeLU, bias-dropout-add and
   // scale-mask-softmax fused as Megatron-LM runs them (default), or each a kernel of its own.
   bool fused_kernels = true;
+  // workload.fused_cross_entropy: the loss as one fused kernel (default), or Megatron-LM's
+  // vocabulary-parallel cross-entropy in separate kernels.
+  bool fused_cross_entropy = true;
   PlanConfig plan;
 };
 

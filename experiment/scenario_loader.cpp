@@ -345,21 +345,27 @@ void resolve_attention(const MapReader& w, WorkloadConfig& wl, const models::Dev
   rebuild_decoder(wl);
 }
 
-// workload.fused_kernels (scenario.hpp): a decoder transformer's bias-GeLU, bias-dropout-add and
-// scale-mask-softmax as Megatron-LM fuses them (default) or as separate kernels; unfused with
-// 16-bit activations the softmax runs in FP32, as Megatron-LM 2021 runs it (models/zoo_decoder.cpp).
+// workload.fused_kernels and workload.fused_cross_entropy (scenario.hpp): a decoder transformer's
+// bias-GeLU, bias-dropout-add and scale-mask-softmax, and its loss, fused (default) or as separate
+// kernels; unfused with 16-bit activations the softmax and the loss run in FP32, as Megatron-LM
+// runs them (models/zoo_decoder.cpp).
 void read_kernel_fusion(MapReader& w, WorkloadConfig& wl) {
   const bool fused = w.boolean("fused_kernels", true);
+  const bool fused_loss = w.boolean("fused_cross_entropy", true);
   if (!wl.decoder) {
-    if (w.has("fused_kernels")) {
-      w.fail("fused_kernels", "chooses a decoder transformer's kernel fusion; model '" + wl.model_name + "' is not one");
+    for (const char* key : {"fused_kernels", "fused_cross_entropy"}) {
+      if (w.has(key)) w.fail(key, "chooses a decoder transformer's kernel fusion; model '" + wl.model_name + "' is not one");
     }
     return;
   }
   wl.fused_kernels = fused;
-  if (fused == wl.decoder->fused_kernels) return;
+  wl.fused_cross_entropy = fused_loss;
+  if (fused == wl.decoder->fused_kernels && fused_loss == wl.decoder->fused_cross_entropy) return;
+  const bool sixteen_bit = models::bytes_per_element(models::storage_precision(wl.precision)) <= 2;
   wl.decoder->fused_kernels = fused;
-  wl.decoder->softmax_in_fp32 = !fused && models::bytes_per_element(models::storage_precision(wl.precision)) <= 2;
+  wl.decoder->softmax_in_fp32 = !fused && sixteen_bit;
+  wl.decoder->fused_cross_entropy = fused_loss;
+  wl.decoder->cross_entropy_in_fp32 = !fused_loss && sixteen_bit;
   rebuild_decoder(wl);
 }
 

@@ -59,6 +59,14 @@ struct DecoderConfig {
   // from and back to 16 bits (Megatron-LM 2021: query-key layer scaling, on by default, forces
   // attention_softmax_in_fp32).
   bool softmax_in_fp32 = false;
+  // The loss as one fused cross-entropy kernel (Megatron-Core's --cross-entropy-loss-fusion, set
+  // by NeMo / Megatron-Bridge recipes; Transformer Engine's or Apex's kernel). False: Megatron-LM's
+  // vocabulary-parallel cross-entropy in PyTorch operations: max, subtract, exp, sum and divide
+  // over the logits, each a kernel, and a scaling pass backward (zoo_decoder.cpp).
+  bool fused_cross_entropy = true;
+  // With fused_cross_entropy false and 16-bit activations: the logits converted to FP32 first
+  // (Megatron-LM's default, fp16_lm_cross_entropy off), the loss computed in FP32.
+  bool cross_entropy_in_fp32 = false;
 };
 // Features of each of the K and V projections: kv_heads * (hidden / heads).
 double decoder_kv_features(const DecoderConfig& c);

@@ -4,7 +4,7 @@
 // feed-forward), a final norm and the language-model head. Per-sample costs are for one sequence
 // of s tokens; a multiply-add is 2 FLOPs. Causal attention is costed on the lower triangle only
 // (s(s+1)/2 scores per head), as causal kernels (FlashAttention, Megatron fused masked softmax)
-// skip the masked half. The LM head is costed on all s positions; the loss is not modelled.
+// skip the masked half. The LM head and the loss are costed on all s positions.
 // Models trained with dropout (GPT-2/3: dropout 0.1 on the attention probabilities and on the
 // attention and FFN outputs) get those dropout layers: their cost is a memory-bound elementwise
 // pass, and they keep a one-byte mask each (counted as half an element: exact at fp16/bf16).
@@ -280,6 +280,39 @@ void feed_forward(Layers& out, const std::string& p, const DecoderConfig& c, dou
   residual(out, p + ".ffn", c, s * double(c.hidden));
 }
 
+// Megatron-LM's vocabulary-parallel cross-entropy (mpu/cross_entropy.py, 2021; Megatron-Core's
+// unfused path is the same) on each rank's s x v/t logits: [to FP32], the row maximum (all-reduced
+// over the tensor group), logits minus it, exp, the row sum (all-reduced), the target logit of each
+// row (all-reduced), the division that leaves the softmax, which backward keeps. Those steps sit in
+// one autograd function whose backward is a single pass (the kept softmax less the one-hot target,
+// times the incoming gradient), then the conversion back. Each step is a kernel over the logits.
+void unfused_cross_entropy(Layers& out, const DecoderConfig& c, double s, double v) {
+  constexpr double kHalf = 2, kSingle = 4;
+  const bool fp32 = c.cross_entropy_in_fp32;
+  const double logits = s * v;
+  const auto step = [&](const std::string& name, double outputs, double in_bytes, double out_bytes) -> Layer& {
+    Layer& l = split(push(out, "loss." + name, LayerKind::elementwise, 0, 0, logits, outputs));
+    if (fp32) {
+      l.input_element_bytes = in_bytes;
+      l.output_element_bytes = out_bytes;
+    }
+    l.backward_free = true;
+    return l;
+  };
+  if (fp32) step("to_fp32", logits, kHalf, kSingle).backward_free = false;  // backward: the gradient back to 16 bits
+  step("max", s, kSingle, kSingle).tp_all_reduce = true;
+  step("subtract", logits, kSingle, kSingle);
+  step("exp", logits, kSingle, kSingle);
+  step("sum", s, kSingle, kSingle).tp_all_reduce = true;
+  step("target", s, kSingle, kSingle).tp_all_reduce = true;
+  // The target logit's gather reads one logit per row, not the row.
+  out.back().input_elements = s;
+  Layer& normalize = step("normalize", logits, kSingle, kSingle);
+  normalize.forward_flops = kSoftmaxFlops * logits;  // the fused kernel's arithmetic, counted once
+  normalize.backward_free = false;                   // the function's backward pass
+  saves(normalize, fp32 ? logits * kSingle / kHalf : logits);
+}
+
 void validate(const DecoderConfig& c, int sequence_length) {
   auto fail = [&](const std::string& what) {
     throw std::invalid_argument(c.name + ": " + what);
@@ -424,11 +457,14 @@ ModelGraph decoder_transformer(const DecoderConfig& c, int sequence_length) {
        s, h, v);
   g.layers.back().vocabulary = true;
   if (c.tied_embeddings) g.layers.back().tied_to = 0;  // the token embedding (layer 0)
-  // The loss: softmax cross-entropy over the (vocabulary-parallel) logits, a row reduction that
-  // reads every logit; nothing kept beyond what the head saved (an approximation: Megatron's
-  // vocabulary-parallel loss keeps its fp32 softmax).
-  Layer& loss = saves(split(push(g.layers, "loss", LayerKind::softmax, 0, kSoftmaxFlops * s * v, s * v, s)), 0);
-  loss.memory_kernel = MemoryKernel::cross_entropy;
+  if (c.fused_cross_entropy) {
+    // The loss as one fused softmax cross-entropy kernel over the (vocabulary-parallel) logits, a
+    // row reduction that reads every logit; nothing kept beyond what the head saved.
+    Layer& loss = saves(split(push(g.layers, "loss", LayerKind::softmax, 0, kSoftmaxFlops * s * v, s * v, s)), 0);
+    loss.memory_kernel = MemoryKernel::cross_entropy;
+  } else {
+    unfused_cross_entropy(g.layers, c, s, v);
+  }
   return g;
 }
 

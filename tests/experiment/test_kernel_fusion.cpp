@@ -51,6 +51,19 @@ TEST(KernelFusion, TheFp32SoftmaxOfSixteenBitTrainingCostsItsConversions) {
   EXPECT_GT(fp16, fp32 * 1.1);
 }
 
+TEST(KernelFusion, AnUnfusedCrossEntropyMovesTheLogitsSeveralTimes) {
+  const ResultRow fused = row_of(gpt_on("fp16", ""));
+  const ResultRow unfused = row_of(gpt_on("fp16", "  fused_cross_entropy: false\n"));
+  // GPT-2's 1,024 x 50,257 logits per sequence: about 52 bytes per logit moved (conversion, five
+  // passes forward, one backward, conversion back) where the fused kernel moves about 5.
+  EXPECT_GT(unfused.memory_kernels_s, fused.memory_kernels_s);
+  EXPECT_GT(unfused.iteration_s, fused.iteration_s * 1.01);
+  EXPECT_NEAR(unfused.tflops_per_accelerator * unfused.iteration_s, fused.tflops_per_accelerator * fused.iteration_s,
+              1e-9 * fused.tflops_per_accelerator * fused.iteration_s);
+  EXPECT_NE(run(load_scenario_text(gpt_on("fp16", "  fused_cross_entropy: false\n"), "f.yaml")).resolved_yaml.find("fused_cross_entropy: false"),
+            std::string::npos);
+}
+
 TEST(KernelFusion, IsRefusedForModelsThatAreNotDecoderTransformers) {
   const std::string resnet =
       "cluster:\n  instance: aws/p4d.24xlarge\nworkload:\n  model: resnet50\n  fused_kernels: false\n"
@@ -60,6 +73,10 @@ TEST(KernelFusion, IsRefusedForModelsThatAreNotDecoderTransformers) {
   EXPECT_EQ(e.where().line, test::position_of(resnet, "fused_kernels").first);
   EXPECT_NE(e.message().find("decoder transformer"), std::string::npos) << e.what();
   EXPECT_EQ(test::error_loading(gpt_on("fp16", "  fused_kernels: sometimes\n")).key_path(), "workload.fused_kernels");
+  const std::string loss =
+      "cluster:\n  instance: aws/p4d.24xlarge\nworkload:\n  model: resnet50\n  fused_cross_entropy: false\n"
+      "  batch: {per_device: 32}\n  iterations: 10\n";
+  EXPECT_EQ(test::error_loading(loss).key_path(), "workload.fused_cross_entropy");
 }
 
 }  // namespace

@@ -207,6 +207,35 @@ TEST(ZooDecoder, UnfusedKernelsAddLaunchesButNoArithmeticOrParameters) {
   EXPECT_THROW(find_layer(half, "decoder.layer.0.attn.softmax_to_fp32"), std::runtime_error);
 }
 
+TEST(ZooDecoder, UnfusedCrossEntropyIsMegatronsStepsOverTheLogits) {
+  DecoderConfig c = decoder_config("gpt2");
+  const ModelGraph fused = decoder_transformer(c, 64);
+  c.fused_cross_entropy = false;
+  c.cross_entropy_in_fp32 = true;
+  const ModelGraph unfused = decoder_transformer(c, 64);
+  EXPECT_DOUBLE_EQ(unfused.training_flops_per_sample(), fused.training_flops_per_sample());
+  EXPECT_DOUBLE_EQ(unfused.parameters(), fused.parameters());
+  // to FP32, max, subtract, exp, sum, target, normalize in place of the one fused kernel.
+  EXPECT_EQ(unfused.layers.size(), fused.layers.size() + 6);
+  const double logits = 64.0 * 50257;
+  const Layer& to_fp32 = find_layer(unfused, "loss.to_fp32");
+  EXPECT_FALSE(to_fp32.backward_free);  // its backward converts the gradient back
+  EXPECT_DOUBLE_EQ(to_fp32.output_element_bytes, 4);
+  for (const char* reduced : {"loss.max", "loss.sum", "loss.target"}) {
+    const Layer& l = find_layer(unfused, reduced);
+    EXPECT_TRUE(l.tp_all_reduce) << reduced;
+    EXPECT_TRUE(l.backward_free) << reduced;
+    EXPECT_DOUBLE_EQ(l.activation_elements, 64) << reduced;
+  }
+  EXPECT_DOUBLE_EQ(find_layer(unfused, "loss.max").input_elements, logits);
+  EXPECT_DOUBLE_EQ(find_layer(unfused, "loss.target").input_elements, 64);  // one logit per row
+  EXPECT_TRUE(find_layer(unfused, "loss.exp").backward_free);
+  const Layer& normalize = find_layer(unfused, "loss.normalize");
+  EXPECT_FALSE(normalize.backward_free);  // the autograd function's one backward pass
+  EXPECT_DOUBLE_EQ(saved_elements(normalize), 2 * logits);  // the FP32 softmax
+  EXPECT_TRUE(unfused.layers.back().tensor == TensorSplit::split);
+}
+
 TEST(ZooDecoder, SequenceLengthDefaultsToContextAndIsBounded) {
   EXPECT_EQ(decoder_model("gpt2").tokens_per_sample, 1024);
   EXPECT_EQ(decoder_model("gpt3-175b").tokens_per_sample, 2048);

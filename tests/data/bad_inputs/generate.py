@@ -273,6 +273,7 @@ bad("memory-format-without-convolutions", LLM, "workload.memory_format", "nchw")
 # Kernel fusion of decoder transformers (issue 16).
 bad("fused-kernels-not-decoder", TRAINING, "workload.fused_kernels", False)
 bad("fused-kernels-not-boolean", LLM, "workload.fused_kernels", "sometimes")
+bad("fused-cross-entropy-not-decoder", TRAINING, "workload.fused_cross_entropy", False)
 
 
 def main():
