@@ -59,6 +59,17 @@ std::optional<Optimizer> optimizer_from_string(const std::string& name) {
 
 double optimizer_state_bytes(Optimizer o) { return entry(o).state_bytes; }
 
+double mixed_precision_step_bytes(Precision precision, Precision gradient_precision) {
+  const bool mixed = precision == Precision::fp16 || precision == Precision::bf16 || precision == Precision::fp8;
+  if (!mixed) return 0;
+  constexpr double kFp32 = 4;
+  const double gradients = bytes_per_element(gradient_precision);
+  double bytes = kFp32;                                            // the master read by the copy
+  if (gradients < kFp32) bytes += gradients + kFp32;               // gradients to FP32
+  if (precision == Precision::fp16) bytes += 2 * kFp32;            // unscale and inf/NaN check
+  return bytes;
+}
+
 double optimizer_bytes_per_parameter(Optimizer o, Precision precision) {
   const bool mixed = precision == Precision::fp16 || precision == Precision::bf16 || precision == Precision::fp8;
   return entry(o).step_bytes + (mixed ? bytes_per_element(storage_precision(precision)) : 0.0);

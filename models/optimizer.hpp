@@ -25,4 +25,12 @@ double optimizer_state_bytes(Optimizer o);
 // fp8: Transformer Engine casts its FP8 weight copies in forward, fp8_recipe.hpp).
 double optimizer_bytes_per_parameter(Optimizer o, Precision precision);
 
+// The passes a mixed-precision step makes on the device besides the optimizer's own, bytes per
+// parameter (0 without mixed precision), as Megatron-LM's mixed-precision optimizer runs them:
+// 16-bit gradients (`gradient_precision`) copied into FP32 main gradients (read 2, write 4); under
+// FP16 the loss scale taken out of them with an inf/NaN check (read and write 4); and the copy of
+// the FP32 master weights to the model's reading the master (4; the write is in
+// optimizer_bytes_per_parameter). BF16 and FP8 need no loss scaling.
+double mixed_precision_step_bytes(Precision precision, Precision gradient_precision);
+
 }  // namespace dlsim::models

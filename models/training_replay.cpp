@@ -716,7 +716,11 @@ class Replay {
     rank.optimizer_start = engine_.now();
     const double shard = plan_.zero_stage >= 1 ? plan_.gradient_replicas() : 1;
     // Parameter servers step the optimizer on their CPUs (their time is in the pull's wait).
-    const double bytes = plan_.parameter_server.enabled ? 0.0 : rank.parameters / shard * optimizer_bytes_per_parameter(plan_.optimizer, plan_.precision);
+    const double bytes = plan_.parameter_server.enabled
+                             ? 0.0
+                             : rank.parameters / shard *
+                                   (optimizer_bytes_per_parameter(plan_.optimizer, plan_.precision) +
+                                    mixed_precision_step_bytes(plan_.precision, plan_.gradient_precision));
     // A fused multi-tensor optimizer (apex FusedAdam, torch's fused/foreach Adam) streams every
     // parameter's state in a few long kernels: the optimizer class of the kernel model.
     rank.optimizer = bytes <= 0 ? 0.0

@@ -34,6 +34,18 @@ TEST(Optimizer, StateAndStepFollowWhatEachKeeps) {
   EXPECT_EQ(optimizer_bytes_per_parameter(Optimizer::adam, Precision::fp32) + 2.0, optimizer_bytes_per_parameter(Optimizer::adam, bf16));
 }
 
+TEST(Optimizer, MixedPrecisionStepsPassOverGradientsAndMasterWeights) {
+  const Precision fp16 = Precision::fp16, bf16 = Precision::bf16, fp32 = Precision::fp32;
+  EXPECT_EQ(mixed_precision_step_bytes(fp32, fp32), 0.0);
+  // BF16 with FP32 gradients: only the master's read by the copy to the model's weights.
+  EXPECT_EQ(mixed_precision_step_bytes(bf16, fp32), 4.0);
+  // Megatron-LM 2021's FP16 optimizer with FP16 gradients: copy them to FP32 (2 + 4), unscale
+  // and check them (4 + 4), read the master for the copy back (4).
+  EXPECT_EQ(mixed_precision_step_bytes(fp16, fp16), 18.0);
+  EXPECT_EQ(mixed_precision_step_bytes(fp16, fp32), 12.0);
+  EXPECT_EQ(mixed_precision_step_bytes(Precision::fp8, bf16), 10.0);
+}
+
 TEST(Optimizer, MemoryCountsEachOptimizersState) {
   const ModelGraph model = decoder_model("gpt3-1.3b", 2048);
   ParallelPlan plan;
