@@ -5,6 +5,7 @@
 #include <iostream>
 #include <tuple>
 
+#include "experiment/atomic_file.hpp"
 #include "experiment/builtin_profiles.hpp"
 #include "experiment/config_error.hpp"
 #include "experiment/load.hpp"
@@ -97,9 +98,16 @@ experiment::Results run_with_progress(const ScenarioOptions& o, const experiment
   }
 }
 
+// "wrote PATH", or what went to standard output.
+std::string wrote(const std::string& path, const char* what) {
+  return experiment::is_standard_output(path) ? std::string("wrote ") + what + " to standard output" : "wrote " + path;
+}
+
 }  // namespace
 
-int run_loaded(std::ostream& out, const ScenarioOptions& o, const experiment::Scenario& scenario) {
+int run_loaded(std::ostream& stdout_stream, const ScenarioOptions& o, const experiment::Scenario& scenario) {
+  // With an output on standard output ("-"), the report goes to standard error.
+  std::ostream& out = scenario.output.to_standard_output() ? std::cerr : stdout_stream;
   const experiment::Results results = run_with_progress(o, scenario);
   if (!o.quiet && scenario.cluster_sim) {
     out << "dlsim " << results.dlsim_version << ": cluster scenario, " << scenario.cluster_sim->variants.size() << " variant"
@@ -120,15 +128,15 @@ int run_loaded(std::ostream& out, const ScenarioOptions& o, const experiment::Sc
   }
   if (!scenario.output.results.empty()) {
     experiment::write_hdf5(scenario.output.results, results);
-    if (!o.quiet) out << "wrote " << scenario.output.results << "\n";
+    if (!o.quiet) out << wrote(scenario.output.results, "the results (HDF5)") << "\n";
   }
   if (!scenario.output.csv.empty()) {
     experiment::write_csv(scenario.output.csv, results);
-    if (!o.quiet) out << "wrote " << scenario.output.csv << "\n";
+    if (!o.quiet) out << wrote(scenario.output.csv, "the CSV") << "\n";
   }
   if (!scenario.output.jobs_csv.empty()) {
     experiment::write_table_csv(scenario.output.jobs_csv, results.jobs_table);
-    if (!o.quiet) out << "wrote " << scenario.output.jobs_csv << "\n";
+    if (!o.quiet) out << wrote(scenario.output.jobs_csv, "the jobs CSV") << "\n";
   }
   for (std::size_t i = 0; i < results.traces.size(); ++i) {
     if (results.rows[i].status != "ok") continue;  // an infeasible point has no iteration
@@ -140,7 +148,8 @@ int run_loaded(std::ostream& out, const ScenarioOptions& o, const experiment::Sc
   return 0;
 }
 
-int run_serving_scenario(std::ostream& out, const ScenarioOptions& o, const experiment::Scenario& scenario) {
+int run_serving_scenario(std::ostream& stdout_stream, const ScenarioOptions& o, const experiment::Scenario& scenario) {
+  std::ostream& out = scenario.output.to_standard_output() ? std::cerr : stdout_stream;
   if (!scenario.sweep.variants.empty()) {
     throw experiment::ConfigError(scenario.sweep.variants.where, "sweep",
                                   "the scenario sweeps variants (sweep.grid, zip or random): run it with 'dlsim sweep'");
@@ -149,7 +158,7 @@ int run_serving_scenario(std::ostream& out, const ScenarioOptions& o, const expe
   if (!o.quiet) experiment::print_serving(out, results);
   if (!scenario.output.csv.empty()) {
     experiment::write_serving_csv(scenario.output.csv, results);
-    if (!o.quiet) out << "wrote " << scenario.output.csv << "\n";
+    if (!o.quiet) out << wrote(scenario.output.csv, "the CSV") << "\n";
   }
   if (!scenario.output.trace.empty()) {
     experiment::write_serving_trace(scenario.output.trace, results);
@@ -165,7 +174,7 @@ int run_serving_scenario(std::ostream& out, const ScenarioOptions& o, const expe
     files.resolved_yaml = experiment::resolved_yaml(scenario);
     experiment::serving_tables(results, files);
     experiment::write_hdf5(scenario.output.results, files);
-    if (!o.quiet) out << "wrote " << scenario.output.results << "\n";
+    if (!o.quiet) out << wrote(scenario.output.results, "the results (HDF5)") << "\n";
   }
   return 0;
 }

@@ -3,9 +3,11 @@
 // experiment/kernel_predict.hpp and experiment/kernel_table_predict.hpp; this file checks which
 // options go together.
 #include <filesystem>
+#include <iostream>
 #include <system_error>
 
 #include "cli/commands.hpp"
+#include "experiment/atomic_file.hpp"
 #include "experiment/config_error.hpp"
 #include "experiment/kernel_predict.hpp"
 #include "experiment/kernel_table_predict.hpp"
@@ -30,7 +32,11 @@ int predict_table(std::ostream& out, const KernelFlags& f) {
   }
   const experiment::KernelTablePrediction p = experiment::predict_kernel_table_file(f.input);
   experiment::write_predicted_table_file(f.output, p);
-  out << experiment::prediction_summary(p) << "; wrote " << f.output << "\n";
+  if (experiment::is_standard_output(f.output)) {
+    std::cerr << experiment::prediction_summary(p) << "; wrote the table to standard output\n";
+  } else {
+    out << experiment::prediction_summary(p) << "; wrote " << f.output << "\n";
+  }
   return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "cli/commands.hpp"
+#include "experiment/atomic_file.hpp"
 #include "experiment/collective_validation.hpp"
 #include "experiment/config_error.hpp"
 #include "experiment/kernel_validation.hpp"
@@ -47,9 +48,11 @@ int validate_command(std::ostream& out, std::ostream& err, const ValidateFlags& 
   const std::string folder = flags.folder.empty() ? "scenarios/published" : flags.folder;
   const experiment::ValidationReport report = experiment::validate_folder(folder, options);
   if (bar) bar->finish();
+  // With --csv - the CSV is standard output and the report goes to standard error.
+  std::ostream& shown = experiment::is_standard_output(flags.csv) ? err : out;
   if (!flags.csv.empty()) experiment::write_table_csv(flags.csv, experiment::validation_table(report));
-  out << (flags.format == "markdown" ? experiment::format_validation_markdown(report) : experiment::format_validation_text(report));
-  if (!flags.csv.empty()) out << "wrote " << flags.csv << "\n";
+  shown << (flags.format == "markdown" ? experiment::format_validation_markdown(report) : experiment::format_validation_text(report));
+  if (!flags.csv.empty() && !experiment::is_standard_output(flags.csv)) out << "wrote " << flags.csv << "\n";
   if (!report.unexplained.empty()) {
     err << "error: " << report.unexplained.size() << " published figure" << (report.unexplained.size() == 1 ? "" : "s")
         << (report.unexplained.size() == 1 ? " differs" : " differ") << " by more than 15% without an explanation in its check:\n";

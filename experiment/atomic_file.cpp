@@ -3,6 +3,8 @@
 #include <cerrno>
 #include <charconv>
 #include <filesystem>
+#include <fstream>
+#include <iostream>
 #include <stdexcept>
 #include <system_error>
 
@@ -51,7 +53,10 @@ std::string resolve_output(const std::string& target) {
   return path.string();
 }
 
+bool is_standard_output(const std::string& target) { return target == "-"; }
+
 std::string unwritable_reason(const std::string& target) {
+  if (is_standard_output(target)) return "";
   std::error_code ec;
   const fs::file_status status = fs::status(target, ec);  // follows symbolic links
   switch (status.type()) {
@@ -73,7 +78,33 @@ std::string unwritable_reason(const std::string& target) {
   }
 }
 
+namespace {
+
+// "-": written to a temporary file in the system's temporary folder, then copied out whole.
+void write_to_standard_output(const std::function<void(const std::string&)>& write) {
+  std::error_code ec;
+  const fs::path folder = fs::temp_directory_path(ec);
+  if (ec) throw std::runtime_error("cannot find a temporary folder for standard output: " + ec.message());
+  const fs::path temporary = folder / ("dlsim-stdout" + std::string(kTemporaryInfix) + std::to_string(::getpid()));
+  try {
+    write(temporary.string());
+    std::ifstream in(temporary, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read back '" + temporary.string() + "'");
+    if (fs::file_size(temporary) > 0) std::cout << in.rdbuf();  // an empty buffer would set failbit
+    std::cout.flush();
+    if (!std::cout) throw std::runtime_error("cannot write to standard output");
+    in.close();
+    fs::remove(temporary, ec);
+  } catch (...) {
+    fs::remove(temporary, ec);
+    throw;
+  }
+}
+
+}  // namespace
+
 void write_atomically(const std::string& target, const std::function<void(const std::string&)>& write) {
+  if (is_standard_output(target)) return write_to_standard_output(write);
   if (const std::string why = unwritable_reason(target); !why.empty()) throw std::runtime_error("cannot write: " + why);
   // Through a symbolic link: the file it points to is replaced, the link stays.
   const fs::path path(resolve_output(target));

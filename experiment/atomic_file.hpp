@@ -6,7 +6,12 @@
 
 namespace dlsim::experiment {
 
-// Why `target` cannot be an output file, or "" when it can: an existing folder, FIFO, device or
+// "-" names standard output: the content is written to a temporary file first and copied to
+// standard output whole when it is complete, so a failure prints nothing (as a file target is left
+// untouched). A command that sends an output there prints its own report on standard error.
+bool is_standard_output(const std::string& target);
+
+// Why `target` cannot be an output file, or "" when it can ("-" can): an existing folder, FIFO, device or
 // socket is refused (renaming over it would replace the node; writing into it is not a result
 // file). A symbolic link is judged by what it points to.
 std::string unwritable_reason(const std::string& target);

@@ -90,6 +90,8 @@ void apply_override(YAML::Node& root, const Override& o) {
   if (!value.IsDefined() || (value.IsNull() && o.value.find_first_not_of(" \t") == std::string::npos)) {
     value = YAML::Node(o.value);
   }
+  // A bare "-" is standard output (--csv -), not a YAML list of one null item.
+  if (o.value == "-") value = YAML::Node(o.value);
   const std::vector<Step> steps = split_path(o);
   // yaml-cpp nodes are handles: assigning through `current` edits the tree in place.
   YAML::Node current = root;

@@ -182,6 +182,9 @@ struct OutputConfig {
   std::string csv;                // CSV path ("" = none)
   std::string trace;              // Chrome/Perfetto trace of one iteration ("" = none)
   std::string jobs_csv;           // cluster scenarios: per-job results of every variant ("" = none)
+  // Whether one of them is "-", standard output (atomic_file.hpp): the command's own report then
+  // goes to standard error.
+  bool to_standard_output() const { return results == "-" || csv == "-" || jobs_csv == "-"; }
 };
 
 // A point of a training scenario (node count, plan) that cannot run: its plan does not split the

@@ -511,11 +511,17 @@ OutputConfig read_output(MapReader& o) {
     if (o.has(key) && path.empty()) o.fail(key, "expected a file path");
   }
   // Refused before running: a folder, FIFO or device given as an output file (atomic_file.hpp).
+  // "-" is standard output, for one output at a time; a trace is one file per configuration.
+  int to_standard_output = 0;
   for (const auto& [key, path] : {std::pair{"results", out.results}, std::pair{"csv", out.csv}, std::pair{"trace", out.trace},
                                   std::pair{"jobs_csv", out.jobs_csv}}) {
     if (const std::string why = path.empty() ? "" : unwritable_reason(path); !why.empty()) o.fail(key, why);
+    if (!is_standard_output(path)) continue;
+    if (std::string(key) == "trace") o.fail(key, "'-' (standard output) is not for traces: a trace is written per configuration; give a file path");
+    if (++to_standard_output > 1) o.fail(key, "only one output can go to standard output ('-')");
   }
   const auto same_file = [](const std::string& a, const std::string& b) {
+    if (is_standard_output(a) || is_standard_output(b)) return false;
     return std::filesystem::absolute(a).lexically_normal() == std::filesystem::absolute(b).lexically_normal();
   };
   if (!out.results.empty() && !out.csv.empty() && same_file(out.results, out.csv)) {

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <filesystem>
 
+#include "experiment/atomic_file.hpp"
 #include "experiment/config_error.hpp"
 #include "experiment/load.hpp"
 #include "experiment/progress.hpp"
@@ -77,6 +78,11 @@ SweepStoreReport run_sweep_store(const SweepStoreOptions& o, const MpiSession* m
   report.variants = variants.size();
   report.kind = base.kind();
   report.store = !o.store.empty() ? o.store : !base.output.results.empty() ? base.output.results : default_store_path(o.scenario);
+  if (is_standard_output(report.store)) {
+    throw ConfigError({o.store.empty() ? o.scenario : "--output -", 0, 0}, o.store.empty() ? "output.results" : "",
+                      "a sweep's store is a file it rewrites as variants finish and resumes from (its journal sits "
+                      "beside it): '-' (standard output) cannot be one; give a file path");
+  }
   report.journal = report.store + ".journal";
   if (mpi != nullptr && mpi->rank() != 0) {
     report.ran = mpi_work(*mpi, source, variants);  // loads what it is given (rank 0 validated them all)
