@@ -46,6 +46,8 @@ def test_plot_of_a_cluster_file_writes_beside_it_by_default(plot, run_scenario, 
     shutil.copy(run_scenario("elastic-resize.yaml"), h5)
     results = dlsim.read_results(str(h5))
     expected = ["cost_vs_time.png"] + [f"utilization-variant{v}.png" for v in range(results.variants())]
+    if (results.jobs["state"] == "done").any():
+        expected.append("jct.png")
     if results.job_timeline is not None:
         expected += [f"gantt-variant{v}.png" for v in range(results.variants())]
     result = plot(h5)
@@ -83,3 +85,13 @@ def test_the_python_module_runs_alone(run_scenario, tmp_path):
     result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
     assert result.returncode == 0, result.stderr
     assert written(result, tmp_path) == ["collective.png"]
+
+
+def test_plot_only_writes_the_named_plots_and_refuses_unknown_names(plot, run_scenario, tmp_path):
+    result = plot(run_scenario("quickstart.yaml"), "--out", tmp_path / "only", "--only", "scaling", "--only", "breakdown")
+    assert result.returncode == 0, result.stderr
+    assert written(result, tmp_path / "only") == ["breakdown.png", "scaling.png"]
+    bad = plot(run_scenario("quickstart.yaml"), "--out", tmp_path / "bad", "--only", "gannt")
+    assert bad.returncode == 2
+    assert "no plot named gannt" in bad.stderr and "there are: scaling, cost_vs_time, breakdown" in bad.stderr
+    assert not (tmp_path / "bad").exists()

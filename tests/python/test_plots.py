@@ -67,6 +67,20 @@ def timeline_results(jobs=3, preemptions=True):
     return dlsim.Results(kind="cluster", tables=tables)
 
 
+def jobs_results(jct_by_variant):
+    """A cluster Results made by hand: per variant, jobs finished in the given seconds (None: a job
+    still running at the horizon)."""
+    rows = [(v, f"job-{i}", "done" if t is not None else "running", t)
+            for v, times in enumerate(jct_by_variant) for i, t in enumerate(times)]
+    tables = {
+        "results": pd.DataFrame({"variant": [f"policy-{v}" for v in range(len(jct_by_variant))],
+                                 "makespan": [1.0] * len(jct_by_variant), "total_cost": [1.0] * len(jct_by_variant),
+                                 "unfinished": [0] * len(jct_by_variant)}),
+        "jobs": pd.DataFrame(rows, columns=["variant", "job", "state", "jct"]),
+    }
+    return dlsim.Results(kind="cluster", tables=tables)
+
+
 # ----------------------------------------------------------------------------- scaling
 
 def test_scaling_draws_throughput_and_efficiency_per_accelerator_count(quickstart, tmp_path):
@@ -318,6 +332,8 @@ def test_save_all_writes_the_training_plots(quickstart, tmp_path):
 
 def test_save_all_writes_the_cluster_plots(cluster, tmp_path):
     names = ["cost_vs_time.png"] + [f"utilization-variant{v}.png" for v in range(cluster.variants())]
+    if (cluster.jobs["state"] == "done").any():
+        names.append("jct.png")
     if cluster.job_timeline is not None:
         names += [f"gantt-variant{v}.png" for v in range(cluster.variants())]
     assert_pngs(plots.save_all(cluster, tmp_path), names)
@@ -329,3 +345,47 @@ def test_save_all_adds_gantt_when_the_timeline_exists(tmp_path):
 
 def test_save_all_writes_the_collective_plot(allreduce, tmp_path):
     assert_pngs(plots.save_all(allreduce, tmp_path), ["collective.png"])
+
+
+# ----------------------------------------------------------------------------- jct, names, titles
+
+def test_jct_draws_one_cdf_per_variant_of_its_finished_jobs(tmp_path):
+    results = jobs_results([[60.0, 120.0, 240.0, None], [30.0, 3000.0]])
+    fig = plots.jct(results)
+    ax = fig.axes[0]
+    lines = ax.get_lines()
+    assert len(lines) == 2
+    # Variant 0: three finished jobs (the running one is left out), the CDF ends at 100%.
+    xs, ys = lines[0].get_data()
+    assert list(xs) == [1.0, 2.0, 4.0]  # minutes: the longest time is 50 min
+    assert list(ys) == pytest.approx([100 / 3, 200 / 3, 100])
+    assert "policy-0: 3 jobs, median 2 min" in lines[0].get_label()
+    assert ax.get_xscale() == "log"  # 0.5 to 50 min spans 100x
+    assert ax.get_xlabel() == "job completion time (min)"
+    assert_png(fig, tmp_path / "jct.png")
+
+
+def test_jct_needs_a_finished_job_and_cluster_results(quickstart):
+    with pytest.raises(ValueError, match="no job finished"):
+        plots.jct(jobs_results([[None]]))
+    with pytest.raises(ValueError, match="cluster"):
+        plots.jct(quickstart)
+
+
+def test_save_all_writes_only_the_plots_named(quickstart, tmp_path):
+    assert_pngs(plots.save_all(quickstart, tmp_path / "one", only=["scaling"]), ["scaling.png"])
+    # A name picks every per-variant file of that plot.
+    assert_pngs(plots.save_all(timeline_results(), tmp_path / "gantt", only="gantt"),
+                ["gantt-variant0.png", "gantt-variant1.png"])
+    with pytest.raises(ValueError, match="no plot named nope .*there are: scaling, cost_vs_time, breakdown"):
+        plots.save_all(quickstart, tmp_path / "none", only=["nope"])
+    assert not (tmp_path / "none").exists()  # nothing written before the names are checked
+    assert plots.plot_names(quickstart) == ["scaling", "cost_vs_time", "breakdown"]
+
+
+def test_a_scenario_given_as_a_dict_gets_a_title_that_says_what_it_ran():
+    results = dlsim.run({"cluster": {"instance": "aws/p3.2xlarge"},
+                         "workload": {"model": "resnet50", "batch": {"per_device": 32}, "iterations": 10},
+                         "sweep": {"nodes": [1, 2]}})
+    fig = plots.scaling(results)
+    assert fig._suptitle.get_text() == "Throughput and scaling efficiency (resnet50 on aws/p3.2xlarge)"

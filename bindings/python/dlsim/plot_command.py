@@ -1,4 +1,4 @@
-"""``python -m dlsim.plot_command results.h5 [--out DIR]``: every plot of a results file as PNG.
+"""``python -m dlsim.plot_command results.h5 [--out DIR] [--only NAME]...``: the plots of a results file as PNG.
 
 ``dlsim plot`` runs this. The plots are those of ``dlsim.plots.save_all`` for the file's kind;
 they go to DIR (default: ``<stem>-plots/`` beside the file) and each written path is printed.
@@ -18,6 +18,8 @@ def _parser() -> argparse.ArgumentParser:
         prog="dlsim plot", description="Write every plot of a dlsim results file (HDF5) as PNG.")
     parser.add_argument("results", help="an HDF5 file written by `dlsim run`")
     parser.add_argument("--out", metavar="DIR", help="where to write the PNG files (default: <stem>-plots/ beside the file)")
+    parser.add_argument("--only", metavar="NAME", action="append",
+                        help="write only this plot (repeatable; 'gantt' picks every gantt-variant<i>)")
     return parser
 
 
@@ -50,9 +52,15 @@ def main(argv: Optional[List[str]] = None) -> int:
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    if args.only:
+        try:
+            plots.check_plot_names(results, args.only)
+        except ValueError as e:
+            print(f"error: --only: {e}", file=sys.stderr)
+            return 2
     out = pathlib.Path(args.out) if args.out else path.with_name(f"{path.stem}-plots")
     try:
-        for written in plots.save_all(results, out):
+        for written in plots.save_all(results, out, only=args.only):
             print(written, flush=True)
     except OSError as e:
         print(f"error: cannot write the plots to {out}: {e}", file=sys.stderr)

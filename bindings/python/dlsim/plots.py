@@ -7,7 +7,7 @@ pyplot's state, a notebook shows the returned figure once, a script calls ``fig.
 
 - training results: :func:`scaling`, :func:`cost_vs_time`, :func:`breakdown`;
 - cluster results: :func:`cost_vs_time` (one point per variant), :func:`utilization`,
-  :func:`gantt`;
+  :func:`gantt`, :func:`jct` (the distribution of job completion times);
 - collective results: :func:`collective`;
 - serving runs (the DataFrame of ``dlsim.serve``): :func:`serving_latency` (CDFs),
   :func:`serving_replicas` (replicas and requests in the fleet over time);
@@ -23,13 +23,14 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 import pandas as pd
+import yaml
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 
 from .results import Results
 
-__all__ = ["scaling", "cost_vs_time", "pareto_front", "utilization", "gantt", "breakdown",
-           "collective", "save_all", "STATE_COLORS"]
+__all__ = ["scaling", "cost_vs_time", "pareto_front", "utilization", "gantt", "jct", "breakdown",
+           "collective", "save_all", "plot_names", "check_plot_names", "STATE_COLORS"]
 
 #: Colours of the job states in :func:`gantt`.
 STATE_COLORS = {"queued": "#c7c7c7", "restarting": "#ff7f0e", "running": "#2ca02c",
@@ -78,7 +79,33 @@ def _axes(ax, figsize):
 
 
 def _source(results: Results) -> str:
-    return f" ({pathlib.Path(results.scenario_source).name})" if results.scenario_source else ""
+    """" (file.yaml)" for a scenario file; for a dict or text, what it simulates ("bert-large on
+    aws/p4d.24xlarge", "cluster of 2 pools"), read from the resolved scenario; else ""."""
+    source = results.scenario_source
+    if source and not source.startswith("<"):
+        return f" ({pathlib.Path(source).name})"
+    described = _describe(results.resolved_yaml)
+    return f" ({described})" if described else ""
+
+
+def _describe(resolved_yaml: str) -> str:
+    """What a resolved scenario simulates, in a few words; "" when it cannot tell."""
+    try:
+        scenario = yaml.safe_load(resolved_yaml) if resolved_yaml else None
+    except yaml.YAMLError:
+        return ""
+    if not isinstance(scenario, dict):
+        return ""
+    cluster = scenario.get("cluster") if isinstance(scenario.get("cluster"), dict) else {}
+    instance = cluster.get("instance")
+    for section, key in (("workload", "model"), ("serving", "model"), ("collective", "operation")):
+        part = scenario.get(section)
+        if isinstance(part, dict) and part.get(key):
+            return f"{part[key]} on {instance}" if instance else str(part[key])
+    pools = scenario.get("pools")
+    if isinstance(pools, list) and pools:
+        return f"cluster of {len(pools)} pool{'s' if len(pools) > 1 else ''}"
+    return ""
 
 
 def _time_unit(max_seconds: float) -> Tuple[float, str]:
@@ -386,6 +413,43 @@ def gantt(results: Results, variant: int = 0, max_jobs: int = 40, ax=None) -> Fi
     return fig
 
 
+def jct(results: Results, ax=None) -> Figure:
+    """The distribution of job completion times (cluster results): one CDF per variant.
+
+    From the table ``jobs`` (variant, state, jct in s): the jobs that finished (state ``done``),
+    completion time = finish - submit, queueing included. The x axis is logarithmic when the times
+    span more than 10x; the legend gives each variant's finished jobs and median. ValueError when
+    no job finished.
+    """
+    _require(results, ("cluster",), "jct")
+    jobs = results.jobs
+    if jobs is None:
+        raise ValueError("jct() needs the table 'jobs', which these results lack")
+    _require_columns(jobs, ["variant", "state", "jct"], "jct")
+    done = jobs[jobs["state"] == "done"]
+    if done.empty:
+        raise ValueError("jct(): no job finished in these results")
+    divisor, unit = _time_unit(float(done["jct"].max()))
+    fig, ax = _axes(ax, (7, 4.5))
+    names = results.table["variant"].astype(str).tolist()
+    for v, group in done.groupby("variant", sort=True):
+        times = np.sort(group["jct"].to_numpy()) / divisor
+        share = np.arange(1, len(times) + 1) / len(times)
+        name = names[int(v)] if 0 <= int(v) < len(names) else str(v)
+        ax.step(times, 100 * share, where="post",
+                label=f"{name}: {len(times)} jobs, median {np.median(times):.3g} {unit}")
+    positive = done["jct"][done["jct"] > 0]
+    if not positive.empty and positive.max() > 10 * positive.min():
+        ax.set_xscale("log")
+    ax.set_xlabel(f"job completion time ({unit})")
+    ax.set_ylabel("jobs finished within (%)")
+    ax.set_ylim(0, 101)
+    ax.set_title("Job completion time" + _source(results))
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small", loc="lower right")
+    return fig
+
+
 # ----------------------------------------------------------------------------- collective
 
 def collective(results: Results, ax=None) -> Figure:
@@ -480,6 +544,9 @@ def _plots_for(results: Results):
     if results.kind == "collective":
         return [("collective", lambda: collective(results))]
     plots = [("cost_vs_time", lambda: cost_vs_time(results))] if results.variants() > 1 else []
+    jobs = results.jobs
+    if jobs is not None and "jct" in jobs.columns and (jobs["state"] == "done").any():
+        plots.append(("jct", lambda: jct(results)))
     timeline = results.job_timeline
     for v in range(results.variants()):
         if "busy_gpus" in results.series_names(v):
@@ -489,20 +556,50 @@ def _plots_for(results: Results):
     return plots
 
 
-def save_all(results: Results, out_dir, prefix: str = "") -> List[pathlib.Path]:
+def plot_names(results: Results) -> List[str]:
+    """The names of the plots that apply to the results, as :func:`save_all` names their files."""
+    if not isinstance(results, Results):
+        raise TypeError(f"plot_names() takes a dlsim.Results, not {type(results).__name__}")
+    return [stem for stem, _ in _plots_for(results)]
+
+
+def check_plot_names(results: Results, only: List[str]) -> None:
+    """ValueError naming the plots there are when an entry of ``only`` picks none of them."""
+    names = plot_names(results)
+    unknown = [o for o in only if not any(_selected(n, [o]) for n in names)]
+    if unknown:
+        raise ValueError(f"no plot named {', '.join(unknown)} for these {results.kind} results; "
+                         f"there are: {', '.join(names) if names else 'none'}")
+
+
+def _selected(name: str, only) -> bool:
+    """Whether ``name`` is one of ``only``: equal to an entry, or an entry plus "-..." ("gantt"
+    picks every gantt-variant<i>)."""
+    return only is None or any(name == o or name.startswith(o + "-") for o in only)
+
+
+def save_all(results: Results, out_dir, prefix: str = "", only=None) -> List[pathlib.Path]:
     """Writes every plot that applies to the results as PNG files; returns their paths.
 
     Training: scaling, cost_vs_time, breakdown. Cluster: cost_vs_time (with more than one
-    variant), then per variant ``utilization-variant<i>`` and ``gantt-variant<i>`` (when the job
-    timeline exists). Collective: collective. Files are ``<out_dir>/<prefix><name>.png``;
-    ``out_dir`` is created when missing.
+    variant), jct (when a job finished), then per variant ``utilization-variant<i>`` and
+    ``gantt-variant<i>`` (when the job timeline exists). Collective: collective. Files are
+    ``<out_dir>/<prefix><name>.png``; ``out_dir`` is created when missing. ``only``: names to
+    write (a name also picks its per-variant files: "gantt" is every ``gantt-variant<i>``);
+    ValueError naming the plots there are when one of them matches none.
     """
     if not isinstance(results, Results):
         raise TypeError(f"save_all() takes a dlsim.Results, not {type(results).__name__}")
+    plots = _plots_for(results)
+    if only is not None:
+        only = [only] if isinstance(only, str) else list(only)
+        check_plot_names(results, only)
     out = pathlib.Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = []
-    for stem, make in _plots_for(results):
+    for stem, make in plots:
+        if not _selected(stem, only):
+            continue
         fig = make()
         path = out / f"{prefix}{stem}.png"
         fig.savefig(path, dpi=110)
