@@ -30,7 +30,9 @@ double optimizer_bytes_per_parameter(Optimizer o, Precision precision);
 // 16-bit gradients (`gradient_precision`) copied into FP32 main gradients (read 2, write 4); under
 // FP16 the loss scale taken out of them with an inf/NaN check (read and write 4); and the copy of
 // the FP32 master weights to the model's reading the master (4; the write is in
-// optimizer_bytes_per_parameter). BF16 and FP8 need no loss scaling.
+// optimizer_bytes_per_parameter). BF16 and FP8 need no loss scaling. PyTorch AMP does alike:
+// GradScaler unscales and checks the FP32 gradients, and autocast reads the FP32 weights to cast
+// them where Megatron copies the master.
 double mixed_precision_step_bytes(Precision precision, Precision gradient_precision);
 
 }  // namespace dlsim::models
