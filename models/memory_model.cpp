@@ -28,7 +28,19 @@ struct StageActivations {
   double kept = 0;
   double largest_block = 0;
   double weight_inputs = 0;  // ZB-H1: what W reads, held from B to W
+  // What the layers after the model's last block save (the final norm, the output layer and the
+  // loss, on the last stage): its backward follows its forward at once in 1F1B-style schedules,
+  // so one micro-batch's worth is held, not one per micro-batch in flight.
+  double tail = 0;
 };
+
+// The index of the model's last layer inside a block (-1 when none).
+int last_block_layer(const ModelGraph& model) {
+  for (int i = static_cast<int>(model.layers.size()) - 1; i >= 0; --i) {
+    if (model.layers[static_cast<std::size_t>(i)].block >= 0) return i;
+  }
+  return -1;
+}
 
 double checkpoint_elements(const Layer& share, const ParallelPlan& plan) {
   const ActivationCheckpointing& c = plan.checkpointing;
@@ -42,6 +54,7 @@ StageActivations stage_activations(const ModelGraph& model, const ParallelPlan& 
   double block_total = 0;
   int block = -2;
   int ordinal = -1;  // the stage's transformer blocks, counted from 0
+  const int tail_from = last_block_layer(model) + 1;
   for (int i = range.first; i < range.last; ++i) {
     const Layer& layer = model.layers[static_cast<std::size_t>(i)];
     if (layer.block >= 0 && layer.block != block) ++ordinal;
@@ -66,7 +79,11 @@ StageActivations stage_activations(const ModelGraph& model, const ParallelPlan& 
     }
     const bool dropped = layer.block >= 0 && (recomputes_block(plan, ordinal) ||
                                               (plan.recompute == Recompute::selective && layer.attention_core));
-    if (!dropped) a.kept += saved;
+    if (tail_from > 0 && i >= tail_from) {
+      a.tail += saved;
+    } else if (!dropped) {
+      a.kept += saved;
+    }
   }
   a.largest_block = std::max(a.largest_block, block_total);
   if (plan.recompute == Recompute::none) a.largest_block = 0;
@@ -98,7 +115,7 @@ std::vector<MemoryBreakdown> memory_per_rank(const ModelGraph& model, const Para
   for (int r = 0; r < plan.pipeline; ++r) {
     MemoryBreakdown m;
     m.pipeline_rank = r;
-    double params = 0, fp8_params = 0, kept = 0, largest_block = 0, boundary = 0, weight_inputs = 0;
+    double params = 0, fp8_params = 0, kept = 0, largest_block = 0, boundary = 0, weight_inputs = 0, tail = 0;
     Zero3Schedule zero;
     for (int k = 0; k < plan.virtual_stages; ++k) {
       const LayerRange range = ranges[static_cast<std::size_t>(k * plan.pipeline + r)];
@@ -112,6 +129,7 @@ std::vector<MemoryBreakdown> memory_per_rank(const ModelGraph& model, const Para
       kept = std::max(kept, a.kept);  // chunks hold about the same; the peak count below weights them equally
       weight_inputs = std::max(weight_inputs, a.weight_inputs);
       largest_block = std::max(largest_block, a.largest_block);
+      tail += a.tail;
       boundary = std::max(boundary, model.layers[static_cast<std::size_t>(range.last - 1)].activation_elements / plan.context);
     }
     const double mb = plan.micro_batch_size;
@@ -126,7 +144,10 @@ std::vector<MemoryBreakdown> memory_per_rank(const ModelGraph& model, const Para
     m.optimizer_state = plan.parameter_server.enabled ? 0.0 : params * state_per_param / (plan.zero_stage >= 1 ? d : 1.0);
     // Micro-batches between forward and backward hold `kept`; under ZB-H1 those between B and W
     // hold `weight_inputs` (pipeline_schedule.hpp: peak_held).
-    m.activations = (peak_held(plan, r, kept, weight_inputs) + largest_block) * mb * element;
+    // The tail (output layer, loss) is held for one micro-batch, except under GPipe, where every
+    // forward runs before the first backward.
+    const double tail_held = plan.schedule == PipelineSchedule::gpipe ? peak_held(plan, r, 1.0, 0.0) : 1.0;
+    m.activations = (peak_held(plan, r, kept, weight_inputs) + largest_block + tail * tail_held) * mb * element;
     const double pipeline_buffers = plan.pipeline > 1 ? 2.0 * boundary * mb * element : 0.0;
     const double gradient_element = bytes_per_element(plan.gradient_precision);
     const double dp_buffers = plan.zero_stage == 3

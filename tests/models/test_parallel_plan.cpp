@@ -215,6 +215,32 @@ TEST(MemoryModel, ActivationsFollowTheScheduleAndRecomputation) {
   EXPECT_LT(full, selective);
 }
 
+TEST(MemoryModel, TheOutputLayerAndLossAreHeldForOneMicroBatchExceptUnderGPipe) {
+  // An unfused cross-entropy keeps the FP32 softmax of the logits (2 x s x v 16-bit elements per
+  // sequence) on the last stage. Its backward follows its forward at once under 1F1B, so one
+  // micro-batch's worth is held however many are in flight on that rank; GPipe holds them all.
+  DecoderConfig c = decoder_config("gpt3-1.3b");
+  const ModelGraph fused = decoder_transformer(c, 2048);
+  c.fused_cross_entropy = false;
+  c.cross_entropy_in_fp32 = true;
+  const ModelGraph unfused = decoder_transformer(c, 2048);
+  const double softmax_bytes = 2.0 * 2048 * 50257 * 2;  // 2 s v elements of 2 bytes
+  ParallelPlan plan;
+  plan.pipeline = 4;
+  plan.micro_batches = 16;
+  plan.precision = Precision::fp16;
+  for (const PipelineSchedule schedule : {PipelineSchedule::one_f_one_b, PipelineSchedule::interleaved}) {
+    plan.schedule = schedule;
+    plan.virtual_stages = schedule == PipelineSchedule::interleaved ? 2 : 1;
+    const double added = memory_per_rank(unfused, plan)[3].activations - memory_per_rank(fused, plan)[3].activations;
+    EXPECT_NEAR(added, softmax_bytes, 1e-9 * softmax_bytes) << to_string(schedule);
+  }
+  plan.schedule = PipelineSchedule::gpipe;
+  plan.virtual_stages = 1;
+  const double added = memory_per_rank(unfused, plan)[3].activations - memory_per_rank(fused, plan)[3].activations;
+  EXPECT_NEAR(added, 16 * softmax_bytes, 1e-9 * softmax_bytes);
+}
+
 // Megatron's --recompute-method block --recompute-num-layers N: the first N blocks of each
 // stage recompute in full, the others keep their activations. GPT-3 1.3B's 24 identical layers
 // over 4 stages put 6 in each; stage 1 holds no embedding or loss.
