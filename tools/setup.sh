@@ -11,6 +11,7 @@ packages=(
   # The Python module and its tests, for Debian's /usr/bin/python3 (PyPI is not used).
   python3-dev pybind11-dev python3-numpy python3-pandas python3-matplotlib python3-h5py
   python3-pytest python3-nbclient python3-nbformat python3-ipykernel
+  python3-yaml  # dlsim.plots reads the resolved scenario for titles; the bad-input corpus generator
   # dlsim sweep across machines (mpirun)
   libopenmpi-dev openmpi-bin
 )
