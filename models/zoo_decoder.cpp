@@ -91,10 +91,21 @@ Layer& elementwise(Layers& out, const std::string& name, double flops_per_elemen
 // (Megatron's skip_bias_add): a stream kernel forward, nothing backward, no FLOPs of its own.
 Layer& bias_add(Layers& out, const std::string& name, double elements) {
   Layer& l = elementwise(out, name, 0, elements);
-  l.forward_flops = 0;
   l.backward_free = true;
   return l;
 }
+
+// Steps that Megatron-LM runs on an FP32 copy of 16-bit activations (the unfused softmax and
+// cross-entropy): their inputs and outputs at `in` and `out` bytes per element when `fp32`, else
+// at the training precision's. What such a step saves counts at the precision's element size, so
+// an FP32 tensor of n elements is 2n 16-bit ones.
+constexpr double kHalfBytes = 2, kSingleBytes = 4;
+void fp32_island(Layer& l, bool fp32, double in, double out) {
+  if (!fp32) return;
+  l.input_element_bytes = in;
+  l.output_element_bytes = out;
+}
+double saved_at_fp32(bool fp32, double elements) { return fp32 ? elements * kSingleBytes / kHalfBytes : elements; }
 
 // LayerNorm (scale and shift, 2h parameters) or RMSNorm (scale only, h parameters).
 void norm(Layers& out, const std::string& name, const DecoderConfig& c, double tokens) {
@@ -120,25 +131,20 @@ void flash_attention(Layers& out, const std::string& p, const DecoderConfig& c, 
 // before and converted back after (each conversion one more pass, and the FP32 softmax output is
 // what backward keeps). The scaled-and-masked FLOPs stay with the softmax, as in the fused kernel.
 void unfused_softmax(Layers& out, const std::string& p, const DecoderConfig& c, double probabilities, double scores) {
-  constexpr double kHalf = 2, kSingle = 4;
   const bool fp32 = c.softmax_in_fp32;
   const auto step = [&](const std::string& name, double in_bytes, double out_bytes) -> Layer& {
     Layer& l = attention_core(push(out, p + ".attn." + name, LayerKind::elementwise, 0, 0, probabilities, probabilities));
-    if (fp32) {
-      l.input_element_bytes = in_bytes;
-      l.output_element_bytes = out_bytes;
-    }
+    fp32_island(l, fp32, in_bytes, out_bytes);
     return l;
   };
-  if (fp32) step("softmax_to_fp32", kHalf, kSingle);
-  step("scale", kSingle, kSingle);
-  step("mask", kSingle, kSingle);
-  Layer& softmax = step("softmax", kSingle, kSingle);
+  if (fp32) step("softmax_to_fp32", kHalfBytes, kSingleBytes);
+  step("scale", kSingleBytes, kSingleBytes);
+  step("mask", kSingleBytes, kSingleBytes);
+  Layer& softmax = step("softmax", kSingleBytes, kSingleBytes);
   softmax.kind = LayerKind::softmax;
   softmax.forward_flops = kSoftmaxFlops * scores;
-  // Saved elements count at the training precision's size: an FP32 output is two 16-bit ones.
-  saves(softmax, fp32 ? probabilities * kSingle / kHalf : probabilities);
-  if (fp32) step("softmax_to_half", kSingle, kHalf);
+  saves(softmax, saved_at_fp32(fp32, probabilities));
+  if (fp32) step("softmax_to_half", kSingleBytes, kHalfBytes);
 }
 
 // The unfused attention core as Megatron-LM (2021) and Hugging Face run it: batched GEMMs over the
@@ -287,30 +293,26 @@ void feed_forward(Layers& out, const std::string& p, const DecoderConfig& c, dou
 // one autograd function whose backward is a single pass (the kept softmax less the one-hot target,
 // times the incoming gradient), then the conversion back. Each step is a kernel over the logits.
 void unfused_cross_entropy(Layers& out, const DecoderConfig& c, double s, double v) {
-  constexpr double kHalf = 2, kSingle = 4;
   const bool fp32 = c.cross_entropy_in_fp32;
   const double logits = s * v;
   const auto step = [&](const std::string& name, double outputs, double in_bytes, double out_bytes) -> Layer& {
     Layer& l = split(push(out, "loss." + name, LayerKind::elementwise, 0, 0, logits, outputs));
-    if (fp32) {
-      l.input_element_bytes = in_bytes;
-      l.output_element_bytes = out_bytes;
-    }
+    fp32_island(l, fp32, in_bytes, out_bytes);
     l.backward_free = true;
     return l;
   };
-  if (fp32) step("to_fp32", logits, kHalf, kSingle).backward_free = false;  // backward: the gradient back to 16 bits
-  step("max", s, kSingle, kSingle).tp_all_reduce = true;
-  step("subtract", logits, kSingle, kSingle);
-  step("exp", logits, kSingle, kSingle);
-  step("sum", s, kSingle, kSingle).tp_all_reduce = true;
-  step("target", s, kSingle, kSingle).tp_all_reduce = true;
+  if (fp32) step("to_fp32", logits, kHalfBytes, kSingleBytes).backward_free = false;  // backward: the gradient back to 16 bits
+  step("max", s, kSingleBytes, kSingleBytes).tp_all_reduce = true;
+  step("subtract", logits, kSingleBytes, kSingleBytes);
+  step("exp", logits, kSingleBytes, kSingleBytes);
+  step("sum", s, kSingleBytes, kSingleBytes).tp_all_reduce = true;
   // The target logit's gather reads one logit per row, not the row.
+  step("target", s, kSingleBytes, kSingleBytes).tp_all_reduce = true;
   out.back().input_elements = s;
-  Layer& normalize = step("normalize", logits, kSingle, kSingle);
+  Layer& normalize = step("normalize", logits, kSingleBytes, kSingleBytes);
   normalize.forward_flops = kSoftmaxFlops * logits;  // the fused kernel's arithmetic, counted once
   normalize.backward_free = false;                   // the function's backward pass
-  saves(normalize, fp32 ? logits * kSingle / kHalf : logits);
+  saves(normalize, saved_at_fp32(fp32, logits));
 }
 
 void validate(const DecoderConfig& c, int sequence_length) {
