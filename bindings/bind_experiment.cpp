@@ -196,7 +196,8 @@ void bind_experiment(py::module_& m) {
           const experiment::PlanCounts& n = r.counts;
           for (const auto& [key, value] : {std::pair{"enumerated", n.enumerated}, {"no_fit", n.no_fit}, {"pruned", n.pruned},
                                            {"simulated", n.simulated}, {"deadline", n.deadline}, {"budget", n.budget},
-                                           {"feasible", n.feasible}}) {
+                                           {"feasible", n.feasible}, {"memoized", n.memoized}, {"unfinished", n.unfinished},
+                                           {"spot_runs", n.spot_runs}}) {
             counts[key] = value;
           }
           py::dict out;

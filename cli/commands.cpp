@@ -240,7 +240,8 @@ int check_command(std::ostream& out, const ScenarioOptions& o) {
   if (s.search) {
     out << s.source << ": ok (plan search for " << s.workload.model_name << " over " << s.search->instances.size() << " instance type"
         << (s.search->instances.size() == 1 ? "" : "s") << " x " << s.search->nodes.size() << " node count"
-        << (s.search->nodes.size() == 1 ? "" : "s") << "): run it with 'dlsim plan'\n";
+        << (s.search->nodes.size() == 1 ? "" : "s") << (s.search->spot ? ", on-demand and spot" : "")
+        << "): run it with 'dlsim plan'\n";
     return 0;
   }
   const std::size_t configurations = s.node_counts().size() * (s.collective ? 1 : s.plans().size());
@@ -283,13 +284,14 @@ int catalog_command(std::ostream& out, const std::string& what) {
     }
   }
   if (what.empty() || what == "instances") {
-    out << "instances (accelerators x device; node network; on-demand USD/h; price date)\n";
+    out << "instances (accelerators x device; node network; on-demand USD/h; spot USD/h where known; price date)\n";
     for (const auto& [name, t] : catalog.instances()) {
-      char price[32];
+      char price[32], spot[32] = "-";
       std::snprintf(price, sizeof price, "%.2f", t.price_per_hour);
+      if (t.spot_price_per_hour > 0) std::snprintf(spot, sizeof spot, "%.2f", t.spot_price_per_hour);
       out << "  " << std::left << std::setw(34) << name << std::right << std::setw(3) << t.accelerators_per_node
           << " x " << std::left << std::setw(10) << t.device << std::right << std::setw(11)
-          << gbps(t.network_bandwidth) << std::setw(9) << price << "  " << t.price_date
+          << gbps(t.network_bandwidth) << std::setw(9) << price << std::setw(8) << spot << "  " << t.price_date
           << "\n";
     }
   }

@@ -27,6 +27,7 @@ int plan_command(std::ostream& stdout_stream, const ScenarioOptions& o, int thre
   results.seed = s.seed;
   results.scenario_source = s.source;
   results.scenario_yaml = s.input_yaml;
+  results.resolved_yaml = experiment::resolved_yaml(s);
   results.table = experiment::plan_table(plan);
   if (!s.output.results.empty()) {
     experiment::write_hdf5(s.output.results, results);

@@ -163,6 +163,8 @@ void apply_checkpoint_storage(MapReader& r, scheduler::CheckpointSpec& c) {
   c.read_bandwidth = r.quantity("read_bandwidth", Dimension::bandwidth, 1, 1e13, whole);
 }
 
+}  // namespace
+
 scheduler::CheckpointSpec read_checkpoint(MapReader& parent) {
   scheduler::CheckpointSpec c;
   c.warmup_s = 0;
@@ -194,6 +196,8 @@ scheduler::CheckpointSpec read_checkpoint(MapReader& parent) {
   r.finish();
   return c;
 }
+
+namespace {
 
 scheduler::JobSpec read_job(MapReader& r, const std::vector<scheduler::PoolSpec>& pool_specs, const models::Catalog& catalog,
                             ModelJobRates& rates) {

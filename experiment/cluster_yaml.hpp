@@ -27,6 +27,11 @@ namespace dlsim::experiment {
 // weibull_scale}; none when the key is absent. Also read by serving scenarios (serving.spot.reclaim).
 scheduler::Hazard read_hazard(MapReader& parent, const std::string& key);
 
+// The `checkpoint` key of `parent` (a job, a trace, plan.spot): {policy: none|fixed|young-daly,
+// interval, size, storage | write_bandwidth, read_bandwidth, warmup, storage_region,
+// storage_zone}; policy none when the key is absent.
+scheduler::CheckpointSpec read_checkpoint(MapReader& parent);
+
 // Reads the whole cluster scenario from `root` (after --set overrides). `fresh_root` parses the
 // same scenario again (with the --set overrides), so that each variant gets its own copy with
 // its line numbers (yaml-cpp's Clone drops them). `base_dir` resolves relative trace paths.

@@ -1,8 +1,10 @@
 // The plan: section (plan_search_yaml.hpp).
 #include "experiment/plan_search_yaml.hpp"
 
+#include <algorithm>
 #include <set>
 
+#include "experiment/cluster_yaml.hpp"
 #include "experiment/nearest_name.hpp"
 
 namespace dlsim::experiment {
@@ -59,6 +61,63 @@ std::vector<int> read_nodes(MapReader& p, const ClusterConfig& cluster) {
   return out;
 }
 
+// plan.capacity: a list of on-demand and spot (each once), or one of them.
+std::vector<scheduler::Capacity> read_capacities(MapReader& p) {
+  const YAML::Node list = p.node("capacity");
+  if (!list.IsDefined() || list.IsNull()) return {scheduler::Capacity::on_demand};
+  const auto one = [&](const YAML::Node& n, const std::string& path) {
+    const auto fail = [&](const std::string& why) { throw ConfigError(p.source().locate(n, path), path, why); };
+    if (!n.IsScalar()) fail("expected on-demand or spot");
+    const std::string v = n.Scalar();
+    if (v == "on-demand") return scheduler::Capacity::on_demand;
+    if (v == "spot") return scheduler::Capacity::spot;
+    fail("unknown capacity '" + v + "': expected on-demand or spot" + did_you_mean(v, {"on-demand", "spot"}));
+    return scheduler::Capacity::on_demand;
+  };
+  if (list.IsScalar()) return {one(list, p.path_of("capacity"))};
+  if (!list.IsSequence() || list.size() == 0) p.fail("capacity", "expected a non-empty list: [on-demand], [spot] or [on-demand, spot]");
+  std::vector<scheduler::Capacity> out;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string path = p.path_of("capacity") + "[" + std::to_string(i) + "]";
+    const scheduler::Capacity c = one(list[i], path);
+    if (std::find(out.begin(), out.end(), c) != out.end()) {
+      throw ConfigError(p.source().locate(list[i], path), path, "capacity " + scheduler::to_string(c) + " appears twice");
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+// plan.spot (scenario.hpp, PlanSpotConfig). Every instance searched needs a spot price: the
+// catalog's, or the on-demand price less `discount`.
+PlanSpotConfig read_spot(MapReader& s, const models::Catalog& catalog, const std::vector<std::string>& instances) {
+  PlanSpotConfig c;
+  s.allow({"discount", "notice"});
+  c.discount = s.has("discount") ? s.number("discount", 0, 0.99) : -1;
+  if (!s.has("reclaim")) {
+    s.fail("reclaim", "spot capacity needs its reclamation rate per node, e.g. reclaim: {mean: 24h} (exponential) or "
+                      "{weibull_shape: 0.7, weibull_scale: 20h}; the catalog has none for GPU instances");
+  }
+  c.reclaim = read_hazard(s, "reclaim");
+  c.notice_s = s.has("notice") ? s.quantity("notice", Dimension::duration, 0, 3600) : -1;
+  c.provisioning_s = s.quantity("provisioning", Dimension::duration, 0, 7 * 86400, c.provisioning_s);
+  c.replications = static_cast<int>(s.integer("replications", 1, 1000, c.replications));
+  const YAML::Node checkpoint = s.node("checkpoint");
+  const bool policy_given = checkpoint.IsMap() && static_cast<const YAML::Node&>(checkpoint)["policy"].IsDefined();
+  c.checkpoint = read_checkpoint(s);
+  if (!policy_given) c.checkpoint.policy = scheduler::CheckpointPolicy::young_daly;
+  if (c.discount < 0) {
+    for (const std::string& name : instances) {
+      if (catalog.find_instance(name)->spot_price_per_hour <= 0) {
+        s.fail("discount", "instance type " + name + " has no spot price in the catalog: give plan.spot.discount (the "
+                           "fraction off its on-demand price, e.g. 0.6) or the instance's spot_price in a catalog file");
+      }
+    }
+  }
+  s.finish();
+  return c;
+}
+
 }  // namespace
 
 PlanSearchConfig read_plan_search(MapReader& p, const models::Catalog& catalog, const ClusterConfig& cluster) {
@@ -69,6 +128,17 @@ PlanSearchConfig read_plan_search(MapReader& p, const models::Catalog& catalog, 
   c.max_accelerators = static_cast<int>(p.integer("max_accelerators", 1, 100'000'000, 0));
   c.instances = read_instances(p, catalog, cluster);
   c.nodes = read_nodes(p, cluster);
+  c.capacities = read_capacities(p);
+  const bool spot = std::find(c.capacities.begin(), c.capacities.end(), scheduler::Capacity::spot) != c.capacities.end();
+  // plan.spot is checked whenever given (so that --set plan.capacity=[on-demand] compares the
+  // same scenario without spot), and used only when spot capacity is searched.
+  p.allow({"spot"});
+  if (spot && !p.has("spot")) p.fail("capacity", "spot capacity needs a plan.spot section: {reclaim: {mean: 24h}} at least");
+  if (p.has("spot")) {
+    MapReader s(p.node("spot"), p.path_of("spot"), p.source());
+    PlanSpotConfig config = read_spot(s, catalog, spot ? c.instances : std::vector<std::string>{});
+    if (spot) c.spot = std::move(config);
+  }
   p.finish();
   return c;
 }

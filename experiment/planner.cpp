@@ -8,6 +8,7 @@
 #include <tuple>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "experiment/config_error.hpp"
 #include "experiment/load.hpp"
@@ -149,21 +150,30 @@ std::vector<PlanCandidate> candidates_of(const Scenario& s, std::size_t index, i
   // 100% MFU: the model's training FLOPs of an iteration over every accelerator at its peak.
   const double peak_bound_s = wl.model.training_flops_per_sample() * wl.batch / (accelerators * s.cluster.device.peak(wl.precision));
   std::vector<PlanCandidate> out;
+  std::size_t replay = 0;
   for (const models::ParallelPlan& plan : enumerate_plans(s, nodes)) {
-    PlanCandidate c;
-    c.scenario = index;
-    c.instance = s.cluster.instance_name;
-    c.nodes = nodes;
-    c.accelerators = accelerators;
-    c.plan = plan;
-    c.label = describe_plan(plan);
+    PlanCandidate first;
+    first.scenario = index;
+    first.instance = s.cluster.instance_name;
+    first.nodes = nodes;
+    first.accelerators = accelerators;
+    first.plan = plan;
+    first.label = describe_plan(plan);
+    first.replay = replay++;
     const models::MemoryBreakdown mem = models::peak_memory(wl.model, plan);
-    c.memory_bytes = mem.total();
-    const bool fits = c.memory_bytes <= memory;
+    first.memory_bytes = mem.total();
+    const bool fits = first.memory_bytes <= memory;
     // Only what fits is simulated, so only that needs the tighter bound (it costs a kernel model pass).
-    c.bound_iteration_s = std::max(peak_bound_s, fits ? iteration_bound_s(s, plan, ingress, node_in) : 0.0) * kBoundSlack;
-    c.bound_time_to_train_s = c.bound_iteration_s * iterations;
-    c.bound_cost = s.cluster.instance.price_per_hour * nodes * c.bound_time_to_train_s / 3600.0;
+    first.bound_iteration_s = std::max(peak_bound_s, fits ? iteration_bound_s(s, plan, ingress, node_in) : 0.0) * kBoundSlack;
+    first.bound_time_to_train_s = first.bound_iteration_s * iterations;
+    for (scheduler::Capacity capacity : search.capacities) {
+    PlanCandidate c = first;
+    c.capacity = capacity;
+    c.price_per_hour = capacity == scheduler::Capacity::spot ? spot_price_per_hour(s.cluster.instance, *search.spot)
+                                                             : s.cluster.instance.price_per_hour;
+    // Reclamations, restarts and checkpoints only add time and node-hours: the failure-free
+    // compute at the candidate's price bounds spot candidates too.
+    c.bound_cost = c.price_per_hour * nodes * c.bound_time_to_train_s / 3600.0;
     const double bound_time = c.bound_time_to_train_s, bound_cost = c.bound_cost;
     if (!fits) {
       c.status = "no-fit";
@@ -178,8 +188,20 @@ std::vector<PlanCandidate> candidates_of(const Scenario& s, std::size_t index, i
       c.reason = "costs at least " + usd(bound_cost) + " for its compute alone; the budget is " + usd(search.budget_usd);
     }
     out.push_back(std::move(c));
+    }
   }
   return out;
+}
+
+// "aws/p5.48xlarge x 16 spot tensor 8 ...": a candidate in messages.
+std::string describe(const PlanCandidate& c) {
+  return c.instance + " x " + std::to_string(c.nodes) + (c.capacity == scheduler::Capacity::spot ? " spot " : " ") + c.label;
+}
+
+// How long a spot candidate's cluster-model runs may go: ten times its failure-free time (a run
+// still going then is reported unfinished), at least a day and twice the deadline.
+double spot_horizon_s(double failure_free_s, double deadline_s) {
+  return std::max({10 * failure_free_s, 86400.0, 2 * deadline_s});
 }
 
 // The node topologies, built once per (instance, node count) when first needed, shared read-only.
@@ -261,12 +283,18 @@ PlanResults search_plans(const std::vector<Scenario>& scenarios, const PlanOptio
     per_group[g] = candidates_of(s, groups[g].scenario, groups[g].nodes, search, accelerator_ingress(topology), node_ingress(topology));
   });
   std::vector<std::size_t> group_of;
+  std::size_t replays = 0;  // the search's distinct (instance, nodes, plan): one replay each at most
   for (std::size_t g = 0; g < groups.size(); ++g) {
+    std::size_t in_group = 0;
     for (PlanCandidate& c : per_group[g]) {
+      in_group = std::max(in_group, c.replay + 1);
+      c.replay += replays;
       results.candidates.push_back(std::move(c));
       group_of.push_back(g);
     }
+    replays += in_group;
   }
+  std::vector<std::optional<models::IterationBreakdown>> replayed(replays);
   std::vector<PlanCandidate>& cands = results.candidates;
   PlanCounts& counts = results.counts;
   counts.enumerated = cands.size();
@@ -301,33 +329,64 @@ PlanResults search_plans(const std::vector<Scenario>& scenarios, const PlanOptio
         const PlanCandidate& b = cands[*beaten_by];
         c.status = "pruned";
         c.reason = "at best " + format_duration(c.bound_time_to_train_s) + " and " + usd(c.bound_cost) +
-                   " (its compute alone), beaten by " + b.instance + " x " + std::to_string(b.nodes) + " " + b.label + " (" +
-                   format_duration(b.row.time_to_train_s) + ", " + usd(b.row.cost_to_train) + ")";
+                   " (its compute alone), beaten by " + describe(b) + " (" + format_duration(b.row.time_to_train_s) + ", " +
+                   usd(b.row.cost_to_train) + ")";
         continue;
       }
       wave.push_back(order[next - 1]);
     }
-    for_each_on_threads(wave.size(), options.threads, true, [&](std::size_t w) {
+    // The wave's replays not made yet, each once (a plan's candidates of other capacities share
+    // it: memoized), then each candidate's row (and a spot candidate's cluster-model runs).
+    std::vector<std::size_t> to_replay;  // a candidate of each replay to make
+    for (std::size_t k : wave) {
+      const bool made = replayed[cands[k].replay].has_value() ||
+                        std::any_of(to_replay.begin(), to_replay.end(), [&](std::size_t o) { return cands[o].replay == cands[k].replay; });
+      if (made) {
+        ++counts.memoized;
+      } else {
+        to_replay.push_back(k);
+      }
+    }
+    for_each_on_threads(to_replay.size(), options.threads, true, [&](std::size_t w) {
       sim::check_interrupt(interrupt);
-      PlanCandidate& c = cands[wave[w]];
+      const PlanCandidate& c = cands[to_replay[w]];
       const Scenario& s = scenarios[c.scenario];
       models::TrainingConfig config;
       config.model = &s.workload.model;
       config.plan = c.plan;
       config.device = s.cluster.device;
       config.profile = s.cluster.profile;
-      config.topology = &topologies.get(group_of[wave[w]], s, c.nodes);
+      config.topology = &topologies.get(group_of[to_replay[w]], s, c.nodes);
       config.all_reduce = s.network.all_reduce;
-      const models::IterationBreakdown step = models::replay_iteration(config, nullptr);
-      c.row = training_row(s, c.nodes, c.plan, step);
+      replayed[c.replay] = models::replay_iteration(config, nullptr);
+    });
+    for_each_on_threads(wave.size(), options.threads, true, [&](std::size_t w) {
+      sim::check_interrupt(interrupt);
+      PlanCandidate& c = cands[wave[w]];
+      const Scenario& s = scenarios[c.scenario];
+      c.row = training_row(s, c.nodes, c.plan, *replayed[c.replay]);
       c.row.scaling_efficiency = std::numeric_limits<double>::quiet_NaN();
+      if (c.capacity == scheduler::Capacity::spot) {
+        const double iteration_s = c.row.time_to_train_s / static_cast<double>(std::max<std::int64_t>(c.row.iterations, 1));
+        c.spot = simulate_spot(s, c.nodes, c.row.iterations, iteration_s, *search.spot, s.seed,
+                               spot_horizon_s(c.row.time_to_train_s, search.deadline_s));
+        c.row.time_to_train_s = c.spot.time_mean_s;
+        c.row.cost_to_train = c.spot.cost_mean;
+        c.row.cost_per_hour = c.price_per_hour * c.nodes;
+      }
       c.simulated = true;
     });
     for (std::size_t k : wave) {
       PlanCandidate& c = cands[k];
       ++counts.simulated;
+      if (c.capacity == scheduler::Capacity::spot) counts.spot_runs += static_cast<std::size_t>(c.spot.runs);
       if (c.row.iteration_s < c.bound_iteration_s) ++counts.bound_violations;
-      if (search.deadline_s > 0 && c.row.time_to_train_s > search.deadline_s) {
+      if (c.capacity == scheduler::Capacity::spot && c.spot.unfinished > 0) {
+        c.status = "unfinished";
+        c.reason = std::to_string(c.spot.unfinished) + " of " + std::to_string(c.spot.runs) + " spot runs had not finished after " +
+                   format_duration(c.spot.horizon_s) + " (it needs " + format_duration(c.spot.failure_free_s) +
+                   " without reclamations): its nodes are reclaimed faster than it can make progress";
+      } else if (search.deadline_s > 0 && c.row.time_to_train_s > search.deadline_s) {
         c.status = "deadline";
         c.reason = "takes " + format_duration(c.row.time_to_train_s) + "; the deadline is " + format_duration(search.deadline_s);
       } else if (search.budget_usd > 0 && c.row.cost_to_train > search.budget_usd) {
@@ -354,6 +413,7 @@ PlanResults search_plans(const std::vector<Scenario>& scenarios, const PlanOptio
     counts.pruned += st == "pruned";
     counts.deadline += st == "deadline";
     counts.budget += st == "budget";
+    counts.unfinished += st == "unfinished";
     counts.feasible += st == "feasible";
   }
   std::sort(front.begin(), front.end(), [&](std::size_t a, std::size_t b) {

@@ -11,8 +11,13 @@
 // at their peak (100% MFU) and the compute stream's own work on the busiest pipeline rank (every
 // kernel of its passes as the kernel model times it, once per micro-batch: what the replay runs
 // whole before adding communication, bubbles and the optimizer); times the iterations to train,
-// and times the cluster's on-demand price. On-demand capacity only: spot-aware costing (reclaims, checkpoints, restarts
-// simulated in the cluster model) is a later step of issue 20.
+// and times the candidate's price per node-hour (on-demand, or spot).
+//
+// Capacity (plan.capacity): every plan is a candidate once per capacity type. On-demand runs are
+// failure-free, costed at the catalog price. Spot candidates reuse the same replayed iteration
+// (memoized: one replay per instance, node count and plan) and are run in the cluster model with
+// reclamations, checkpoints and restarts (plan_spot.hpp); their time and cost are the means over
+// the runs, never below the failure-free bound, so the pruning stays exact.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -20,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "experiment/plan_spot.hpp"
 #include "experiment/results.hpp"
 #include "experiment/table.hpp"
 #include "sim/interrupt.hpp"
@@ -34,16 +40,21 @@ struct PlanCandidate {
   int accelerators = 0;
   models::ParallelPlan plan;
   std::string label;                // describe_plan()
+  scheduler::Capacity capacity = scheduler::Capacity::on_demand;
+  double price_per_hour = 0;        // per node, on its capacity
+  std::size_t replay = 0;           // its (instance, nodes, plan): candidates of one plan share the replay
   // "feasible" (simulated, meets the constraints), "no-fit" (memory), "pruned" (its lower bound
   // is beaten on time and cost by a simulated feasible point), "deadline", "budget" (simulated,
-  // or already by its lower bound).
+  // or already by its lower bound), "unfinished" (spot: a cluster-model run had not finished by
+  // its horizon).
   std::string status;
   std::string reason;
   double memory_bytes = 0;          // peak per accelerator
   double bound_iteration_s = 0, bound_time_to_train_s = 0, bound_cost = 0;
   bool simulated = false;
   bool pareto = false, best = false;
-  ResultRow row;                    // when simulated
+  ResultRow row;                    // when simulated (spot: time and cost to train are the runs' means)
+  SpotOutcome spot;                 // spot candidates, when simulated
 };
 
 struct PlanCounts {
@@ -53,6 +64,8 @@ struct PlanCounts {
   std::size_t simulated = 0;
   std::size_t memoized = 0;         // of the simulated: iteration replays found in the cache
   std::size_t deadline = 0, budget = 0;  // rejected (simulated or by the bound)
+  std::size_t unfinished = 0;       // spot candidates with a run unfinished at its horizon
+  std::size_t spot_runs = 0;        // cluster-model runs of spot candidates
   std::size_t feasible = 0;
   std::size_t bound_violations = 0; // simulated faster than the bound: a bug if ever non-zero
 };

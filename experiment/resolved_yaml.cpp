@@ -42,6 +42,7 @@ void emit_cluster(YAML::Emitter& out, const ClusterConfig& c) {
   out << YAML::Key << "intra_node_bandwidth_bytes_per_s" << YAML::Value << t.intra_node_bandwidth;
   out << YAML::Key << "intra_node_latency_s" << YAML::Value << t.intra_node_latency_s;
   out << YAML::Key << "price_usd_per_node_hour" << YAML::Value << t.price_per_hour;
+  if (t.spot_price_per_hour > 0) out << YAML::Key << "spot_price_usd_per_node_hour" << YAML::Value << t.spot_price_per_hour;
   out << YAML::Key << "price_date" << YAML::Value << t.price_date;
   out << YAML::Key << "source" << YAML::Value << t.source;
   if (!c.profile_path.empty()) out << YAML::Key << "profile_file" << YAML::Value << c.profile_path;
@@ -282,6 +283,36 @@ void emit_collective(YAML::Emitter& out, const CollectiveConfig& c) {
   out << YAML::EndMap;
 }
 
+// The plan: section of a plan scenario, with its defaults.
+void emit_search(YAML::Emitter& out, const PlanSearchConfig& p) {
+  out << YAML::Key << "plan" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "objective" << YAML::Value << (p.objective == PlanObjective::cheapest ? "cheapest" : "fastest");
+  out << YAML::Key << "deadline_s" << YAML::Value << p.deadline_s;
+  out << YAML::Key << "budget_usd" << YAML::Value << p.budget_usd;
+  out << YAML::Key << "max_accelerators" << YAML::Value << p.max_accelerators;
+  out << YAML::Key << "instances" << YAML::Value << YAML::Flow << p.instances;
+  out << YAML::Key << "nodes" << YAML::Value << YAML::Flow << p.nodes;
+  out << YAML::Key << "capacity" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+  for (scheduler::Capacity c : p.capacities) out << scheduler::to_string(c);
+  out << YAML::EndSeq;
+  if (p.spot) {
+    const PlanSpotConfig& spot = *p.spot;
+    out << YAML::Key << "spot" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "discount" << YAML::Value << spot.discount;  // < 0: the catalog's spot prices
+    out << YAML::Key << "reclaim_mean_s" << YAML::Value << spot.reclaim.mean();
+    out << YAML::Key << "notice_s" << YAML::Value << spot.notice_s;  // < 0: the provider's
+    out << YAML::Key << "provisioning_s" << YAML::Value << spot.provisioning_s;
+    out << YAML::Key << "replications" << YAML::Value << spot.replications;
+    out << YAML::Key << "checkpoint_policy" << YAML::Value << scheduler::to_string(spot.checkpoint.policy);
+    out << YAML::Key << "checkpoint_size_bytes" << YAML::Value << spot.checkpoint.size_bytes;  // 0: the model's
+    out << YAML::Key << "checkpoint_write_bytes_per_s" << YAML::Value << spot.checkpoint.write_bandwidth;
+    out << YAML::Key << "checkpoint_read_bytes_per_s" << YAML::Value << spot.checkpoint.read_bandwidth;
+    out << YAML::Key << "warmup_s" << YAML::Value << spot.checkpoint.warmup_s;
+    out << YAML::EndMap;
+  }
+  out << YAML::EndMap;
+}
+
 }  // namespace
 
 std::string resolved_yaml(const Scenario& s) {
@@ -301,6 +332,7 @@ std::string resolved_yaml(const Scenario& s) {
   } else {
     emit_workload(out, s.workload);
   }
+  if (s.search) emit_search(out, *s.search);
   out << YAML::Key << "nodes" << YAML::Value << YAML::Flow << s.node_counts();
   if (!s.sweep.plans.empty()) {
     out << YAML::Key << "sweep_plans" << YAML::Value << YAML::BeginSeq;

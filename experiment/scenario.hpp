@@ -165,10 +165,29 @@ struct SweepConfig {
   VariantSweep variants;          // sweep.grid / zip / random: what `dlsim sweep` runs (any kind of scenario)
 };
 
-// The plan: section: `dlsim plan` searches instance type x node count x parallel plan for the
-// workload under these constraints (experiment/planner.hpp). On-demand capacity only for now.
+// Spot capacity in a plan search (plan.spot): each spot candidate's training run is simulated in
+// the cluster model (scheduler/cluster_simulation.hpp) `replications` times, one seed each: its
+// nodes reclaimed at `reclaim` (per node), replaced after `provisioning`, the job checkpointing
+// by `checkpoint` (Young/Daly's interval by default) and restarting from the last one.
+struct PlanSpotConfig {
+  double discount = -1;               // off the on-demand price, in [0, 1); < 0: the catalog's spot price
+  scheduler::Hazard reclaim;          // per node
+  double notice_s = -1;               // < 0: the provider's (AWS 120 s; GCP and Azure 30 s)
+  double provisioning_s = 300;        // mean delay of a replacement node (exponential)
+  int replications = 8;               // cluster-model runs per candidate
+  // Policy young-daly unless given; size 0: the model's weights and optimizer state
+  // (plan_spot.hpp, checkpoint_bytes).
+  scheduler::CheckpointSpec checkpoint;
+};
+
+// The plan: section: `dlsim plan` searches instance type x node count x parallel plan x capacity
+// for the workload under these constraints (experiment/planner.hpp).
 enum class PlanObjective { cheapest, fastest };
 struct PlanSearchConfig {
+  // Capacity types searched (plan.capacity): on-demand (failure-free, at the catalog price) and
+  // spot (plan.spot). Never empty.
+  std::vector<scheduler::Capacity> capacities{scheduler::Capacity::on_demand};
+  std::optional<PlanSpotConfig> spot;  // when capacities has spot
   double deadline_s = 0;               // time to train at most this (0: no deadline)
   double budget_usd = 0;               // cost to train at most this (0: no budget)
   int max_accelerators = 0;            // 0: no limit

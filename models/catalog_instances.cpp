@@ -242,6 +242,17 @@ void add_gcp_gpu(Catalog& c) {
           "inst-gcp-a3-highgpu-8g-price: Cyclenerd pricing.yml; network to verify"});
   add(c, {"gcp/g2-standard-96", "L4", 8, 100, kEthernetLatency, kPcieLatency, 8.00333, date,
           "inst-gcp-g2-standard-96-price: Cyclenerd pricing.yml"});
+  // Spot prices of the same snapshot (pricing.yml hour_spot; records spot-gcp-*): 42.8-47.5% off.
+  const std::pair<const char*, double> spot[] = {{"gcp/a2-highgpu-1g", 1.92802},
+                                                 {"gcp/a2-highgpu-8g", 15.42416},
+                                                 {"gcp/a2-ultragpu-8g", 22.0763704},
+                                                 {"gcp/a3-highgpu-8g", 50.6095408},
+                                                 {"gcp/g2-standard-96", 4.499264}};
+  for (const auto& [name, price] : spot) {
+    InstanceType t = *c.find_instance(name);
+    t.spot_price_per_hour = price;
+    c.add_instance(std::move(t));
+  }
 }
 
 // Cloud TPU slices of one host each; a larger slice is several such nodes (e.g. v5e-256 = 32

@@ -24,6 +24,7 @@ struct InstanceType {
   network::LinkTech nic_tech = network::LinkTech::generic;  // what the NICs are (network/link_tech.hpp)
   network::Transport transport = network::Transport::rdma;  // how collectives use them: RDMA or TCP sockets
   double price_per_hour = 0;        // on-demand USD per node-hour
+  double spot_price_per_hour = 0;   // spot USD per node-hour when a public figure exists (0: not known)
   std::string price_date;           // when the price held
   std::string source;               // where the figures come from
 };

@@ -33,7 +33,7 @@ TEST(PlanCommand, PrintsTheFrontAndWritesEveryCandidate) {
     EXPECT_NE(r.out.find(part), std::string::npos) << part << " missing:\n" << r.out;
   }
   const std::string csv = slurp(dir / "plan.csv");
-  EXPECT_EQ(csv.rfind("instance,nodes,accelerators,plan,status,reason,pareto,best", 0), 0u) << csv.substr(0, 200);
+  EXPECT_EQ(csv.rfind("instance,nodes,accelerators,plan,capacity,status,reason,pareto,best", 0), 0u) << csv.substr(0, 200);
   EXPECT_NE(csv.find(",feasible,"), std::string::npos);
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "experiment/config_error.hpp"
 #include "experiment/load.hpp"
@@ -48,6 +49,25 @@ inline void expect_error_at(const std::string& text, const KeyErrorCase& c) {
   EXPECT_EQ(e.key_path(), c.key_path) << e.what();
   EXPECT_EQ(e.where().line, position_of(text, c.at).first) << e.what();
   EXPECT_NE(e.message().find(c.message), std::string::npos) << e.what();
+}
+
+// An edit of a base scenario that must be rejected: `from` replaced by `to` (first occurrence),
+// the error's key path, and part of its message.
+struct ReplacementCase {
+  std::string from, to, key, why;
+};
+
+// Each case's edited text is refused at its key, at a line of the file, with its message.
+inline void expect_replacements_rejected(const std::string& base, const std::vector<ReplacementCase>& cases) {
+  for (const ReplacementCase& c : cases) {
+    std::string text = base;
+    ASSERT_NE(text.find(c.from), std::string::npos) << c.from;
+    text.replace(text.find(c.from), c.from.size(), c.to);
+    const ConfigError e = error_loading(text);
+    EXPECT_EQ(e.key_path(), c.key) << e.what();
+    EXPECT_GT(e.where().line, 0) << e.what();
+    EXPECT_NE(e.message().find(c.why), std::string::npos) << e.what();
+  }
 }
 
 inline std::string case_name(const ::testing::TestParamInfo<KeyErrorCase>& info) { return info.param.name; }

@@ -195,10 +195,7 @@ TEST(Planner, RejectionsSayWhy) {
 }
 
 TEST(Planner, BadPlanKeysAreLocated) {
-  struct Case {
-    std::string from, to, key, why;
-  };
-  const std::vector<Case> cases{
+  test::expect_replacements_rejected(kPlanScenario, {
       {"  objective: cheapest\n", "  objective: cheapest\n  deadlin: 3d\n", "plan.deadlin", "deadline"},
       {"  objective: cheapest\n", "  objective: cheap\n", "plan.objective", "cheapest"},
       {"aws/p3dn.24xlarge]", "aws/p3dn.24xlarg]", "plan.instances[1]", "unknown instance type"},
@@ -208,16 +205,7 @@ TEST(Planner, BadPlanKeysAreLocated) {
       {"  batch: {global: 8}\n", "  batch: {per_device: 2}\n", "workload.batch", "global"},
       {"  batch: {global: 8}\n", "  batch: {global: 8}\n  plan: {tensor: 2}\n", "workload.plan", "searches the parallel plan"},
       {"  data: {tokens: 1e9, epochs: 1}\n", "  data: {tokens: 1e9, samples: 5, epochs: 1}\n", "workload.data.tokens", "not both"},
-  };
-  for (const Case& c : cases) {
-    std::string text = kPlanScenario;
-    ASSERT_NE(text.find(c.from), std::string::npos) << c.from;
-    text.replace(text.find(c.from), c.from.size(), c.to);
-    const ConfigError e = test::error_loading(text);
-    EXPECT_EQ(e.key_path(), c.key) << e.what();
-    EXPECT_GT(e.where().line, 0) << e.what();
-    EXPECT_NE(e.message().find(c.why), std::string::npos) << e.what();
-  }
+  });
   // A plan scenario is not a run.
   const Scenario s = load_scenario_text(kPlanScenario, "plan.yaml");
   EXPECT_EQ(s.kind(), "plan");

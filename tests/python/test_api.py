@@ -268,6 +268,26 @@ def test_plan_gives_every_candidate_and_the_answer_dlsim_plan_gives(tmp_path, dl
     assert e.value.key_path == "plan"
 
 
+def test_plan_with_spot_capacity_costs_spot_rows_by_their_cluster_model_runs():
+    scenario = json.loads(json.dumps(PLAN_SCENARIO))
+    scenario["workload"]["data"]["tokens"] = 1e10  # hours of training: reclamations happen
+    scenario["plan"].update({"instances": ["aws/p3.16xlarge"], "capacity": ["on-demand", "spot"],
+                             "spot": {"discount": 0.6, "reclaim": {"mean": "6h"}, "replications": 3}})
+    frame = dlsim.plan(scenario, threads=2)
+    counts = frame.attrs["counts"]
+    assert set(frame["capacity"]) == {"on-demand", "spot"}
+    assert (frame["capacity"] == "spot").sum() * 2 == len(frame)
+    spot = frame[(frame["capacity"] == "spot") & (frame["status"] == "feasible")]
+    assert len(spot) > 0 and counts["spot_runs"] == 3 * (frame["spot_runs"] > 0).sum()
+    assert counts["memoized"] > 0
+    # The mean lies within the runs' spread; the failure-free bound is never beaten.
+    assert (spot["time_to_train_p10"] <= spot["time_to_train"]).all()
+    assert (spot["time_to_train"] <= spot["time_to_train_p90"]).all()
+    assert (spot["time_to_train"] >= spot["time_to_train_bound"]).all()
+    assert (spot["cost_per_hour"] == 0.4 * frame[frame["capacity"] == "on-demand"]["cost_per_hour"].iloc[0]).all()
+    assert frame[frame["capacity"] == "on-demand"]["time_to_train_p10"].isna().all()
+
+
 SERVE_SCENARIO = {
     "seed": 5,
     "cluster": {"instance": "aws/p5.48xlarge"},

@@ -347,6 +347,43 @@ def test_save_all_writes_the_collective_plot(allreduce, tmp_path):
     assert_pngs(plots.save_all(allreduce, tmp_path), ["collective.png"])
 
 
+def plan_frame():
+    """A plan search's table made by hand: an on-demand and a spot front point, a dominated point,
+    one that misses the deadline and one never simulated."""
+    nan = float("nan")
+    return pd.DataFrame({
+        "instance": ["a", "a", "b", "b", "b"], "nodes": [1, 1, 2, 2, 4], "plan": ["d8", "d8", "d16", "d16 t2", "d32"],
+        "capacity": ["on-demand", "spot", "on-demand", "spot", "on-demand"],
+        "status": ["feasible", "feasible", "feasible", "deadline", "pruned"],
+        "pareto": [1, 1, 0, 0, 0], "best": [0, 1, 0, 0, 0],
+        "time_to_train": [3600.0, 5400.0, 7200.0, 90000.0, nan], "cost_to_train": [100.0, 50.0, 300.0, 80.0, nan],
+        "time_to_train_p10": [nan, 5000.0, nan, nan, nan], "time_to_train_p90": [nan, 6000.0, nan, nan, nan],
+        "cost_to_train_p10": [nan, 45.0, nan, nan, nan], "cost_to_train_p90": [nan, 60.0, nan, nan, nan]})
+
+
+def test_plan_front_draws_candidates_by_capacity_the_front_and_the_best(tmp_path):
+    table = plan_frame()
+    fig = plots.plan_front(table)
+    ax = fig.axes[0]
+    assert len(collection(ax, "feasible-on-demand")) == 2
+    assert len(collection(ax, "feasible-spot")) == 1
+    assert len(collection(ax, "rejected-spot")) == 1
+    assert len(collection(ax, "pareto-on-demand")) == 1 and len(collection(ax, "pareto-spot")) == 1
+    best = collection(ax, "best")
+    assert best.tolist() == [[5400.0 / 3600, 50.0]]  # hours: the longest time is 25 h
+    assert "1 not" in ax.get_title()
+    # The spot front point's bars run from its p10 to its p90.
+    segments = [seg for c in ax.collections if c.get_gid() == "spot-spread" for seg in c.get_segments()]
+    assert sorted(map(lambda seg: seg.tolist(), segments)) == sorted([
+        [[5000.0 / 3600, 50.0], [6000.0 / 3600, 50.0]], [[5400.0 / 3600, 45.0], [5400.0 / 3600, 60.0]]])
+    assert_png(fig, tmp_path / "plan.png")
+    results = dlsim.Results(kind="plan", tables={"results": table})
+    assert plots.plot_names(results) == ["plan_front"]
+    assert_pngs(plots.save_all(results, tmp_path), ["plan_front.png"])
+    with pytest.raises(ValueError, match="plan results"):
+        plots.plan_front(dlsim.Results(kind="training", tables={"results": table}))
+
+
 # ----------------------------------------------------------------------------- jct, names, titles
 
 def test_jct_draws_one_cdf_per_variant_of_its_finished_jobs(tmp_path):

@@ -236,13 +236,16 @@ def sweep(scenario: ScenarioLike, grid: Optional[Mapping[str, Sequence[Any]]] = 
 def plan(scenario: ScenarioLike, threads: int = 0, set: Overrides = None) -> pd.DataFrame:
     """Searches instance types, node counts and parallel plans for the cheapest or fastest way to
     train the scenario's workload, as ``dlsim plan`` does (its ``plan:`` section: objective,
-    deadline, budget, instances, nodes; scenarios/README.md, "Plan search").
+    deadline, budget, instances, nodes, capacity, spot; scenarios/README.md, "Plan search").
 
     Returns one DataFrame with a row per candidate (the columns of ``dlsim plan --csv``: instance,
     nodes, plan, status, reason, the bounds and, where simulated, time_to_train and
     cost_to_train). ``frame.attrs`` holds ``best`` (the best candidate's row index), ``front``
     (the Pareto front's row indices, fastest first), ``counts`` (enumerated, no_fit, pruned,
-    simulated, deadline, budget, feasible), ``objective`` and ``units``. Raises ConfigError when
+    simulated, deadline, budget, feasible, memoized, unfinished, spot_runs), ``objective`` and
+    ``units``. With ``plan.capacity: [on-demand, spot]`` each plan is a row per capacity and spot
+    rows carry the spread of their cluster-model runs (time_to_train_p10/p90, cost_to_train_p10/p90,
+    reclaims, checkpoint_interval); ``dlsim.plots.plan_front`` draws the front. Raises ConfigError when
     no candidate fits and meets the constraints. Runs on ``threads`` threads (0: one per core)
     with the same answer whatever the count.
     """

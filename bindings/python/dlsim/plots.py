@@ -9,6 +9,7 @@ pyplot's state, a notebook shows the returned figure once, a script calls ``fig.
 - cluster results: :func:`cost_vs_time` (one point per variant), :func:`utilization`,
   :func:`gantt`, :func:`jct` (the distribution of job completion times);
 - collective results: :func:`collective`;
+- plan searches (``dlsim plan --output``, or the DataFrame of ``dlsim.plan``): :func:`plan_front`;
 - serving runs (the DataFrame of ``dlsim.serve``): :func:`serving_latency` (CDFs),
   :func:`serving_replicas` (replicas and requests in the fleet over time);
 - :func:`save_all` writes every plot that applies as PNG files.
@@ -29,7 +30,7 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 
 from .results import Results
 
-__all__ = ["scaling", "cost_vs_time", "pareto_front", "utilization", "gantt", "jct", "breakdown",
+__all__ = ["scaling", "cost_vs_time", "pareto_front", "plan_front", "utilization", "gantt", "jct", "breakdown",
            "collective", "save_all", "plot_names", "check_plot_names", "STATE_COLORS"]
 
 #: Colours of the job states in :func:`gantt`.
@@ -320,6 +321,91 @@ def cost_vs_time(data, time: Optional[str] = None, cost: Optional[str] = None,
     return fig
 
 
+# ----------------------------------------------------------------------------- plan search
+
+_CAPACITY_MARKERS = {"on-demand": "o", "spot": "^"}
+
+
+def plan_front(data, ax=None) -> Figure:
+    """Time to train against cost of a plan search's simulated candidates, with its Pareto front.
+
+    ``data`` is the ``dlsim.Results`` of ``dlsim plan --output FILE.h5`` or the DataFrame of
+    ``dlsim.plan``. Every simulated candidate is a point (circles on-demand, triangles spot):
+    feasible ones blue, those that miss the deadline or budget (or whose spot runs did not finish)
+    hollow grey. The front (column ``pareto``) is a red line through red points, each labelled
+    with its instance type, nodes and plan; spot points on it carry bars from the p10 to the p90
+    of their cluster-model runs on both axes; the best point (column ``best``) is a gold star.
+    Candidates never simulated (no fit, pruned) are left out: their count is in the title.
+    """
+    if isinstance(data, Results):
+        _require(data, ("plan",), "plan_front")
+        table, source = data.table, _source(data)
+    elif isinstance(data, pd.DataFrame):
+        table, source = data, ""
+    else:
+        raise TypeError(f"plan_front() takes a dlsim.Results or the DataFrame of dlsim.plan, not {type(data).__name__}")
+    _require_columns(table, ["instance", "nodes", "plan", "status", "pareto", "best", "time_to_train", "cost_to_train"],
+                     "plan_front")
+    time, cost = table["time_to_train"].to_numpy(float), table["cost_to_train"].to_numpy(float)
+    simulated = np.isfinite(time) & np.isfinite(cost)
+    if not simulated.any():
+        raise ValueError("plan_front(): no candidate was simulated")
+    capacity = table["capacity"].astype(str).to_numpy() if "capacity" in table else np.full(len(table), "on-demand")
+    feasible = (table["status"] == "feasible").to_numpy()
+    front = (table["pareto"].to_numpy(float) == 1) & simulated
+    best = (table["best"].to_numpy(float) == 1) & simulated
+    divisor, unit = _time_unit(np.nanmax(time[simulated]))
+    x, y = time / divisor, cost
+    fig, ax = _axes(ax, (8, 5.5))
+    for name, marker in _CAPACITY_MARKERS.items():
+        ok = simulated & (capacity == name)
+        if not ok.any():
+            continue
+        ax.scatter(x[ok & feasible], y[ok & feasible], marker=marker, color="tab:blue", alpha=0.5, s=18, zorder=2,
+                   gid=f"feasible-{name}", label=f"{name}, feasible")
+        rejected = ok & ~feasible
+        if rejected.any():
+            ax.scatter(x[rejected], y[rejected], marker=marker, facecolors="none", edgecolors="grey", s=18, zorder=2,
+                       gid=f"rejected-{name}", label=f"{name}, misses deadline or budget")
+    order = np.argsort(x[front])
+    ax.plot(x[front][order], y[front][order], color="red", linewidth=1.5, drawstyle="steps-post", zorder=3,
+            gid="pareto-line")
+    spread = front & (capacity == "spot")
+    if spread.any() and "time_to_train_p10" in table:
+        t10, t90 = table["time_to_train_p10"].to_numpy(float) / divisor, table["time_to_train_p90"].to_numpy(float) / divisor
+        c10, c90 = table["cost_to_train_p10"].to_numpy(float), table["cost_to_train_p90"].to_numpy(float)
+        bars = ax.errorbar(x[spread], y[spread], xerr=[x[spread] - t10[spread], t90[spread] - x[spread]],
+                           yerr=[y[spread] - c10[spread], c90[spread] - y[spread]], fmt="none", ecolor="red", alpha=0.6,
+                           zorder=3)
+        for collection in bars.lines[2]:  # the x and y bars
+            collection.set_gid("spot-spread")
+    for name, marker in _CAPACITY_MARKERS.items():
+        on = front & (capacity == name)
+        if on.any():
+            ax.scatter(x[on], y[on], marker=marker, color="red", s=50, zorder=4, gid=f"pareto-{name}",
+                       label=f"Pareto front, {name}")
+    ax.scatter(x[best], y[best], marker="*", color="gold", edgecolors="black", s=220, zorder=5, gid="best", label="best")
+    # One label per front position: ties (plans equally fast and dear) share it.
+    labels = {}
+    for i in np.flatnonzero(front):
+        text = f"{table['instance'].iloc[i]} x{int(table['nodes'].iloc[i])} {capacity[i]} {table['plan'].iloc[i]}"
+        labels.setdefault((x[i], y[i]), []).append(text)
+    for (px, py), texts in list(labels.items())[:12]:
+        shown = texts[0] + (f" (+{len(texts) - 1} tied)" if len(texts) > 1 else "")
+        ax.annotate(shown, (px, py), textcoords="offset points", xytext=(6, 4), fontsize="x-small")
+    # Log axes when the candidates span a decade or more: the front sits in the corner otherwise.
+    for values, set_scale in ((x[simulated], ax.set_xscale), (y[simulated], ax.set_yscale)):
+        if np.nanmin(values) > 0 and np.nanmax(values) >= 10 * np.nanmin(values):
+            set_scale("log")
+    ax.set_xlabel(f"time to train ({unit})")
+    ax.set_ylabel("cost to train (USD)")
+    left_out = int((~simulated).sum())
+    ax.set_title(f"Plan search{source}: {int(simulated.sum())} simulated, {left_out} not (no fit or pruned)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small")
+    return fig
+
+
 # ----------------------------------------------------------------------------- cluster
 
 def utilization(results: Results, variant: int = 0, fig: Optional[Figure] = None) -> Figure:
@@ -543,6 +629,8 @@ def _plots_for(results: Results):
                 ("breakdown", lambda: breakdown(results))]
     if results.kind == "collective":
         return [("collective", lambda: collective(results))]
+    if results.kind == "plan":
+        return [("plan_front", lambda: plan_front(results))]
     plots = [("cost_vs_time", lambda: cost_vs_time(results))] if results.variants() > 1 else []
     jobs = results.jobs
     if jobs is not None and "jct" in jobs.columns and (jobs["state"] == "done").any():
@@ -581,7 +669,7 @@ def _selected(name: str, only) -> bool:
 def save_all(results: Results, out_dir, prefix: str = "", only=None) -> List[pathlib.Path]:
     """Writes every plot that applies to the results as PNG files; returns their paths.
 
-    Training: scaling, cost_vs_time, breakdown. Cluster: cost_vs_time (with more than one
+    Training: scaling, cost_vs_time, breakdown. Plan search: plan_front. Cluster: cost_vs_time (with more than one
     variant), jct (when a job finished), then per variant ``utilization-variant<i>`` and
     ``gantt-variant<i>`` (when the job timeline exists). Collective: collective. Files are
     ``<out_dir>/<prefix><name>.png``; ``out_dir`` is created when missing. ``only``: names to

@@ -30,7 +30,7 @@ class Results:
     """Every table of one run, with units and descriptions per column.
 
     Attributes:
-        kind: ``"training"``, ``"collective"`` or ``"cluster"``.
+        kind: ``"training"``, ``"collective"``, ``"cluster"`` or ``"plan"``.
         tables: table name (HDF5 group path) -> DataFrame, one column per dataset.
         units: table name -> column -> unit ("s", "samples/s", "USD", "1" for ratios, "" for counts).
         descriptions: table name -> column -> what the column means.

@@ -274,6 +274,20 @@ bad("memory-format-without-convolutions", LLM, "workload.memory_format", "nchw")
 bad("fused-kernels-not-decoder", TRAINING, "workload.fused_kernels", False)
 bad("fused-kernels-not-boolean", LLM, "workload.fused_kernels", "sometimes")
 bad("fused-cross-entropy-not-decoder", TRAINING, "workload.fused_cross_entropy", False)
+# Plan searches with spot capacity (issue 20).
+PLAN = {
+    "seed": 1,
+    "cluster": {"instance": "aws/p4d.24xlarge"},
+    "workload": {"model": "gpt3-1.3b", "sequence_length": 2048, "precision": "bf16", "optimizer": "adam",
+                 "batch": {"global": 64}, "data": {"tokens": 1e10, "epochs": 1}},
+    "plan": {"objective": "cheapest", "nodes": [1, 2], "capacity": ["on-demand", "spot"],
+             "spot": {"discount": 0.6, "reclaim": {"mean": "24h"}}},
+    "output": {"csv": "out.csv"},
+}
+bad("plan-capacity-unknown", PLAN, "plan.capacity", ["on-demand", "preemptible"], expect="plan.capacity[1]")
+bad("plan-spot-without-reclaim", PLAN, "plan.spot", {"discount": 0.6}, expect="plan.spot.reclaim")
+bad("plan-spot-no-price", PLAN, "plan.spot", {"reclaim": {"mean": "24h"}}, expect="plan.spot.discount")
+bad("plan-spot-replications-zero", PLAN, "plan.spot.replications", 0)
 
 
 def main():
