@@ -63,13 +63,42 @@ double accelerator_ingress(const network::Topology& topology) {
   return most;
 }
 
+// The node each vertex lies in: accelerators and NICs their own; a switch whose accelerator and
+// NIC neighbours all lie in one node (an NVSwitch, a PCIe switch) that node; other switches
+// (leaf, rail, spine) none (-1).
+std::vector<int> node_of_vertices(const network::Topology& topology) {
+  constexpr int kNone = -1, kMany = -2;
+  std::vector<int> owner(topology.vertex_count(), kNone);
+  for (std::size_t v = 0; v < owner.size(); ++v) {
+    const network::VertexInfo& info = topology.vertex(static_cast<network::VertexId>(v));
+    if (info.kind != network::VertexKind::switch_) owner[v] = info.node;
+  }
+  std::vector<int> seen(owner.size(), kNone);  // switches: the one node of their host neighbours, or kMany
+  for (std::size_t l = 0; l < topology.link_count(); ++l) {
+    const network::LinkInfo& link = topology.link(static_cast<network::LinkId>(l));
+    for (const auto& [sw, other] : {std::pair{link.from, link.to}, std::pair{link.to, link.from}}) {
+      if (topology.vertex(sw).kind != network::VertexKind::switch_) continue;
+      const bool host = topology.vertex(other).kind != network::VertexKind::switch_;
+      const int node = host ? topology.vertex(other).node : kMany;  // a switch beside another switch is shared
+      int& s = seen[static_cast<std::size_t>(sw)];
+      s = s == kNone ? node : (s == node ? s : kMany);
+    }
+  }
+  for (std::size_t v = 0; v < owner.size(); ++v) {
+    if (topology.vertex(static_cast<network::VertexId>(v)).kind == network::VertexKind::switch_ && seen[v] >= 0) owner[v] = seen[v];
+  }
+  return owner;
+}
+
 // The most bytes per second a node of the topology can receive from outside it: the sum of the
-// raw bandwidths of the links that enter it (the largest over the nodes).
+// raw bandwidths of the links that enter its vertices (node_of_vertices) from other vertices,
+// the largest over the nodes. (Links from the node's own NVSwitch to its GPUs do not count.)
 double node_ingress(const network::Topology& topology) {
+  const std::vector<int> owner = node_of_vertices(topology);
   std::vector<double> into(static_cast<std::size_t>(std::max(1, topology.nodes())), 0.0);
   for (std::size_t l = 0; l < topology.link_count(); ++l) {
     const network::LinkInfo& link = topology.link(static_cast<network::LinkId>(l));
-    const int to = topology.vertex(link.to).node, from = topology.vertex(link.from).node;
+    const int to = owner[static_cast<std::size_t>(link.to)], from = owner[static_cast<std::size_t>(link.from)];
     if (to >= 0 && to != from && static_cast<std::size_t>(to) < into.size()) into[static_cast<std::size_t>(to)] += link.bandwidth;
   }
   return *std::max_element(into.begin(), into.end());
@@ -121,7 +150,28 @@ double iteration_bound_s(const Scenario& s, const models::ParallelPlan& plan, do
       }
       fewest = std::min(fewest, params * models::bytes_per_element(plan.gradient_precision));
     }
-    reduction = per_node * fewest * (plan.data - 1) / plan.data / node_in;
+    // ZeRO-2 reduce-scatters each micro-batch's gradients (DeepSpeed's stage 2; the replay's
+    // buckets fill in every backward), not only the last's.
+    const double reductions = plan.zero_stage == 2 ? plan.micro_batches : 1;
+    reduction = per_node * fewest * reductions * (plan.data - 1) / plan.data / node_in;
+    // ZeRO-3 (no pipeline: one rank holds every stage): the schedule's all-gathers and
+    // reduce-scatters of every pass, once per micro-batch, and the gathers after the step. A rank
+    // receives at least (d - 1)/d of each all-gather's output and sends at least (d - 1)/d of each
+    // reduce-scatter's input, whatever the algorithm; the two directions may overlap, so the
+    // larger of the two counts.
+    if (plan.zero_stage == 3) {
+      double gathered = 0, scattered = 0;
+      const auto add = [&](const std::vector<models::ZeroCollective>& collectives, double times) {
+        for (const models::ZeroCollective& c : collectives) {
+          (c.kind == network::CollectiveKind::all_gather ? gathered : scattered) += c.bytes * times;
+        }
+      };
+      for (const models::StageProgram& stage : program.stages) {
+        for (const models::PassProgram* pass : {&stage.forward, &stage.backward, &stage.weight}) add(pass->collectives, plan.micro_batches);
+      }
+      add(program.after_step, 1);
+      reduction = std::max(reduction, per_node * std::max(gathered, scattered) * (plan.data - 1) / plan.data / node_in);
+    }
   }
   const std::size_t p = static_cast<std::size_t>(plan.pipeline);
   double best = 0, head = 0, tail = 0;

@@ -2,7 +2,9 @@
 #include "models/gemm_model.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <unordered_map>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -78,11 +80,43 @@ void check(const GemmShape& s, Precision precision, const DeviceSpec& device) {
   }
 }
 
+// Everything gemm_mechanism's result depends on, by value (never a pointer: a freed device's
+// address may be reused by another): a plan search times the same shapes on the same device for
+// thousands of candidates, so results are memoized per thread, bit for bit what the loop gives.
+struct MechanismKey {
+  std::array<double, 12> values;
+  bool operator==(const MechanismKey& o) const { return values == o.values; }
+};
+struct MechanismKeyHash {
+  std::size_t operator()(const MechanismKey& k) const {
+    std::size_t h = 0;
+    for (double v : k.values) h = h * 1000003u ^ std::hash<double>{}(v);
+    return h;
+  }
+};
+constexpr std::size_t kMechanismCacheEntries = 1 << 16;  // then it starts over: bounded memory
+
+GemmEstimate gemm_mechanism_uncached(const GemmShape& s, Precision precision, const DeviceSpec& device, const GemmParams& p);
+
 }  // namespace
 
 GemmEstimate gemm_mechanism(const GemmShape& s, Precision precision, const DeviceSpec& device, const GemmParams& p) {
   check(s, precision, device);
   if (!p.fitted()) throw std::invalid_argument("gemm: no fitted parameters for " + device.name);
+  const MechanismKey key{{s.m, s.n, s.k, s.batch, static_cast<double>(precision), static_cast<double>(device.generation),
+                          device.compute_units, device.peak(precision), device.memory_bandwidth * p.bandwidth_fraction,
+                          p.peak_fraction, p.tile_overhead, p.k_overhead}};
+  thread_local std::unordered_map<MechanismKey, GemmEstimate, MechanismKeyHash> cache;
+  if (const auto hit = cache.find(key); hit != cache.end()) return hit->second;
+  const GemmEstimate e = gemm_mechanism_uncached(s, precision, device, p);
+  if (cache.size() >= kMechanismCacheEntries) cache.clear();
+  cache.emplace(key, e);
+  return e;
+}
+
+namespace {
+
+GemmEstimate gemm_mechanism_uncached(const GemmShape& s, Precision precision, const DeviceSpec& device, const GemmParams& p) {
   const double units = device.compute_units;
   const double unit_peak = device.peak(precision) / units;
   const double element = bytes_per_element(precision);
@@ -118,6 +152,8 @@ GemmEstimate gemm_mechanism(const GemmShape& s, Precision precision, const Devic
   best.mechanism_s = best.seconds;
   return best;
 }
+
+}  // namespace
 
 GemmEstimate gemm_time(const GemmShape& s, Precision precision, const DeviceSpec& device, const GemmParams& p) {
   GemmEstimate e = gemm_mechanism(s, precision, device, p);

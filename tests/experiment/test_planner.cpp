@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <unistd.h>
 #include <string>
 
@@ -115,6 +116,41 @@ plan:
   EXPECT_GT(context, 0u);
   EXPECT_GT(all.counts.simulated, 50u);
   EXPECT_EQ(all.counts.bound_violations, 0u);
+}
+
+// Across nodes, with the model-parallel group filling each node, the bound counts the
+// data-parallel traffic through the node's links: gradients once (ZeRO-0/1), every micro-batch
+// (ZeRO-2), every ZeRO-3 gather and reduce-scatter of every micro-batch. It must still never
+// exceed the replay, and it must be what makes tensor-8 ZeRO-3 plans far from free.
+TEST(Planner, DataParallelTrafficBoundsNeverExceedTheReplayAcrossNodes) {
+  const std::string text = R"(cluster:
+  instance: aws/p4d.24xlarge
+workload:
+  model: gpt2-medium
+  sequence_length: 1024
+  precision: fp16
+  optimizer: adam
+  batch: {global: 32}
+  data: {tokens: 1e9, epochs: 1}
+plan:
+  objective: fastest
+  nodes: [2]
+)";
+  const PlanResults all = search("bound-zero", text, true);
+  std::map<std::string, double> bound;  // tensor-8 plans over both nodes, by label
+  for (const PlanCandidate& c : all.candidates) {
+    if (!c.simulated) continue;
+    EXPECT_LE(c.bound_iteration_s, c.row.iteration_s) << c.label;
+    if (c.plan.tensor == 8 && c.plan.data == 2) bound[c.label] = c.bound_iteration_s;
+  }
+  EXPECT_EQ(all.counts.bound_violations, 0u);
+  // 16 micro-batches of one sample: ZeRO-2 reduce-scatters the gradients 16 times through the
+  // 400 Gbps NIC (16 x 8 GPUs x 44 MB x 1/2 / 50 GB/s = 0.23 s), ZeRO-1 once; ZeRO-3 gathers and
+  // reduce-scatters as much at least. The compute alone bounds the iteration at 0.12 s.
+  ASSERT_TRUE(bound.count("d2 t8+sp m16x1 zero1") && bound.count("d2 t8+sp m16x1 zero2") && bound.count("d2 t8+sp m16x1 zero3"));
+  EXPECT_NEAR(bound["d2 t8+sp m16x1 zero1"], 0.115, 0.01);
+  EXPECT_NEAR(bound["d2 t8+sp m16x1 zero2"], 0.2275, 0.01);
+  EXPECT_GE(bound["d2 t8+sp m16x1 zero3"], bound["d2 t8+sp m16x1 zero2"]);
 }
 
 TEST(Planner, ResultsDoNotDependOnTheThreadCount) {
