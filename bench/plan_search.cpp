@@ -1,6 +1,6 @@
 // The planner's whole search (issue 20's goal): GPT-3 175B, 2048-token sequences, global batch
-// 1536, on-demand, over several 8-GPU instance types and node counts up to 512 (all candidates
-// decided, the front simulated). Counters: candidates enumerated, rejected by memory, pruned by
+// 1536, on-demand, over 8 instance types of 8 A100 or H100 (AWS, GCP, Azure) and node counts up
+// to 512 (all candidates decided, the front simulated). Counters: candidates enumerated, rejected by memory, pruned by
 // the bound, simulated, and seconds per simulated candidate. Run with --benchmark_repetitions=N
 // for the median; -j threads with the benchmark argument.
 #include <benchmark/benchmark.h>
@@ -23,8 +23,8 @@ workload:
   data: {tokens: 300e9, epochs: 1}
 plan:
   objective: cheapest
-  instances: [aws/p4d.24xlarge, aws/p4de.24xlarge, aws/p5.48xlarge, gcp/a2-ultragpu-8g, gcp/a3-highgpu-8g,
-              azure/Standard_ND96isr_H100_v5]
+  instances: [aws/p4d.24xlarge, aws/p4de.24xlarge, aws/p5.48xlarge, gcp/a2-highgpu-8g, gcp/a2-ultragpu-8g,
+              gcp/a3-highgpu-8g, azure/Standard_ND96amsr_A100_v4, azure/Standard_ND96isr_H100_v5]
   nodes: [64, 128, 256, 512]
 )";
 

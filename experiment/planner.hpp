@@ -10,7 +10,9 @@
 // The lower bound on an iteration: the larger of the model's training FLOPs over the accelerators
 // at their peak (100% MFU) and the compute stream's own work on the busiest pipeline rank (every
 // kernel of its passes as the kernel model times it, once per micro-batch: what the replay runs
-// whole before adding communication, bubbles and the optimizer); times the iterations to train,
+// whole before adding communication, bubbles and the optimizer) and, when the model-parallel group
+// fills whole nodes, the data-parallel traffic its node must move across its boundary (gradients,
+// ZeRO-2's per micro-batch, ZeRO-3's gathers and reduce-scatters); times the iterations to train,
 // and times the candidate's price per node-hour (on-demand, or spot).
 //
 // Capacity (plan.capacity): every plan is a candidate once per capacity type. On-demand runs are
