@@ -4,8 +4,10 @@
 #include <stdexcept>
 
 #include "experiment/network_yaml.hpp"
+#include "experiment/plan_yaml.hpp"
 #include "models/memory_model.hpp"
 #include "models/parallel_plan.hpp"
+#include "models/attention_model.hpp"
 #include "models/zoo.hpp"
 #include "network/topology_builders.hpp"
 
@@ -27,12 +29,88 @@ const network::Topology& ModelJobRates::one_node(const models::InstanceType& ins
   return *slot;
 }
 
+const network::Topology& ModelJobRates::nodes(const models::InstanceType& instance, const models::DeviceSpec& device, int count) {
+  auto& slot = multi_node_[{instance.name, count}];
+  if (!slot) {
+    // As a training scenario without a network: section on this instance type would have it.
+    ClusterConfig cluster;
+    cluster.instance_name = instance.name;
+    cluster.instance = instance;
+    cluster.device = device;
+    slot = std::make_unique<network::Topology>(default_topology(cluster, count));
+  }
+  return *slot;
+}
+
+namespace {
+
+// The model as a training scenario on `device` runs it by default: a decoder's attention core
+// FlashAttention where it runs the device and precision (workload.attention: auto), vocabulary
+// projections padded (workload.pad_vocabulary: true); the zoo graph otherwise.
+models::ModelGraph as_trained(const models::ModelGraph& zoo, const std::string& name, int sequence_length, models::Precision precision,
+                              const models::DeviceSpec& device) {
+  models::ModelGraph graph = zoo;
+  const auto decoders = models::decoder_model_names();
+  if (std::find(decoders.begin(), decoders.end(), name) != decoders.end()) {
+    models::DecoderConfig decoder = models::decoder_config(name);
+    decoder.flash_attention = models::flash_attention_unavailable(models::storage_precision(precision), device).empty();
+    graph = models::decoder_transformer(decoder, sequence_length > 0 ? sequence_length : decoder.max_positions);
+    graph.name = zoo.name;
+  }
+  for (models::Layer& layer : graph.layers) {
+    if (layer.vocabulary) layer.matmul.padded = true;
+  }
+  return graph;
+}
+
+}  // namespace
+
+JobRate ModelJobRates::planned_rate(const ModelJob& job, int gpus, const models::InstanceType& instance, const models::DeviceSpec& device) {
+  const int per_node = instance.accelerators_per_node;
+  if (gpus > per_node && gpus % per_node != 0) {
+    throw std::invalid_argument("a job with a plan spans whole nodes: " + std::to_string(gpus) + " GPUs are not a multiple of the " +
+                                std::to_string(per_node) + " of a node");
+  }
+  WorkloadConfig workload;
+  workload.model = as_trained(model(job.model, job.sequence_length), job.model, job.sequence_length, job.precision, device);
+  workload.sequence_length = job.sequence_length;
+  workload.model_name = job.model;
+  workload.precision = job.precision;
+  workload.optimizer = job.optimizer;
+  workload.batch_mode = BatchMode::global;
+  workload.batch = job.global_batch;
+  models::ParallelPlan plan = resolve_plan(*job.plan, workload, instance, device, gpus);
+  models::validate_plan(plan, workload.model, gpus);
+  JobRate r;
+  r.memory_bytes = models::peak_memory(workload.model, plan).total();
+  if (r.memory_bytes > device.memory_bytes) {
+    throw std::invalid_argument(job.model + " with plan " + describe_plan(plan) + " needs " +
+                                std::to_string(static_cast<long long>(r.memory_bytes / 1e9)) + " GB per GPU; " + device.name + " has " +
+                                std::to_string(static_cast<long long>(device.memory_bytes / 1e9)) + " GB");
+  }
+  const int node_count = std::max(1, gpus / per_node);
+  models::TrainingConfig config;
+  config.model = &workload.model;
+  config.plan = plan;
+  config.device = device;
+  const models::DeviceProfile* profile = catalog_.find_profile(device.name);
+  if (profile != nullptr) config.profile = *profile;
+  config.topology = &nodes(instance, device, node_count);
+  const models::IterationBreakdown& step = cache_.get(config, instance.name + "/" + std::to_string(node_count) + "-nodes");
+  r.iteration_s = step.iteration_s;
+  r.overlap_s = 0;
+  r.gradient_bytes = 0;  // in the replay, across nodes too
+  r.tokens_per_sample = workload.model.tokens_per_sample;
+  return r;
+}
+
 JobRate ModelJobRates::rate(const ModelJob& job, int gpus, const models::InstanceType& instance) {
   const models::DeviceSpec* device = catalog_.find_device(instance.device);
   if (device == nullptr) throw std::invalid_argument("instance " + instance.name + " names an unknown accelerator " + instance.device);
   if (!device->supports(job.precision)) {
     throw std::invalid_argument(instance.device + " has no " + std::string(models::to_string(job.precision)) + " support");
   }
+  if (job.plan) return planned_rate(job, gpus, instance, *device);
   const models::ModelGraph& graph = model(job.model, job.sequence_length);
   models::ParallelPlan plan;
   plan.data = std::min(gpus, instance.accelerators_per_node);

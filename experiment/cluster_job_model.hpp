@@ -3,16 +3,24 @@
 // (memoized: a trace of thousands of jobs replays each distinct configuration once); the cluster
 // level adds the inter-node gradient all-reduce on the shared fabric (scheduler/fabric_share.hpp).
 //
-// Assumptions, stated: a cluster job is data parallel over its GPUs with a fixed batch per GPU;
-// inside a node it runs as the replay says (its gradient all-reduce on NVLink included); across
-// nodes it all-reduces its gradients once per iteration in a hierarchical ring, overlapped with
-// backward (PyTorch DDP's default). Tensor and pipeline plans are for training scenarios.
+// Assumptions, stated: a cluster job without a plan is data parallel over its GPUs with a fixed
+// batch per GPU; inside a node it runs as the replay says (its gradient all-reduce on NVLink
+// included); across nodes it all-reduces its gradients once per iteration in a hierarchical ring,
+// overlapped with backward (PyTorch DDP's default).
+// A job with a plan (tensor, pipeline, ZeRO, ... as workload.plan) and a global batch is replayed
+// whole on its nodes of the pool's instance type, joined as a training scenario without a
+// network: section joins them (network_yaml.hpp, default_topology): every
+// collective of the plan, across nodes too, is in its iteration time, which the shared fabric
+// (fabric_share.hpp) then leaves alone (gradient_bytes 0).
 #pragma once
+#include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
+#include "experiment/scenario.hpp"
 #include "models/catalog.hpp"
 #include "models/job_performance.hpp"
 #include "models/model_graph.hpp"
@@ -24,8 +32,13 @@ namespace dlsim::experiment {
 struct ModelJob {
   std::string model;                 // a zoo name
   int sequence_length = 0;           // 0: the model's usual length
-  int batch_per_gpu = 1;             // samples per GPU per iteration
+  int batch_per_gpu = 1;             // samples per GPU per iteration (without a plan)
   models::Precision precision = models::Precision::fp32;
+  // With a plan: how the job splits (data is what tensor x pipeline x context leave), its
+  // samples per iteration, and its optimizer.
+  std::optional<PlanConfig> plan;
+  std::int64_t global_batch = 0;
+  models::Optimizer optimizer = models::Optimizer::sgd_momentum;
 };
 
 struct JobRate {
@@ -45,11 +58,14 @@ class ModelJobRates {
  private:
   const models::ModelGraph& model(const std::string& name, int sequence_length);
   const network::Topology& one_node(const models::InstanceType& instance, const models::DeviceSpec& device);
+  const network::Topology& nodes(const models::InstanceType& instance, const models::DeviceSpec& device, int count);
+  JobRate planned_rate(const ModelJob& job, int gpus, const models::InstanceType& instance, const models::DeviceSpec& device);
 
   const models::Catalog& catalog_;
   models::JobPerformanceCache cache_;
   std::map<std::pair<std::string, int>, std::unique_ptr<models::ModelGraph>> models_;
   std::map<std::string, std::unique_ptr<network::Topology>> topologies_;
+  std::map<std::pair<std::string, int>, std::unique_ptr<network::Topology>> multi_node_;
 };
 
 }  // namespace dlsim::experiment

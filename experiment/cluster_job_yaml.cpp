@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "experiment/plan_yaml.hpp"
+#include "models/optimizer.hpp"
 #include "models/zoo.hpp"
 #include "scheduler/fabric_share.hpp"
 #include "sim/random_streams.hpp"
@@ -22,8 +24,23 @@ ModelJob read_model_job(MapReader& r) {
   const bool sequence_model = models::zoo_model_has_sequence(m.model);
   if (!sequence_model && r.has("sequence_length")) r.fail("sequence_length", "model '" + m.model + "' takes no sequence length");
   m.sequence_length = sequence_model ? static_cast<int>(r.integer("sequence_length", 1, 1'048'576, 0)) : 0;
-  m.batch_per_gpu = static_cast<int>(r.integer("batch_per_gpu", 1, 1'000'000));
   m.precision = *models::parse_precision(r.choice("precision", kPrecisions, "fp32"));
+  if (r.has("plan")) {
+    // A model-parallel job (cluster_job_model.hpp): its plan as workload.plan, a global batch.
+    if (r.has("batch_per_gpu")) r.fail("batch_per_gpu", "a job with a plan gives its samples per iteration as global_batch");
+    r.allow({"batch_per_gpu"});
+    if (!r.has("global_batch")) r.fail_missing("global_batch", "a job with a plan needs its samples per iteration (global_batch: N)");
+    m.global_batch = r.integer("global_batch", 1, 100'000'000);
+    m.optimizer = *models::optimizer_from_string(r.choice("optimizer", models::optimizer_names(), "sgd-momentum"));
+    MapReader plan(r.node("plan"), r.path_of("plan"), r.source(), true);
+    m.plan = read_plan(plan);
+    return m;
+  }
+  for (const char* key : {"global_batch", "optimizer"}) {
+    if (r.has(key)) r.fail(key, "only a job with a plan takes this (a data-parallel job gives batch_per_gpu)");
+  }
+  r.allow({"global_batch", "optimizer", "plan"});
+  m.batch_per_gpu = static_cast<int>(r.integer("batch_per_gpu", 1, 1'000'000));
   return m;
 }
 
@@ -51,7 +68,7 @@ std::int64_t iterations_for(double work, double per_iteration, const MapReader& 
 void read_job_rate_and_work(MapReader& r, scheduler::JobSpec& j, const scheduler::PoolSpec& pool,
                             const models::Catalog& catalog, ModelJobRates& rates) {
   double tokens_per_sample = 0;
-  int batch_per_gpu = 0;
+  double samples_per_iteration = 0;  // 0: not known (a job given by its iteration time)
   if (r.has("model")) {
     for (const char* key : {"iteration_time", "gradient_bytes", "overlap"}) {
       if (r.has(key)) r.fail(key, "a job with a model gets this from the model; give one or the other");
@@ -65,14 +82,14 @@ void read_job_rate_and_work(MapReader& r, scheduler::JobSpec& j, const scheduler
       j.gradient_bytes = rate.gradient_bytes;
       tokens_per_sample = rate.tokens_per_sample;
     } catch (const std::invalid_argument& e) {
-      r.fail("model", std::string(e.what()) + " (on pool " + pool.name + ", " + pool.instance + ")");
+      r.fail(m.plan ? "plan" : "model", std::string(e.what()) + " (on pool " + pool.name + ", " + pool.instance + ")");
     }
-    batch_per_gpu = m.batch_per_gpu;
+    samples_per_iteration = m.plan ? static_cast<double>(m.global_batch) : static_cast<double>(m.batch_per_gpu) * j.gpus;
   } else {
-    for (const char* key : {"batch_per_gpu", "sequence_length", "precision"}) {
+    for (const char* key : {"batch_per_gpu", "sequence_length", "precision", "plan", "global_batch", "optimizer"}) {
       if (r.has(key)) r.fail(key, "only a job with a model takes this");
     }
-    r.allow({"model", "batch_per_gpu", "sequence_length", "precision"});
+    r.allow({"model", "batch_per_gpu", "sequence_length", "precision", "plan", "global_batch", "optimizer"});
     if (!r.has("iteration_time")) r.fail_missing("iteration_time", "the time of one iteration (or a model: <zoo name>)");
     j.iteration_s = r.quantity("iteration_time", Dimension::duration, 1e-6, 86400);
     j.gradient_bytes = r.quantity("gradient_bytes", Dimension::size, 0, 1e15, 0.0);
@@ -89,12 +106,11 @@ void read_job_rate_and_work(MapReader& r, scheduler::JobSpec& j, const scheduler
   if (given.empty()) r.fail_missing("iterations", "the work: iterations, duration, data: {samples, epochs} or tokens");
   if (given.size() > 1) r.fail(given[1], "give the work once (" + given[0] + " is given too)");
   const std::string& how = given[0];
-  const double samples_per_iteration = static_cast<double>(batch_per_gpu) * j.gpus;
   if (how == "iterations") {
     j.iterations = r.integer("iterations", 1, kMaxIterations);
   } else if (how == "duration") {
     j.iterations = iterations_for(r.quantity("duration", Dimension::duration, 1e-6, 100 * kYear), uncontended_s(j, pool), r, how);
-  } else if (batch_per_gpu == 0) {
+  } else if (samples_per_iteration == 0) {
     r.fail(how, "needs a model (to know samples per iteration); give iterations or duration");
   } else if (how == "data") {
     MapReader d(r.node("data"), r.path_of("data"), r.source());
@@ -121,6 +137,8 @@ std::vector<TraceModel> read_trace_models(MapReader& trace) {
   for (std::size_t i = 0; i < list.size(); ++i) {
     MapReader e(list[i], trace.path_of("models") + "[" + std::to_string(i) + "]", trace.source());
     TraceModel t;
+    // A trace job's GPU count is the trace's: data parallel over it (a plan would not split them all).
+    if (e.has("plan")) e.fail("plan", "trace jobs are data parallel over the GPUs the trace gives them; list a job with a plan in jobs:");
     t.job = read_model_job(e);
     t.weight = e.number("weight", 0, 1e9, 1.0);
     e.finish();

@@ -222,6 +222,7 @@ scheduler::JobSpec read_job(MapReader& r, const std::vector<scheduler::PoolSpec>
     j.max_gpus = static_cast<int>(e.integer("max_gpus", j.gpus, 1'000'000));
     j.resize_pause_s = e.quantity("resize_pause", Dimension::duration, 0, 86400, 0.0);
     e.finish();
+    if (r.has("plan")) r.fail("plan", "an elastic job is data parallel (its GPU count changes); a job with a plan keeps its GPUs");
   } else {
     r.allow({"elastic"});
   }

@@ -335,4 +335,19 @@ NetworkConfig read_network(MapReader& r, const ClusterConfig& cluster) {
   return net;
 }
 
+NetworkConfig default_network(const ClusterConfig& cluster) {
+  const YAML::Node empty(YAML::NodeType::Map);
+  const Source source{"<defaults>", {}};  // outlives the reader, which holds a reference
+  MapReader r(empty, "network", source, true);
+  return read_network(r, cluster);
+}
+
+network::Topology default_topology(const ClusterConfig& cluster, int nodes) {
+  const NetworkConfig net = default_network(cluster);
+  network::FabricSpec fabric = net.fabric;
+  fabric.nodes = nodes;
+  if (fabric.kind == network::FabricKind::torus) shape_torus(fabric, net, nodes, cluster.instance.accelerators_per_node);
+  return network::build_cluster(net.node, fabric);
+}
+
 }  // namespace dlsim::experiment

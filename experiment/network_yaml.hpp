@@ -20,6 +20,11 @@ double nvls_bandwidth_of(const network::NodeSpec& node);
 // the parent.
 NetworkConfig read_network(MapReader& network, const ClusterConfig& cluster);
 
+// The network a scenario without a network: section gets on `cluster` (what read_network
+// gives for an empty section), and its topology for `nodes` nodes (the torus shaped for TPUs).
+NetworkConfig default_network(const ClusterConfig& cluster);
+network::Topology default_topology(const ClusterConfig& cluster, int nodes);
+
 // A 2-D torus shape for n chips: the most square a x b with a * b = n.
 std::vector<int> default_torus_dims(int chips);
 

@@ -301,7 +301,11 @@ std::vector<PlanConfig> Scenario::plans() const {
 
 models::ParallelPlan Scenario::plan_for(int nodes, int plan_index) const {
   const PlanConfig& c = sweep.plans.empty() ? workload.plan : sweep.plans.at(static_cast<std::size_t>(plan_index));
-  const int accelerators = nodes * cluster.instance.accelerators_per_node;
+  return resolve_plan(c, workload, cluster.instance, cluster.device, nodes * cluster.instance.accelerators_per_node);
+}
+
+models::ParallelPlan resolve_plan(const PlanConfig& c, const WorkloadConfig& workload, const models::InstanceType& instance,
+                                  const models::DeviceSpec& device, int accelerators) {
   models::ParallelPlan p = plan_with_numerics(workload);
   p.tensor = c.tensor;
   p.pipeline = c.pipeline;
@@ -331,11 +335,11 @@ models::ParallelPlan Scenario::plan_for(int nodes, int plan_index) const {
     // Figures left to the instance type: its NIC (dedicated servers alike), its latency, and the
     // host CPU's memory bandwidth (kDefaultServerMemoryBandwidth).
     models::ParameterServerConfig& ps = p.parameter_server;
-    ps.worker_nic = cluster.instance.network_bandwidth;
-    if (ps.server_nic <= 0) ps.server_nic = cluster.instance.network_bandwidth;
+    ps.worker_nic = instance.network_bandwidth;
+    if (ps.server_nic <= 0) ps.server_nic = instance.network_bandwidth;
     if (ps.server_memory_bandwidth <= 0) ps.server_memory_bandwidth = kDefaultServerMemoryBandwidth;
-    ps.latency_s = cluster.instance.network_latency_s;
-    ps.replicas_per_node = cluster.instance.accelerators_per_node;
+    ps.latency_s = instance.network_latency_s;
+    ps.replicas_per_node = instance.accelerators_per_node;
   }
   const int model_ways = c.tensor * c.pipeline * c.context;
   if (c.data > 0) {
@@ -371,7 +375,7 @@ models::ParallelPlan Scenario::plan_for(int nodes, int plan_index) const {
     p.micro_batch_size = c.micro_batch_size > 0 ? c.micro_batch_size
                          : c.pipeline > 1       ? 1
                                                 : largest_fitting_micro_batch(workload.model, p, static_cast<int>(replica_batch),
-                                                                              cluster.device.memory_bytes);
+                                                                              device.memory_bytes);
     if (replica_batch % p.micro_batch_size != 0) {
       throw std::invalid_argument("plan.micro_batch_size: micro-batches of " + std::to_string(p.micro_batch_size) +
                                   " do not split the " + std::to_string(replica_batch) + " samples per replica evenly");

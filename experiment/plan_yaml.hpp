@@ -26,6 +26,12 @@ inline constexpr double kDefaultServerMemoryBandwidth = 153.6e9;
 // Reads the plan mapping (allow_empty reader) and calls finish(). Throws ConfigError.
 PlanConfig read_plan(MapReader& plan);
 
+// The plan `c` for `workload` (its model, numerics and batch) on `accelerators` of `instance`
+// (`device`): data parallelism for what tensor x pipeline x context leave, micro-batches from the
+// replica batch. Throws std::invalid_argument saying which key does not split what.
+models::ParallelPlan resolve_plan(const PlanConfig& c, const WorkloadConfig& workload, const models::InstanceType& instance,
+                                  const models::DeviceSpec& device, int accelerators);
+
 // The plan in words for tables: "d8 t8 p16 m64 1f1b" (only what differs from 1 / the default).
 std::string describe_plan(const models::ParallelPlan& plan);
 

@@ -288,6 +288,12 @@ bad("plan-capacity-unknown", PLAN, "plan.capacity", ["on-demand", "preemptible"]
 bad("plan-spot-without-reclaim", PLAN, "plan.spot", {"discount": 0.6}, expect="plan.spot.reclaim")
 bad("plan-spot-no-price", PLAN, "plan.spot", {"reclaim": {"mean": "24h"}}, expect="plan.spot.discount")
 bad("plan-spot-replications-zero", PLAN, "plan.spot.replications", 0)
+# Cluster jobs with a parallel plan (issue 20).
+PLAN_JOB = {"name": "gpt", "gpus": 16, "model": "gpt3-1.3b", "sequence_length": 2048, "precision": "fp16",
+            "plan": {"tensor": 2, "pipeline": 2}, "iterations": 100}
+bad("cluster-job-plan-without-global-batch", CLUSTER, "jobs", [PLAN_JOB], expect="jobs[0].global_batch")
+bad("cluster-job-plan-tensor-not-dividing", CLUSTER, "jobs", [dict(PLAN_JOB, global_batch=32, plan={"tensor": 3})],
+    expect="jobs[0].plan")
 
 
 def main():
