@@ -99,6 +99,8 @@ const std::vector<Column<JobRow>>& job_columns() {
        [](const R& r) { return r.job.costs.reserved; }},
       {"storage_cost", "USD", "of cost: checkpoint storage", kReal, [](const R& r) { return r.job.costs.storage; }},
       {"egress_cost", "USD", "of cost: checkpoint transfer across zones or regions", kReal, [](const R& r) { return r.job.costs.egress; }},
+      {"plan", "", "the parallel plan of a job with a plan or planned (as workload.plan describes it); empty otherwise", kText, nullptr,
+       [](const R& r) { return r.job.plan; }},
   };
   return columns;
 }

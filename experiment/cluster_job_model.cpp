@@ -5,6 +5,7 @@
 
 #include "experiment/network_yaml.hpp"
 #include "experiment/plan_yaml.hpp"
+#include "experiment/planner.hpp"
 #include "models/memory_model.hpp"
 #include "models/parallel_plan.hpp"
 #include "models/attention_model.hpp"
@@ -44,26 +45,61 @@ const network::Topology& ModelJobRates::nodes(const models::InstanceType& instan
 
 namespace {
 
-// The model as a training scenario on `device` runs it by default: a decoder's attention core
-// FlashAttention where it runs the device and precision (workload.attention: auto), vocabulary
-// projections padded (workload.pad_vocabulary: true); the zoo graph otherwise.
-models::ModelGraph as_trained(const models::ModelGraph& zoo, const std::string& name, int sequence_length, models::Precision precision,
-                              const models::DeviceSpec& device) {
-  models::ModelGraph graph = zoo;
+// The job's workload as a training scenario of it on `device` has it by default: a decoder's
+// attention core FlashAttention where it runs the device and precision (workload.attention:
+// auto), vocabulary projections padded (workload.pad_vocabulary: true), the global batch.
+WorkloadConfig job_workload(const ModelJob& job, const models::ModelGraph& zoo, const models::DeviceSpec& device) {
+  WorkloadConfig w;
+  w.model_name = job.model;
+  w.sequence_length = job.sequence_length;
+  w.model = zoo;
   const auto decoders = models::decoder_model_names();
-  if (std::find(decoders.begin(), decoders.end(), name) != decoders.end()) {
-    models::DecoderConfig decoder = models::decoder_config(name);
-    decoder.flash_attention = models::flash_attention_unavailable(models::storage_precision(precision), device).empty();
-    graph = models::decoder_transformer(decoder, sequence_length > 0 ? sequence_length : decoder.max_positions);
-    graph.name = zoo.name;
+  if (std::find(decoders.begin(), decoders.end(), job.model) != decoders.end()) {
+    w.decoder = models::decoder_config(job.model);
+    w.decoder->flash_attention = models::flash_attention_unavailable(models::storage_precision(job.precision), device).empty();
+    w.model = models::decoder_transformer(*w.decoder, job.sequence_length > 0 ? job.sequence_length : w.decoder->max_positions);
+    w.model.name = zoo.name;
   }
-  for (models::Layer& layer : graph.layers) {
+  for (models::Layer& layer : w.model.layers) {
     if (layer.vocabulary) layer.matmul.padded = true;
   }
-  return graph;
+  w.precision = job.precision;
+  w.optimizer = job.optimizer;
+  w.batch_mode = BatchMode::global;
+  w.batch = static_cast<int>(job.global_batch);
+  w.iterations = 1;
+  return w;
 }
 
 }  // namespace
+
+// The fastest plan for the workload on `nodes` nodes, as `dlsim plan` finds it (objective
+// fastest, no deadline or budget: every plan that fits, pruned by its bound, the rest simulated).
+models::ParallelPlan fastest_plan(const WorkloadConfig& workload, const models::InstanceType& instance, const models::DeviceSpec& device,
+                                  const models::DeviceProfile* profile, int nodes) {
+  Scenario s;
+  s.source = "planned job";
+  s.cluster.instance_name = instance.name;
+  s.cluster.instance = instance;
+  s.cluster.device = device;
+  if (profile != nullptr) s.cluster.profile = *profile;
+  s.cluster.nodes = nodes;
+  s.network = default_network(s.cluster);
+  s.workload = workload;
+  PlanSearchConfig search;
+  search.objective = PlanObjective::fastest;
+  search.instances = {instance.name};
+  search.nodes = {nodes};
+  s.search = search;
+  PlanOptions options;
+  options.threads = 1;  // cluster scenarios load on one thread; the answer is the same on any count
+  try {
+    const PlanResults r = search_plans({s}, options);
+    return r.candidates.at(*r.best).plan;
+  } catch (const ConfigError& e) {
+    throw std::invalid_argument("no plan: " + e.message());
+  }
+}
 
 JobRate ModelJobRates::planned_rate(const ModelJob& job, int gpus, const models::InstanceType& instance, const models::DeviceSpec& device) {
   const int per_node = instance.accelerators_per_node;
@@ -71,16 +107,16 @@ JobRate ModelJobRates::planned_rate(const ModelJob& job, int gpus, const models:
     throw std::invalid_argument("a job with a plan spans whole nodes: " + std::to_string(gpus) + " GPUs are not a multiple of the " +
                                 std::to_string(per_node) + " of a node");
   }
-  WorkloadConfig workload;
-  workload.model = as_trained(model(job.model, job.sequence_length), job.model, job.sequence_length, job.precision, device);
-  workload.sequence_length = job.sequence_length;
-  workload.model_name = job.model;
-  workload.precision = job.precision;
-  workload.optimizer = job.optimizer;
-  workload.batch_mode = BatchMode::global;
-  workload.batch = job.global_batch;
-  models::ParallelPlan plan = resolve_plan(*job.plan, workload, instance, device, gpus);
-  models::validate_plan(plan, workload.model, gpus);
+  const WorkloadConfig workload = job_workload(job, model(job.model, job.sequence_length), device);
+  const int node_count = std::max(1, gpus / per_node);
+  const models::DeviceProfile* profile = catalog_.find_profile(device.name);
+  models::ParallelPlan plan;
+  if (job.plan) {
+    plan = resolve_plan(*job.plan, workload, instance, device, gpus);
+    models::validate_plan(plan, workload.model, gpus);
+  } else {
+    plan = fastest_plan(workload, instance, device, profile, node_count);
+  }
   JobRate r;
   r.memory_bytes = models::peak_memory(workload.model, plan).total();
   if (r.memory_bytes > device.memory_bytes) {
@@ -88,12 +124,10 @@ JobRate ModelJobRates::planned_rate(const ModelJob& job, int gpus, const models:
                                 std::to_string(static_cast<long long>(r.memory_bytes / 1e9)) + " GB per GPU; " + device.name + " has " +
                                 std::to_string(static_cast<long long>(device.memory_bytes / 1e9)) + " GB");
   }
-  const int node_count = std::max(1, gpus / per_node);
   models::TrainingConfig config;
   config.model = &workload.model;
   config.plan = plan;
   config.device = device;
-  const models::DeviceProfile* profile = catalog_.find_profile(device.name);
   if (profile != nullptr) config.profile = *profile;
   config.topology = &nodes(instance, device, node_count);
   const models::IterationBreakdown& step = cache_.get(config, instance.name + "/" + std::to_string(node_count) + "-nodes");
@@ -101,6 +135,7 @@ JobRate ModelJobRates::planned_rate(const ModelJob& job, int gpus, const models:
   r.overlap_s = 0;
   r.gradient_bytes = 0;  // in the replay, across nodes too
   r.tokens_per_sample = workload.model.tokens_per_sample;
+  r.plan = describe_plan(plan);
   return r;
 }
 
@@ -110,7 +145,7 @@ JobRate ModelJobRates::rate(const ModelJob& job, int gpus, const models::Instanc
   if (!device->supports(job.precision)) {
     throw std::invalid_argument(instance.device + " has no " + std::string(models::to_string(job.precision)) + " support");
   }
-  if (job.plan) return planned_rate(job, gpus, instance, *device);
+  if (job.plan || job.planned) return planned_rate(job, gpus, instance, *device);
   const models::ModelGraph& graph = model(job.model, job.sequence_length);
   models::ParallelPlan plan;
   plan.data = std::min(gpus, instance.accelerators_per_node);

@@ -11,7 +11,8 @@
 // whole on its nodes of the pool's instance type, joined as a training scenario without a
 // network: section joins them (network_yaml.hpp, default_topology): every
 // collective of the plan, across nodes too, is in its iteration time, which the shared fabric
-// (fabric_share.hpp) then leaves alone (gradient_bytes 0).
+// (fabric_share.hpp) then leaves alone (gradient_bytes 0). With `plan: planned` the plan is the
+// fastest `dlsim plan` finds for the job's nodes (objective fastest: every plan that fits).
 #pragma once
 #include <cstdint>
 #include <map>
@@ -37,6 +38,7 @@ struct ModelJob {
   // With a plan: how the job splits (data is what tensor x pipeline x context leave), its
   // samples per iteration, and its optimizer.
   std::optional<PlanConfig> plan;
+  bool planned = false;              // plan: planned: the fastest plan for its GPUs (`dlsim plan`'s search)
   std::int64_t global_batch = 0;
   models::Optimizer optimizer = models::Optimizer::sgd_momentum;
 };
@@ -47,6 +49,7 @@ struct JobRate {
   double gradient_bytes = 0;         // all-reduced across nodes per iteration
   double tokens_per_sample = 1;
   double memory_bytes = 0;           // peak per GPU
+  std::string plan;                  // jobs with a plan or planned: the plan (describe_plan)
 };
 
 class ModelJobRates {

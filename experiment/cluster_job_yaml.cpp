@@ -32,7 +32,16 @@ ModelJob read_model_job(MapReader& r) {
     if (!r.has("global_batch")) r.fail_missing("global_batch", "a job with a plan needs its samples per iteration (global_batch: N)");
     m.global_batch = r.integer("global_batch", 1, 100'000'000);
     m.optimizer = *models::optimizer_from_string(r.choice("optimizer", models::optimizer_names(), "sgd-momentum"));
-    MapReader plan(r.node("plan"), r.path_of("plan"), r.source(), true);
+    const YAML::Node plan_node = r.node("plan");
+    if (plan_node.IsScalar()) {
+      if (plan_node.Scalar() != "planned") {
+        r.fail("plan", "expected a plan mapping ({tensor: 8, pipeline: 4, ...}, as workload.plan) or planned (the fastest "
+                       "plan dlsim plan finds for the job's GPUs)");
+      }
+      m.planned = true;
+      return m;
+    }
+    MapReader plan(plan_node, r.path_of("plan"), r.source(), true);
     m.plan = read_plan(plan);
     return m;
   }
@@ -75,16 +84,37 @@ void read_job_rate_and_work(MapReader& r, scheduler::JobSpec& j, const scheduler
     }
     r.allow({"iteration_time", "gradient_bytes", "overlap"});
     const ModelJob m = read_model_job(r);
+    if (m.plan && j.elastic()) {
+      r.fail("plan", "an elastic job changes its GPU count: give plan: planned (re-planned at each size) or no plan (data parallel)");
+    }
+    if (m.planned && j.elastic()) {
+      const int per_node = pool.gpus_per_node;
+      if (j.min_gpus % per_node != 0 || j.gpus % per_node != 0 || j.max_gpus % per_node != 0) {
+        r.fail("elastic", "a planned elastic job resizes by whole nodes: min_gpus, gpus and max_gpus must be multiples of the " +
+                              std::to_string(per_node) + " GPUs of a node of pool " + pool.name);
+      }
+    }
     try {
-      const JobRate rate = rates.rate(m, j.gpus, instance_of(pool, catalog));
+      const models::InstanceType& instance = instance_of(pool, catalog);
+      const JobRate rate = rates.rate(m, j.gpus, instance);
       j.iteration_s = rate.iteration_s;
       j.overlap_s = rate.overlap_s;
       j.gradient_bytes = rate.gradient_bytes;
+      j.plan = rate.plan;
       tokens_per_sample = rate.tokens_per_sample;
+      if (m.planned && j.elastic()) {
+        // Re-planned at each size, a node at a time (cluster_job_model.hpp).
+        j.plan.clear();
+        for (int g = j.min_gpus; g <= j.max_gpus; g += pool.gpus_per_node) {
+          const JobRate at = g == j.gpus ? rate : rates.rate(m, g, instance);
+          j.sizes.push_back({g, at.iteration_s, at.plan});
+          j.plan += (j.plan.empty() ? "" : "; ") + std::to_string(g) + " GPUs: " + at.plan;
+        }
+      }
     } catch (const std::invalid_argument& e) {
-      r.fail(m.plan ? "plan" : "model", std::string(e.what()) + " (on pool " + pool.name + ", " + pool.instance + ")");
+      r.fail(m.plan || m.planned ? "plan" : "model", std::string(e.what()) + " (on pool " + pool.name + ", " + pool.instance + ")");
     }
-    samples_per_iteration = m.plan ? static_cast<double>(m.global_batch) : static_cast<double>(m.batch_per_gpu) * j.gpus;
+    samples_per_iteration = m.plan || m.planned ? static_cast<double>(m.global_batch) : static_cast<double>(m.batch_per_gpu) * j.gpus;
   } else {
     for (const char* key : {"batch_per_gpu", "sequence_length", "precision", "plan", "global_batch", "optimizer"}) {
       if (r.has(key)) r.fail(key, "only a job with a model takes this");

@@ -212,20 +212,20 @@ scheduler::JobSpec read_job(MapReader& r, const std::vector<scheduler::PoolSpec>
     r.fail("pool", "no pool is named '" + j.pool + "'" + did_you_mean(j.pool, std::vector<std::string>(pools.begin(), pools.end())));
   }
   const auto own = std::find_if(pool_specs.begin(), pool_specs.end(), [&](const auto& p) { return p.name == j.pool; });
-  read_job_rate_and_work(r, j, own != pool_specs.end() ? *own : pool_specs.front(), catalog, rates);
-  j.priority = static_cast<int>(r.integer("priority", -1'000'000, 1'000'000, 0));
-  j.queue = r.optional_text("queue").value_or("");
-  j.checkpoint = read_checkpoint(r);
+  // Elastic first: a planned job's rate is then planned at each size it may take.
   if (r.has("elastic") && !r.node("elastic").IsNull()) {  // null: not elastic
     MapReader e(r.node("elastic"), r.path_of("elastic"), r.source());
     j.min_gpus = static_cast<int>(e.integer("min_gpus", 1, j.gpus));
     j.max_gpus = static_cast<int>(e.integer("max_gpus", j.gpus, 1'000'000));
     j.resize_pause_s = e.quantity("resize_pause", Dimension::duration, 0, 86400, 0.0);
     e.finish();
-    if (r.has("plan")) r.fail("plan", "an elastic job is data parallel (its GPU count changes); a job with a plan keeps its GPUs");
   } else {
     r.allow({"elastic"});
   }
+  read_job_rate_and_work(r, j, own != pool_specs.end() ? *own : pool_specs.front(), catalog, rates);
+  j.priority = static_cast<int>(r.integer("priority", -1'000'000, 1'000'000, 0));
+  j.queue = r.optional_text("queue").value_or("");
+  j.checkpoint = read_checkpoint(r);
   r.finish();
   return j;
 }

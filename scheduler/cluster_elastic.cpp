@@ -23,7 +23,16 @@ void Simulation::adjust_elastic() {
     const int free_now = ready_gpus_ - busy_gpus_;
     if (free_now <= 0) break;
     if (!j.spec->elastic() || j.state != JobState::running || j.gpus >= j.spec->max_gpus) continue;
-    const int extra = std::min(free_now, j.spec->max_gpus - j.gpus);
+    int extra = std::min(free_now, j.spec->max_gpus - j.gpus);
+    if (!j.spec->sizes.empty()) {
+      // Only to a size it has a plan for: the largest that the free GPUs allow.
+      int to = 0;
+      for (const JobSpec::Size& z : j.spec->sizes) {
+        if (z.gpus > j.gpus && z.gpus <= j.gpus + extra) to = z.gpus;
+      }
+      if (to == 0) continue;
+      extra = to - j.gpus;
+    }
     auto alloc = find_nodes(extra, j.spec->pool);
     if (alloc.empty()) continue;
     resize(id, j.gpus + extra, alloc);

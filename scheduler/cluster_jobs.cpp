@@ -76,6 +76,9 @@ std::int64_t Simulation::progress(const Job& j) const {
 
 sim::Time Simulation::iteration_at(const Job& j, int g) const {
   if (g == j.spec->gpus) return j.base_iter;
+  for (const JobSpec::Size& z : j.spec->sizes) {
+    if (z.gpus == g) return sim::Time::from_seconds(z.iteration_s);
+  }
   return sim::Time::ns(std::max<std::int64_t>(1, std::llround(static_cast<double>(j.base_iter.count_ns()) * j.spec->gpus / g)));
 }
 

@@ -26,6 +26,7 @@ Simulation::Simulation(const ClusterSpec& spec, const SimulationOptions& options
     job.base_iter = job.t_iter;
     if (job.t_iter.count_ns() <= 0) throw std::invalid_argument("job " + j.name + ": iteration time below 1 ns");
     job.result.name = j.name;
+    job.result.plan = j.plan;
     job.result.gpus = j.gpus;
     job.result.submit_s = j.submit_s;
     jobs_.push_back(job);

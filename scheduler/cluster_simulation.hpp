@@ -67,6 +67,7 @@ struct CostBreakdown {
 
 struct JobResult {
   std::string name;
+  std::string plan;                    // the spec's (JobSpec::plan)
   int gpus = 0;
   JobState state = JobState::queued;   // done, failed (never fit), or where it was at the horizon
   double submit_s = 0;

@@ -114,6 +114,20 @@ void validate(const ClusterSpec& spec) {
     if (j.elastic() && !(j.min_gpus >= 1 && j.min_gpus <= j.gpus && j.gpus <= j.max_gpus)) {
       reject(what, "elastic", "needs 1 <= min_gpus <= gpus <= max_gpus");
     }
+    if (!j.sizes.empty()) {
+      if (!j.elastic()) reject(what, "sizes", "are for elastic jobs");
+      bool has_min = false, has_gpus = false;
+      for (std::size_t k = 0; k < j.sizes.size(); ++k) {
+        const JobSpec::Size& z = j.sizes[k];
+        if (z.gpus < j.min_gpus || z.gpus > j.max_gpus || (k > 0 && z.gpus <= j.sizes[k - 1].gpus)) {
+          reject(what, "sizes", "must ascend between min_gpus and max_gpus");
+        }
+        if (!(z.iteration_s > 0) || !std::isfinite(z.iteration_s)) reject(what, "sizes", "need iteration times > 0");
+        has_min = has_min || z.gpus == j.min_gpus;
+        has_gpus = has_gpus || z.gpus == j.gpus;
+      }
+      if (!has_min || !has_gpus) reject(what, "sizes", "must include min_gpus and gpus");
+    }
     if (!finite_nonnegative(j.resize_pause_s)) reject(what, "resize_pause", "must be >= 0");
   }
 }

@@ -104,14 +104,25 @@ struct JobSpec {
   double overlap_s = 0;
   int priority = 0;                 // higher first (priority policy)
   std::string queue;                // user / virtual cluster (fair share)
+  std::string plan;                 // the parallel plan it runs, for reports ("" when unstated)
   CheckpointSpec checkpoint;
   // Elastic jobs (max_gpus > 0) start with at least min_gpus, grow up to max_gpus while GPUs are
   // free and nobody waits, and shrink back to min_gpus for waiting jobs; each resize pauses the
   // job for resize_pause_s (e.g. Elastic Horovod's re-rendezvous). iteration_s is the time at
-  // `gpus`; at g GPUs an iteration takes iteration_s x gpus / g (linear scaling, an assumption).
+  // `gpus`; at g GPUs an iteration takes iteration_s x gpus / g (linear scaling, an assumption),
+  // unless `sizes` lists the sizes it may take with their own times.
   int min_gpus = 0;
   int max_gpus = 0;
   double resize_pause_s = 0;
+  // Elastic jobs re-planned at each size (a planned model-parallel job): the sizes it may take,
+  // ascending, each with its own iteration time and plan; it then resizes only to these and
+  // runs at their times instead of scaling linearly. Empty: any size, linear scaling.
+  struct Size {
+    int gpus = 0;
+    double iteration_s = 0;
+    std::string plan;
+  };
+  std::vector<Size> sizes;
   bool elastic() const { return max_gpus > 0; }
   int start_gpus() const { return elastic() ? min_gpus : gpus; }
 };

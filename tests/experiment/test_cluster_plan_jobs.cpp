@@ -7,6 +7,7 @@
 
 #include "experiment/config_error.hpp"
 #include "experiment/load.hpp"
+#include "experiment/planner.hpp"
 #include "experiment/results.hpp"
 
 #include "scenario_text.hpp"
@@ -57,6 +58,64 @@ TEST(ClusterPlanJobs, AJobWithAPlanRunsAtTheTrainingScenariosIterationTime) {
   EXPECT_NEAR(r.cluster_rows.at(0).makespan_s, 10000 * job.iteration_s, 1e-3);
 }
 
+TEST(ClusterPlanJobs, APlannedJobRunsTheFastestPlanDlsimPlanFindsForItsNodes) {
+  const std::string stated_plan = "plan: {tensor: 2, pipeline: 2, micro_batch_size: 1}";
+  std::string text = kCluster;
+  text.replace(text.find(stated_plan), stated_plan.size(), "plan: planned");
+  const scheduler::JobSpec planned = load_scenario_text(text, "c.yaml").cluster_sim->variants.at(0).spec.jobs.at(0);
+  // The same search as a plan scenario: objective fastest on the job's 4 nodes.
+  std::string search = kTraining;
+  search.replace(search.find("  " + stated_plan + "\n"), stated_plan.size() + 3, "");
+  search += "plan: {objective: fastest, nodes: [4]}\n";
+  const PlanResults r = search_plans({load_scenario_text(search, "p.yaml")});
+  ASSERT_TRUE(r.best);
+  const PlanCandidate& best = r.candidates[*r.best];
+  EXPECT_EQ(planned.plan, best.label);
+  EXPECT_DOUBLE_EQ(planned.iteration_s, best.row.iteration_s);
+  // No slower than the plan the other job states.
+  const scheduler::JobSpec stated = load_scenario_text(kCluster, "c.yaml").cluster_sim->variants.at(0).spec.jobs.at(0);
+  EXPECT_EQ(stated.plan, "d8 t2 p2 m8x1 1f1b");
+  EXPECT_LE(planned.iteration_s, stated.iteration_s);
+}
+
+TEST(ClusterPlanJobs, APlannedElasticJobIsReplannedAtEachSizeAndRunsAtItsTimes) {
+  const std::string text =
+      "seed: 3\n"
+      "pools:\n"
+      "  - {name: train, instance: aws/p4d.24xlarge, nodes: 4}\n"
+      "jobs:\n"
+      "  - {name: gpt, gpus: 16, model: gpt2-medium, sequence_length: 1024, precision: fp16, optimizer: adam,\n"
+      "     global_batch: 32, plan: planned, iterations: 2000, elastic: {min_gpus: 16, max_gpus: 32}}\n";
+  const Scenario s = load_scenario_text(text, "c.yaml");
+  const scheduler::JobSpec& job = s.cluster_sim->variants.at(0).spec.jobs.at(0);
+  ASSERT_EQ(job.sizes.size(), 3u);  // 16, 24 and 32 GPUs: whole nodes
+  EXPECT_EQ(job.sizes[0].gpus, 16);
+  EXPECT_EQ(job.sizes[2].gpus, 32);
+  EXPECT_EQ(job.sizes[0].iteration_s, job.iteration_s);
+  // The same job held at 32 GPUs gets the same plan and time as the elastic job's size of 32.
+  std::string fixed = text;
+  fixed.replace(fixed.find("gpus: 16,"), 9, "gpus: 32,");
+  fixed.replace(fixed.find(", elastic: {min_gpus: 16, max_gpus: 32}"), 39, "");
+  const scheduler::JobSpec held = load_scenario_text(fixed, "c.yaml").cluster_sim->variants.at(0).spec.jobs.at(0);
+  EXPECT_EQ(held.plan, job.sizes[2].plan);
+  EXPECT_DOUBLE_EQ(held.iteration_s, job.sizes[2].iteration_s);
+  EXPECT_NE(job.plan.find("24 GPUs: "), std::string::npos) << job.plan;
+  // Alone on the pool it grows to 32 GPUs at once and runs at that size's time, not 16/32 of it.
+  EXPECT_LT(job.sizes[2].iteration_s, job.sizes[0].iteration_s);
+  const Results r = run(s);
+  const auto column = [&](const std::string& name) {
+    for (const TableColumn& c : r.jobs_table.columns) {
+      if (c.name == name) return c;
+    }
+    ADD_FAILURE() << "no column " << name;
+    return TableColumn{};
+  };
+  ASSERT_EQ(column("finish").numbers.size(), 1u);
+  EXPECT_GE(column("resizes").numbers[0], 1);
+  EXPECT_NEAR(column("finish").numbers[0], 2000 * job.sizes[2].iteration_s, 0.01 * 2000 * job.sizes[2].iteration_s);
+  EXPECT_EQ(column("plan").texts.at(0), job.plan);
+}
+
 TEST(ClusterPlanJobs, WhatAPlanCannotDoIsRefusedWhereItIsWritten) {
   test::expect_replacements_rejected(kCluster, {
       {"    global_batch: 64\n", "", "jobs[0].global_batch", "samples per iteration"},
@@ -68,7 +127,15 @@ TEST(ClusterPlanJobs, WhatAPlanCannotDoIsRefusedWhereItIsWritten) {
       {"    gpus: 32\n", "    gpus: 32\n    elastic: {min_gpus: 16, max_gpus: 32}\n", "jobs[0].plan", "elastic"},
       {"    global_batch: 64\n    plan: {tensor: 2, pipeline: 2, micro_batch_size: 1}\n", "    global_batch: 64\n",
        "jobs[0].global_batch", "only a job with a plan"},
+      {"plan: {tensor: 2, pipeline: 2, micro_batch_size: 1}", "plan: sometimes", "jobs[0].plan", "planned"},
   });
+  // A planned elastic job resizes by whole nodes.
+  std::string text = kCluster;
+  text.replace(text.find("plan: {tensor: 2, pipeline: 2, micro_batch_size: 1}"), 51, "plan: planned");
+  text.replace(text.find("    gpus: 32\n"), 13, "    gpus: 32\n    elastic: {min_gpus: 12, max_gpus: 32}\n");
+  const ConfigError e = test::error_loading(text);
+  EXPECT_EQ(e.key_path(), "jobs[0].elastic") << e.what();
+  EXPECT_NE(e.message().find("whole nodes"), std::string::npos) << e.what();
 }
 
 }  // namespace
