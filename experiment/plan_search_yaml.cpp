@@ -5,6 +5,7 @@
 #include <set>
 
 #include "experiment/cluster_yaml.hpp"
+#include "experiment/market_yaml.hpp"
 #include "experiment/nearest_name.hpp"
 
 namespace dlsim::experiment {
@@ -90,7 +91,8 @@ std::vector<scheduler::Capacity> read_capacities(MapReader& p) {
 
 // plan.spot (scenario.hpp, PlanSpotConfig). Every instance searched needs a spot price: the
 // catalog's, or the on-demand price less `discount`.
-PlanSpotConfig read_spot(MapReader& s, const models::Catalog& catalog, const std::vector<std::string>& instances) {
+PlanSpotConfig read_spot(MapReader& s, const models::Catalog& catalog, const std::vector<std::string>& instances,
+                         const std::string& base_dir) {
   PlanSpotConfig c;
   s.allow({"discount", "notice"});
   c.discount = s.has("discount") ? s.number("discount", 0, 0.99) : -1;
@@ -98,7 +100,10 @@ PlanSpotConfig read_spot(MapReader& s, const models::Catalog& catalog, const std
     s.fail("reclaim", "spot capacity needs its reclamation rate per node, e.g. reclaim: {mean: 24h} (exponential) or "
                       "{weibull_shape: 0.7, weibull_scale: 20h}; the catalog has none for GPU instances");
   }
-  c.reclaim = read_hazard(s, "reclaim");
+  // Given, or fitted to a probe log of spot instances' lifetimes (as a cluster pool's).
+  TraceFiles files;
+  const std::optional<scheduler::Hazard> fitted = read_fitted_hazard(s, "reclaim", base_dir, files);
+  c.reclaim = fitted ? *fitted : read_hazard(s, "reclaim");
   c.notice_s = s.has("notice") ? s.quantity("notice", Dimension::duration, 0, 3600) : -1;
   c.provisioning_s = s.quantity("provisioning", Dimension::duration, 0, 7 * 86400, c.provisioning_s);
   c.replications = static_cast<int>(s.integer("replications", 1, 1000, c.replications));
@@ -120,7 +125,8 @@ PlanSpotConfig read_spot(MapReader& s, const models::Catalog& catalog, const std
 
 }  // namespace
 
-PlanSearchConfig read_plan_search(MapReader& p, const models::Catalog& catalog, const ClusterConfig& cluster) {
+PlanSearchConfig read_plan_search(MapReader& p, const models::Catalog& catalog, const ClusterConfig& cluster,
+                                  const std::string& base_dir) {
   PlanSearchConfig c;
   c.objective = p.choice("objective", {"cheapest", "fastest"}, "cheapest") == "fastest" ? PlanObjective::fastest : PlanObjective::cheapest;
   c.deadline_s = p.quantity("deadline", Dimension::duration, 1, 1e10, 0.0);
@@ -136,7 +142,7 @@ PlanSearchConfig read_plan_search(MapReader& p, const models::Catalog& catalog, 
   if (spot && !p.has("spot")) p.fail("capacity", "spot capacity needs a plan.spot section: {reclaim: {mean: 24h}} at least");
   if (p.has("spot")) {
     MapReader s(p.node("spot"), p.path_of("spot"), p.source());
-    PlanSpotConfig config = read_spot(s, catalog, spot ? c.instances : std::vector<std::string>{});
+    PlanSpotConfig config = read_spot(s, catalog, spot ? c.instances : std::vector<std::string>{}, base_dir);
     if (spot) c.spot = std::move(config);
   }
   p.finish();

@@ -662,7 +662,8 @@ void check_fabric(const Scenario& s, const YAML::Node& root, const Source& sourc
 
 // The top-level plan: section (plan_search_yaml.hpp): a training workload whose plan the
 // planner chooses, so without workload.plan and without a sweep.
-void read_plan_section(MapReader& top, const YAML::Node& root, const models::Catalog& catalog, Scenario& s) {
+void read_plan_section(MapReader& top, const YAML::Node& root, const models::Catalog& catalog, const std::string& base_dir,
+                       Scenario& s) {
   MapReader plan(top.node("plan"), "plan", top.source());
   if (s.collective) top.fail("plan", "a plan search needs a training workload, not a collective sweep");
   const YAML::Node& const_root = root;  // const access: operator[] must not add keys
@@ -683,7 +684,7 @@ void read_plan_section(MapReader& top, const YAML::Node& root, const models::Cat
     throw ConfigError(top.source().locate(sweep, "sweep"), "sweep",
                       "a plan scenario sweeps with plan.instances and plan.nodes, not a sweep: section");
   }
-  s.search = read_plan_search(plan, catalog, s.cluster);
+  s.search = read_plan_search(plan, catalog, s.cluster, base_dir);
 }
 
 // The optional validation: section (validation_yaml.hpp).
@@ -772,7 +773,7 @@ Scenario read_scenario(const YAML::Node& root, const std::function<YAML::Node()>
   MapReader output(top.node("output"), "output", source, true);
   s.output = read_output(output);
   s.validation = read_validation_section(top, source);
-  if (top.has("plan")) read_plan_section(top, root, catalog, s);
+  if (top.has("plan")) read_plan_section(top, root, catalog, base_dir, s);
   top.finish();
   if (s.search) {
     // The planner checks each candidate (experiment/planner.hpp); the fabric of each size is built there.

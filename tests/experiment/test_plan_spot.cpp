@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
@@ -165,6 +166,25 @@ TEST(PlanSpot, RunsThatCannotFinishAreRejectedWithTheReason) {
   EXPECT_EQ(r.counts.unfinished, unfinished);
   ASSERT_TRUE(r.best);
   EXPECT_EQ(r.candidates[*r.best].capacity, scheduler::Capacity::on_demand);
+}
+
+// The reclamation rate may be fitted to a probe log of spot lifetimes, as a cluster pool's is.
+TEST(PlanSpot, TheReclamationHazardMayBeFittedToAProbeLogAsAPoolsIs) {
+  const char* source = std::getenv("DLSIM_SOURCE_DIR");
+  const std::string log = "spot_aws_gcp_training_on_a_dime/availability/aws_persistent_2020-03-15.out";
+  auto file = std::filesystem::path(source ? source : ".") / ".." / "shared" / "data" / "traces" / log;
+  if (!std::filesystem::exists(file)) file = std::filesystem::path("/work/shared/data/traces") / log;
+  if (!std::filesystem::exists(file)) GTEST_SKIP() << "no probe log at " << file << " (../shared/data/traces absent)";
+  std::string text = kSpotScenario;
+  text.replace(text.find("reclaim: {mean: 3h}"), 19, "reclaim: {fit: '" + file.string() + "'}");
+  const Scenario plan = load_scenario_text(text, "p.yaml");
+  const std::string pool = "pools:\n  - {name: s, instance: aws/p3.16xlarge, nodes: 1, capacity: spot, discount: 0.6, reclaim: {fit: '" +
+                           file.string() + "'}}\njobs:\n  - {name: j, gpus: 8, iteration_time: 1s, iterations: 10}\n";
+  const Scenario cluster = load_scenario_text(pool, "c.yaml");
+  const scheduler::Hazard& fitted = plan.search->spot->reclaim;
+  EXPECT_EQ(fitted.kind, scheduler::Hazard::Kind::exponential);
+  EXPECT_GT(fitted.mean_s, 0);
+  EXPECT_EQ(fitted.mean_s, cluster.cluster_sim->variants.at(0).spec.pools.at(0).reclaim.mean_s);
 }
 
 TEST(PlanSpot, BadSpotKeysAreLocated) {
