@@ -7,8 +7,8 @@
 #include "experiment/plan_yaml.hpp"
 #include "experiment/planner.hpp"
 #include "models/memory_model.hpp"
-#include "models/parallel_plan.hpp"
 #include "models/attention_model.hpp"
+#include "models/parallel_plan.hpp"
 #include "models/zoo.hpp"
 #include "network/topology_builders.hpp"
 
@@ -71,8 +71,6 @@ WorkloadConfig job_workload(const ModelJob& job, const models::ModelGraph& zoo, 
   return w;
 }
 
-}  // namespace
-
 // The fastest plan for the workload on `nodes` nodes, as `dlsim plan` finds it (objective
 // fastest, no deadline or budget: every plan that fits, pruned by its bound, the rest simulated).
 models::ParallelPlan fastest_plan(const WorkloadConfig& workload, const models::InstanceType& instance, const models::DeviceSpec& device,
@@ -100,6 +98,8 @@ models::ParallelPlan fastest_plan(const WorkloadConfig& workload, const models::
     throw std::invalid_argument("no plan: " + e.message());
   }
 }
+
+}  // namespace
 
 JobRate ModelJobRates::planned_rate(const ModelJob& job, int gpus, const models::InstanceType& instance, const models::DeviceSpec& device) {
   const int per_node = instance.accelerators_per_node;

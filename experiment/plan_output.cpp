@@ -60,7 +60,7 @@ Table plan_table(const PlanResults& results) {
   num("mfu", "1", "model FLOPs utilization", Type::real, [&](const PlanCandidate& k) { return simulated(k, k.row.mfu); });
   num("cost_per_hour", "USD/h", "price of the nodes on its capacity", Type::real,
       [](const PlanCandidate& k) { return k.price_per_hour * k.nodes; });
-  num("time_to_train", "s", "simulated time to train (spot: the mean of its cluster-model runs)", Type::real,
+  num("time_to_train", "s", "simulated time to train (spot: the mean of its cluster-model runs; NaN when one did not finish)", Type::real,
       [&](const PlanCandidate& k) { return simulated(k, k.row.time_to_train_s); });
   num("cost_to_train", "USD", "billed cost to train (per second, one-minute minimum; spot: the mean of its runs, checkpoint storage included)",
       Type::real, [&](const PlanCandidate& k) { return simulated(k, k.row.cost_to_train); });

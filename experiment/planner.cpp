@@ -217,27 +217,27 @@ std::vector<PlanCandidate> candidates_of(const Scenario& s, std::size_t index, i
     first.bound_iteration_s = std::max(peak_bound_s, fits ? iteration_bound_s(s, plan, ingress, node_in) : 0.0) * kBoundSlack;
     first.bound_time_to_train_s = first.bound_iteration_s * iterations;
     for (scheduler::Capacity capacity : search.capacities) {
-    PlanCandidate c = first;
-    c.capacity = capacity;
-    c.price_per_hour = capacity == scheduler::Capacity::spot ? spot_price_per_hour(s.cluster.instance, *search.spot)
-                                                             : s.cluster.instance.price_per_hour;
-    // Reclamations, restarts and checkpoints only add time and node-hours: the failure-free
-    // compute at the candidate's price bounds spot candidates too.
-    c.bound_cost = c.price_per_hour * nodes * c.bound_time_to_train_s / 3600.0;
-    const double bound_time = c.bound_time_to_train_s, bound_cost = c.bound_cost;
-    if (!fits) {
-      c.status = "no-fit";
-      c.reason = "needs " + format_size(c.memory_bytes) + " on pipeline rank " + std::to_string(mem.pipeline_rank) + ", " +
-                 format_size(c.memory_bytes - memory) + " over the " + format_size(memory) + " of " + s.cluster.device.name +
-                 "; largest term: " + dominant_term(mem);
-    } else if (search.deadline_s > 0 && bound_time > search.deadline_s) {
-      c.status = "deadline";
-      c.reason = "needs at least " + format_duration(bound_time) + " for its compute alone; the deadline is " + format_duration(search.deadline_s);
-    } else if (search.budget_usd > 0 && bound_cost > search.budget_usd) {
-      c.status = "budget";
-      c.reason = "costs at least " + usd(bound_cost) + " for its compute alone; the budget is " + usd(search.budget_usd);
-    }
-    out.push_back(std::move(c));
+      PlanCandidate c = first;
+      c.capacity = capacity;
+      c.price_per_hour = capacity == scheduler::Capacity::spot ? spot_price_per_hour(s.cluster.instance, *search.spot)
+                                                               : s.cluster.instance.price_per_hour;
+      // Reclamations, restarts and checkpoints only add time and node-hours: the failure-free
+      // compute at the candidate's price bounds spot candidates too.
+      c.bound_cost = c.price_per_hour * nodes * c.bound_time_to_train_s / 3600.0;
+      const double bound_time = c.bound_time_to_train_s, bound_cost = c.bound_cost;
+      if (!fits) {
+        c.status = "no-fit";
+        c.reason = "needs " + format_size(c.memory_bytes) + " on pipeline rank " + std::to_string(mem.pipeline_rank) + ", " +
+                   format_size(c.memory_bytes - memory) + " over the " + format_size(memory) + " of " + s.cluster.device.name +
+                   "; largest term: " + dominant_term(mem);
+      } else if (search.deadline_s > 0 && bound_time > search.deadline_s) {
+        c.status = "deadline";
+        c.reason = "needs at least " + format_duration(bound_time) + " for its compute alone; the deadline is " + format_duration(search.deadline_s);
+      } else if (search.budget_usd > 0 && bound_cost > search.budget_usd) {
+        c.status = "budget";
+        c.reason = "costs at least " + usd(bound_cost) + " for its compute alone; the budget is " + usd(search.budget_usd);
+      }
+      out.push_back(std::move(c));
     }
   }
   return out;
@@ -420,8 +420,10 @@ PlanResults search_plans(const std::vector<Scenario>& scenarios, const PlanOptio
         const double iteration_s = c.row.time_to_train_s / static_cast<double>(std::max<std::int64_t>(c.row.iterations, 1));
         c.spot = simulate_spot(s, c.nodes, c.row.iterations, iteration_s, *search.spot, s.seed,
                                spot_horizon_s(c.row.time_to_train_s, search.deadline_s));
-        c.row.time_to_train_s = c.spot.time_mean_s;
-        c.row.cost_to_train = c.spot.cost_mean;
+        // Means of the runs that finished; none when any did not (the candidate is "unfinished").
+        const bool finished = c.spot.unfinished == 0;
+        c.row.time_to_train_s = finished ? c.spot.time_mean_s : std::numeric_limits<double>::quiet_NaN();
+        c.row.cost_to_train = finished ? c.spot.cost_mean : std::numeric_limits<double>::quiet_NaN();
         c.row.cost_per_hour = c.price_per_hour * c.nodes;
       }
       c.simulated = true;

@@ -104,7 +104,7 @@ GemmEstimate gemm_mechanism(const GemmShape& s, Precision precision, const Devic
   check(s, precision, device);
   if (!p.fitted()) throw std::invalid_argument("gemm: no fitted parameters for " + device.name);
   const MechanismKey key{{s.m, s.n, s.k, s.batch, static_cast<double>(precision), static_cast<double>(device.generation),
-                          device.compute_units, device.peak(precision), device.memory_bandwidth * p.bandwidth_fraction,
+                          static_cast<double>(device.compute_units), device.peak(precision), device.memory_bandwidth * p.bandwidth_fraction,
                           p.peak_fraction, p.tile_overhead, p.k_overhead}};
   thread_local std::unordered_map<MechanismKey, GemmEstimate, MechanismKeyHash> cache;
   if (const auto hit = cache.find(key); hit != cache.end()) return hit->second;
