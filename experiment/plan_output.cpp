@@ -108,9 +108,10 @@ void print_plan(std::ostream& out, const std::vector<Scenario>& scenarios, const
   }
   out << "\n";
   out << "candidates: " << n.enumerated << " enumerated, " << n.no_fit << " do not fit in memory, " << n.pruned
-      << " pruned by the lower bound, " << n.simulated << " simulated (" << n.memoized << " reusing another capacity's replay";
-  if (spot) out << ", " << n.spot_runs << " spot runs";
-  out << "); " << n.deadline << " miss the deadline, " << n.budget << " over budget, ";
+      << " pruned by the lower bound, " << n.simulated << " simulated";
+  if (search.capacities.size() > 1) out << " (" << n.memoized << " reusing another capacity's replay)";
+  if (spot) out << " with " << n.spot_runs << " spot runs";
+  out << "; " << n.deadline << " miss the deadline, " << n.budget << " over budget, ";
   if (spot) out << n.unfinished << " unfinished, ";
   out << n.feasible << " feasible\n";
   out << "Pareto front (time to train against cost" << (spot ? ", spot: mean [p10-p90] of its runs" : "") << "; * best):\n";
@@ -149,8 +150,12 @@ void print_plan(std::ostream& out, const std::vector<Scenario>& scenarios, const
         << ": " << format_duration(b.row.time_to_train_s) << ", " << number(b.row.cost_to_train, "%.0f") << " USD, "
         << number(100.0 * b.row.mfu, "%.1f%%") << " MFU";
     if (b.capacity == scheduler::Capacity::spot) {
-      out << "; " << number(b.spot.reclaims_mean, "%.1f") << " reclamations per run, a " << format_size(b.spot.checkpoint_bytes)
-          << " checkpoint every " << format_duration(b.spot.checkpoint_interval_s);
+      out << "; " << number(b.spot.reclaims_mean, "%.1f") << " reclamations per run, ";
+      if (std::isfinite(b.spot.checkpoint_interval_s)) {
+        out << "a " << format_size(b.spot.checkpoint_bytes) << " checkpoint every " << format_duration(b.spot.checkpoint_interval_s);
+      } else {
+        out << "no checkpoints";
+      }
     }
     out << "\n";
   }
