@@ -51,6 +51,17 @@ inline void expect_error_at(const std::string& text, const KeyErrorCase& c) {
   EXPECT_NE(e.message().find(c.message), std::string::npos) << e.what();
 }
 
+// `text` with the first `from` replaced by `to`; a test failure (and `text` unchanged) when
+// `from` is absent.
+inline std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  if (at == std::string::npos) {
+    ADD_FAILURE() << "not in the scenario: " << from;
+    return text;
+  }
+  return text.replace(at, from.size(), to);
+}
+
 // An edit of a base scenario that must be rejected: `from` replaced by `to` (first occurrence),
 // the error's key path, and part of its message.
 struct ReplacementCase {
@@ -60,10 +71,8 @@ struct ReplacementCase {
 // Each case's edited text is refused at its key, at a line of the file, with its message.
 inline void expect_replacements_rejected(const std::string& base, const std::vector<ReplacementCase>& cases) {
   for (const ReplacementCase& c : cases) {
-    std::string text = base;
-    ASSERT_NE(text.find(c.from), std::string::npos) << c.from;
-    text.replace(text.find(c.from), c.from.size(), c.to);
-    const ConfigError e = error_loading(text);
+    ASSERT_NE(base.find(c.from), std::string::npos) << c.from;
+    const ConfigError e = error_loading(replaced(base, c.from, c.to));
     EXPECT_EQ(e.key_path(), c.key) << e.what();
     EXPECT_GT(e.where().line, 0) << e.what();
     EXPECT_NE(e.message().find(c.why), std::string::npos) << e.what();

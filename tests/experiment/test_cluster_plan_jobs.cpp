@@ -60,13 +60,10 @@ TEST(ClusterPlanJobs, AJobWithAPlanRunsAtTheTrainingScenariosIterationTime) {
 
 TEST(ClusterPlanJobs, APlannedJobRunsTheFastestPlanDlsimPlanFindsForItsNodes) {
   const std::string stated_plan = "plan: {tensor: 2, pipeline: 2, micro_batch_size: 1}";
-  std::string text = kCluster;
-  text.replace(text.find(stated_plan), stated_plan.size(), "plan: planned");
-  const scheduler::JobSpec planned = load_scenario_text(text, "c.yaml").cluster_sim->variants.at(0).spec.jobs.at(0);
+  const scheduler::JobSpec planned =
+      load_scenario_text(test::replaced(kCluster, stated_plan, "plan: planned"), "c.yaml").cluster_sim->variants.at(0).spec.jobs.at(0);
   // The same search as a plan scenario: objective fastest on the job's 4 nodes.
-  std::string search = kTraining;
-  search.replace(search.find("  " + stated_plan + "\n"), stated_plan.size() + 3, "");
-  search += "plan: {objective: fastest, nodes: [4]}\n";
+  const std::string search = test::replaced(kTraining, "  " + stated_plan + "\n", "") + "plan: {objective: fastest, nodes: [4]}\n";
   const PlanResults r = search_plans({load_scenario_text(search, "p.yaml")});
   ASSERT_TRUE(r.best);
   const PlanCandidate& best = r.candidates[*r.best];
@@ -93,9 +90,7 @@ TEST(ClusterPlanJobs, APlannedElasticJobIsReplannedAtEachSizeAndRunsAtItsTimes) 
   EXPECT_EQ(job.sizes[2].gpus, 32);
   EXPECT_EQ(job.sizes[0].iteration_s, job.iteration_s);
   // The same job held at 32 GPUs gets the same plan and time as the elastic job's size of 32.
-  std::string fixed = text;
-  fixed.replace(fixed.find("gpus: 16,"), 9, "gpus: 32,");
-  fixed.replace(fixed.find(", elastic: {min_gpus: 16, max_gpus: 32}"), 39, "");
+  const std::string fixed = test::replaced(test::replaced(text, "gpus: 16,", "gpus: 32,"), ", elastic: {min_gpus: 16, max_gpus: 32}", "");
   const scheduler::JobSpec held = load_scenario_text(fixed, "c.yaml").cluster_sim->variants.at(0).spec.jobs.at(0);
   EXPECT_EQ(held.plan, job.sizes[2].plan);
   EXPECT_DOUBLE_EQ(held.iteration_s, job.sizes[2].iteration_s);
@@ -130,9 +125,8 @@ TEST(ClusterPlanJobs, WhatAPlanCannotDoIsRefusedWhereItIsWritten) {
       {"plan: {tensor: 2, pipeline: 2, micro_batch_size: 1}", "plan: sometimes", "jobs[0].plan", "planned"},
   });
   // A planned elastic job resizes by whole nodes.
-  std::string text = kCluster;
-  text.replace(text.find("plan: {tensor: 2, pipeline: 2, micro_batch_size: 1}"), 51, "plan: planned");
-  text.replace(text.find("    gpus: 32\n"), 13, "    gpus: 32\n    elastic: {min_gpus: 12, max_gpus: 32}\n");
+  const std::string text = test::replaced(test::replaced(kCluster, "plan: {tensor: 2, pipeline: 2, micro_batch_size: 1}", "plan: planned"),
+                                          "    gpus: 32\n", "    gpus: 32\n    elastic: {min_gpus: 12, max_gpus: 32}\n");
   const ConfigError e = test::error_loading(text);
   EXPECT_EQ(e.key_path(), "jobs[0].elastic") << e.what();
   EXPECT_NE(e.message().find("whole nodes"), std::string::npos) << e.what();

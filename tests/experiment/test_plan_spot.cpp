@@ -108,9 +108,8 @@ TEST(PlanSpot, SpotCandidatesAreTheClusterModelsRunsOfTheReplayedIteration) {
   }
   EXPECT_EQ(checked, 3u);
   // The catalog's spot price where the plan gives no discount (GCP a2-highgpu-8g: 15.42 USD/h).
-  std::string text = kSpotScenario;
-  text.erase(text.find("    discount: 0.6\n"), std::string("    discount: 0.6\n").size());
-  const std::vector<Scenario> catalog_priced = load("catalog-price", text, {"plan.instances=[gcp/a2-highgpu-8g]"});
+  const std::vector<Scenario> catalog_priced =
+      load("catalog-price", test::replaced(kSpotScenario, "    discount: 0.6\n", ""), {"plan.instances=[gcp/a2-highgpu-8g]"});
   EXPECT_EQ(spot_price_per_hour(catalog_priced.front().cluster.instance, *catalog_priced.front().search->spot), 15.42416);
 }
 
@@ -175,9 +174,8 @@ TEST(PlanSpot, TheReclamationHazardMayBeFittedToAProbeLogAsAPoolsIs) {
   auto file = std::filesystem::path(source ? source : ".") / ".." / "shared" / "data" / "traces" / log;
   if (!std::filesystem::exists(file)) file = std::filesystem::path("/work/shared/data/traces") / log;
   if (!std::filesystem::exists(file)) GTEST_SKIP() << "no probe log at " << file << " (../shared/data/traces absent)";
-  std::string text = kSpotScenario;
-  text.replace(text.find("reclaim: {mean: 3h}"), 19, "reclaim: {fit: '" + file.string() + "'}");
-  const Scenario plan = load_scenario_text(text, "p.yaml");
+  const Scenario plan =
+      load_scenario_text(test::replaced(kSpotScenario, "reclaim: {mean: 3h}", "reclaim: {fit: '" + file.string() + "'}"), "p.yaml");
   const std::string pool = "pools:\n  - {name: s, instance: aws/p3.16xlarge, nodes: 1, capacity: spot, discount: 0.6, reclaim: {fit: '" +
                            file.string() + "'}}\njobs:\n  - {name: j, gpus: 8, iteration_time: 1s, iterations: 10}\n";
   const Scenario cluster = load_scenario_text(pool, "c.yaml");
@@ -194,18 +192,17 @@ TEST(PlanSpot, BadSpotKeysAreLocated) {
       {"  capacity: [on-demand, spot]\n", "  capacity: []\n", "plan.capacity", "non-empty"},
       {"    reclaim: {mean: 3h}\n", "", "plan.spot.reclaim", "reclamation rate"},
       {"    discount: 0.6\n", "", "plan.spot.discount", "aws/p3.16xlarge has no spot price"},
-      {"    discount: 0.6\n", "    discount: 1.5\n", "plan.spot.discount", ""},
-      {"    replications: 4\n", "    replications: 0\n", "plan.spot.replications", ""},
-      {"    checkpoint: {write_bandwidth: 200MB/s, warmup: 2min}\n", "    checkpoint: {policy: fixed}\n", "plan.spot.checkpoint.interval", ""},
+      {"    discount: 0.6\n", "    discount: 1.5\n", "plan.spot.discount", "from 0 to 0.99"},
+      {"    replications: 4\n", "    replications: 0\n", "plan.spot.replications", "from 1 to 1000"},
+      {"    checkpoint: {write_bandwidth: 200MB/s, warmup: 2min}\n", "    checkpoint: {policy: fixed}\n", "plan.spot.checkpoint.interval",
+       "missing required key 'interval'"},
       {"    reclaim: {mean: 3h}\n", "    reclaim: {mean: 3h}\n    notise: 30s\n", "plan.spot.notise", "notice"},
   });
   // With on-demand capacity only, plan.spot is still checked but not used (so --set
   // plan.capacity=[on-demand] compares the same scenario without spot).
-  std::string on_demand = kSpotScenario;
-  on_demand.replace(on_demand.find("[on-demand, spot]"), 17, "[on-demand]");
+  const std::string on_demand = test::replaced(kSpotScenario, "[on-demand, spot]", "[on-demand]");
   EXPECT_FALSE(load_scenario_text(on_demand, "od.yaml").search->spot.has_value());
-  on_demand.replace(on_demand.find("replications: 4"), 15, "replications: -1");
-  EXPECT_EQ(test::error_loading(on_demand).key_path(), "plan.spot.replications");
+  EXPECT_EQ(test::error_loading(test::replaced(on_demand, "replications: 4", "replications: -1")).key_path(), "plan.spot.replications");
   // spot capacity without a plan.spot section
   std::string text = kSpotScenario;
   text.erase(text.find("  spot:\n"));

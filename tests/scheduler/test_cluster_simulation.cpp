@@ -295,5 +295,30 @@ TEST(ClusterSimulation, ElasticJobGrowsIntoFreeGpusAndShrinksForAWaitingJob) {
   EXPECT_LE(e.gpu_hours + r.gpu_hours, 16 * shared.makespan_s / 3600.0 + 1e-9);
 }
 
+// An elastic job with listed sizes (a re-planned job) takes only those sizes, at their times.
+TEST(ClusterSimulation, ElasticJobWithSizesResizesOnlyToThemAtTheirTimes) {
+  ClusterSpec spec;
+  spec.pools = {pool("a", 3, 8)};
+  JobSpec elastic = job("elastic", 0, 8, 1000, 1.0);
+  elastic.min_gpus = 8;
+  elastic.max_gpus = 24;
+  elastic.resize_pause_s = 10;
+  // 16 GPUs are listed, 24 are not: alone on 24 GPUs it grows to 16 only, at 0.7 s (not 0.5).
+  elastic.sizes = {{8, 1.0, "a"}, {16, 0.7, "b"}};
+  spec.jobs = {elastic};
+  const ClusterResult r = simulate_cluster(spec, with_policy("fifo"));
+  EXPECT_EQ(r.jobs[0].resizes, 1);
+  EXPECT_DOUBLE_EQ(r.jobs[0].finish_s, 10 + 1000 * 0.7);
+  EXPECT_NEAR(r.jobs[0].gpu_hours, 16 * r.jobs[0].finish_s / 3600.0, 1e-9);
+  // Sizes must ascend within the range and include min_gpus and gpus.
+  for (const std::vector<JobSpec::Size>& bad : {std::vector<JobSpec::Size>{{16, 0.7, ""}},
+                                                std::vector<JobSpec::Size>{{16, 0.7, ""}, {8, 1.0, ""}},
+                                                std::vector<JobSpec::Size>{{8, 1.0, ""}, {32, 0.4, ""}},
+                                                std::vector<JobSpec::Size>{{8, 0.0, ""}}}) {
+    spec.jobs[0].sizes = bad;
+    EXPECT_THROW(validate(spec), std::invalid_argument);
+  }
+}
+
 }  // namespace
 }  // namespace dlsim::scheduler
