@@ -1,113 +1,19 @@
 // The kernel model against kernels dlsim measured itself on an NVIDIA H200 (calibration/measured/
-// h200/, README there): training GEMMs of three layouts, vocabulary projections of misaligned
-// widths, FlashAttention-2 and ResNet-50's convolutions. None of these rows was fitted on except
+// h200/, README there): training GEMMs under continuous load, vocabulary projections of misaligned
+// widths, a repeated run. (Training GEMMs, FlashAttention-2 and ResNet-50's convolutions are in
+// test_measured_kernels.cpp, with the H100's.) None of these rows was fitted on except
 // the misaligned projections (which set the Hopper alignment slowdowns): the default H200 kernel
 // model is the H100's (vidur's tables) transferred by datasheet ratios. Each test prints its
 // comparison (docs/validation.md quotes it) and bounds the error where the model is meant to hold,
 // so that a change that makes these held-out predictions worse fails here.
-#include <gtest/gtest.h>
-
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <fstream>
-#include <map>
-#include <string>
-#include <vector>
-
-#include "calibration/kernel_tables.hpp"
-#include "experiment/kernel_predict.hpp"
-#include "experiment/kernel_table_predict.hpp"
-#include "models/attention_model.hpp"
-#include "models/conv_model.hpp"
+#include "measured_kernels.hpp"
 
 namespace dlsim::experiment {
 namespace {
 
-using models::Precision;
+using namespace measured;
 
-const SourceLocation kHere{"test", 0, 0};
-
-std::string measured_path(const std::string& file) {
-  const char* root = std::getenv("DLSIM_SOURCE_DIR");
-  return std::string(root ? root : ".") + "/calibration/measured/h200/" + file;
-}
-
-// Rows of a CSV as column -> text.
-std::vector<std::map<std::string, std::string>> read_rows(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<std::map<std::string, std::string>> rows;
-  std::string line;
-  if (!std::getline(in, line)) return rows;
-  const auto header = calibration::split_csv_line(line);
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    const auto cells = calibration::split_csv_line(line);
-    std::map<std::string, std::string> row;
-    for (std::size_t i = 0; i < header.size() && i < cells.size(); ++i) row[header[i]] = cells[i];
-    rows.push_back(row);
-  }
-  return rows;
-}
-
-double number(const std::map<std::string, std::string>& row, const std::string& column) {
-  return std::stod(row.at(column));
-}
-
-double quantile_abs(std::vector<double> errors, double q) {
-  for (double& e : errors) e = std::abs(e);
-  std::sort(errors.begin(), errors.end());
-  const double at = q * (errors.size() - 1);
-  const auto lo = static_cast<std::size_t>(std::floor(at));
-  const std::size_t hi = std::min(lo + 1, errors.size() - 1);
-  return errors[lo] + (at - lo) * (errors[hi] - errors[lo]);
-}
-
-double median_signed(std::vector<double> errors) {
-  std::sort(errors.begin(), errors.end());
-  const std::size_t n = errors.size();
-  return n % 2 ? errors[n / 2] : 0.5 * (errors[n / 2 - 1] + errors[n / 2]);
-}
-
-void print_summary(const char* what, const std::vector<double>& errors) {
-  std::printf("%-46s %3zu kernels: median |e| %5.1f%%, p90 |e| %5.1f%%, median e %+6.1f%%\n", what, errors.size(),
-              100 * quantile_abs(errors, 0.5), 100 * quantile_abs(errors, 0.9), 100 * median_signed(errors));
-}
-
-// Training GEMMs (forward NT, data gradient NN, weight gradient TN at 2,048 and 8,192 tokens):
-// shapes and layouts vidur never measured, on a GPU none of the tables measured.
-// A measured GEMM table with each row's prediction (same order: one record per non-blank row).
-struct PredictedGemms {
-  calibration::KernelTables tables;
-  KernelTablePrediction prediction;
-};
-PredictedGemms predicted_gemms(const std::string& file) {
-  PredictedGemms p;
-  calibration::read_kernel_table_file(measured_path(file), p.tables);
-  p.prediction = predict_kernel_table_file(measured_path(file));
-  EXPECT_EQ(p.tables.gemm.size(), p.prediction.rows.size());
-  return p;
-}
-
-TEST(H200Measured, TrainingGemmsOfEveryLayoutArePredictedWithin10PercentMedian) {
-  const PredictedGemms p = predicted_gemms("h200-training-gemm.csv");
-  ASSERT_EQ(p.tables.gemm.size(), 96u);
-  std::map<models::GemmLayout, std::vector<double>> by_layout;
-  std::vector<double> all;
-  for (std::size_t i = 0; i < p.tables.gemm.size(); ++i) {
-    const double e = p.prediction.rows[i].predicted_s / p.tables.gemm[i].seconds - 1;
-    by_layout[p.tables.gemm[i].shape.layout].push_back(e);
-    all.push_back(e);
-  }
-  EXPECT_EQ(by_layout.size(), 3u);
-  for (const auto& [layout, errors] : by_layout) {
-    print_summary(("H200 training GEMMs, layout " + std::string(to_string(layout))).c_str(), errors);
-  }
-  print_summary("H200 training GEMMs, all", all);
-  EXPECT_LT(quantile_abs(all, 0.5), 0.10);
-  EXPECT_LT(quantile_abs(all, 0.9), 0.20);
-}
+std::string h200(const std::string& file) { return measured::path("h200", file); }
 
 // The same training GEMMs timed after 0.4 s of running back to back (continuous load, as in a
 // training step): the H200 holds 700 W by lowering its SM clock from 1,980 MHz to about 1,470
@@ -116,14 +22,11 @@ TEST(H200Measured, TrainingGemmsOfEveryLayoutArePredictedWithin10PercentMedian) 
 // constants come from short bursts of kernels, so it is more optimistic here (printed; the bound
 // says the gap stays below 20% median, so that a change making it larger shows).
 TEST(H200Measured, TrainingGemmsUnderContinuousLoadRunAtThePowerLimitedClock) {
-  const PredictedGemms p = predicted_gemms("h200-training-gemm-sustained.csv");
+  const PredictedGemms p = predicted_gemms(h200("h200-training-gemm-sustained.csv"));
   ASSERT_EQ(p.tables.gemm.size(), 96u);
-  std::vector<double> errors;
-  for (std::size_t i = 0; i < p.tables.gemm.size(); ++i) {
-    errors.push_back(p.prediction.rows[i].predicted_s / p.tables.gemm[i].seconds - 1);
-  }
+  const std::vector<double> errors = gemm_errors_by_layout(p).at("all");
   print_summary("H200 training GEMMs under continuous load", errors);
-  const auto clocks = read_rows(measured_path("h200-sustained.csv"));
+  const auto clocks = read_rows(h200("h200-sustained.csv"));
   ASSERT_FALSE(clocks.empty());
   double late_clock = 0, late = 0;
   for (const auto& r : clocks) {
@@ -141,12 +44,12 @@ TEST(H200Measured, TrainingGemmsUnderContinuousLoadRunAtThePowerLimitedClock) {
 // Vocabulary projections of widths 50,257 and 32,001 (2-byte rows) and 30,522 (4-byte rows)
 // against padded widths: the alignment slowdown is what keeps them from being 4-7x too fast.
 TEST(H200Measured, MisalignedVocabularyProjectionsPayTheMeasuredSlowdown) {
-  const PredictedGemms p = predicted_gemms("h200-alignment-gemm.csv");
+  const PredictedGemms p = predicted_gemms(h200("h200-alignment-gemm.csv"));
   ASSERT_EQ(p.tables.gemm.size(), 36u);
   std::vector<double> aligned, misaligned, misaligned_without_factor;
   for (std::size_t i = 0; i < p.tables.gemm.size(); ++i) {
     const calibration::MeasuredGemm& g = p.tables.gemm[i];
-    const double e = p.prediction.rows[i].predicted_s / g.seconds - 1;
+    const double e = p.error(i);
     if (models::alignment_class(g.shape.alignment_bytes) < 0) {
       aligned.push_back(e);
       continue;
@@ -168,65 +71,33 @@ TEST(H200Measured, MisalignedVocabularyProjectionsPayTheMeasuredSlowdown) {
   EXPECT_LT(quantile_abs(aligned, 0.5), 0.10);
 }
 
-// PyTorch's FlashAttention-2 (scaled_dot_product_attention, flash backend), bf16, batch x heads x
-// sequence x head_dim with 32K tokens per call, causal and not, head dimensions 64 and 128.
-// dlsim's attention model takes FA2's published H100 throughput on Hopper (attention_model.cpp),
-// from the FA3 paper's FA2 bars, never from these rows.
-TEST(H200Measured, FlashAttention2IsPredictedWithin10PercentMedian) {
-  const auto rows = read_rows(measured_path("h200-attention.csv"));
-  ASSERT_EQ(rows.size(), 24u);
-  const models::Catalog& catalog = kernel_catalog();
-  const models::DeviceSpec* h200 = catalog.find_device("H200");
-  ASSERT_NE(h200, nullptr);
-  std::vector<double> forward, backward;
-  for (const auto& r : rows) {
-    models::AttentionShape s;
-    s.batch = number(r, "batch");
-    s.heads = s.kv_heads = number(r, "heads");
-    s.query_length = s.key_length = number(r, "seq");
-    s.head_dim = number(r, "head_dim");
-    s.causal = r.at("causal") == "1";
-    const models::AttentionTime t = models::flash_attention_time(s, Precision::bf16, *h200);
-    const double fwd = number(r, "forward_ms") * 1e-3;
-    const double bwd = number(r, "forward_backward_ms") * 1e-3 - fwd;
-    forward.push_back(t.forward_s / fwd - 1);
-    backward.push_back(t.backward_s / bwd - 1);
+// The training GEMMs measured again on another H200 machine a day later (2026-11-27, the same
+// script): the noise floor of these measurements, against which the model's errors are read.
+// Most rows agree within a few percent; single rows can differ far more (a clock or a cuBLAS
+// heuristic that changed), so the bounds are on the median and p90 of the differences.
+TEST(H200Measured, ARepeatedMeasurementAgreesWithinAFewPercent) {
+  const calibration::KernelTables first = [] {
+    calibration::KernelTables t;
+    calibration::read_kernel_table_file(h200("h200-training-gemm.csv"), t);
+    return t;
+  }();
+  calibration::KernelTables again;
+  calibration::read_kernel_table_file(h200("h200-training-gemm-repeat.csv"), again);
+  ASSERT_EQ(first.gemm.size(), 96u);
+  ASSERT_EQ(again.gemm.size(), first.gemm.size());
+  std::vector<double> differences;
+  for (std::size_t i = 0; i < first.gemm.size(); ++i) {
+    const calibration::MeasuredGemm& a = first.gemm[i];
+    const calibration::MeasuredGemm& b = again.gemm[i];
+    ASSERT_EQ(a.shape.m, b.shape.m);  // the same shapes in the same order
+    ASSERT_EQ(a.shape.n, b.shape.n);
+    ASSERT_EQ(a.shape.k, b.shape.k);
+    ASSERT_EQ(a.shape.layout, b.shape.layout);
+    differences.push_back(b.seconds / a.seconds - 1);
   }
-  print_summary("H200 FlashAttention-2 forward", forward);
-  print_summary("H200 FlashAttention-2 backward", backward);
-  EXPECT_LT(quantile_abs(forward, 0.5), 0.10);
-  EXPECT_LT(quantile_abs(backward, 0.5), 0.10);
-}
-
-// cuDNN's convolutions of ResNet-50 (bf16, NHWC, batch 128) against the convolution model, which
-// has constants from DeepBench's V100 only (no convolution was measured on an A100 or Hopper).
-// Printed for docs/validation.md; the bound is on the sum of the 69 kernels (a step's
-// convolution time): within 20%.
-TEST(H200Measured, ResNet50ConvolutionsArePrintedAgainstTheModel) {
-  const auto rows = read_rows(measured_path("h200-conv.csv"));
-  ASSERT_EQ(rows.size(), 23u);
-  const KernelDevice d = kernel_device("H200", kHere, "gpu");
-  const models::GemmParams& gemm = *d.profile->kernels.gemm_for(Precision::bf16);
-  std::map<std::string, std::vector<double>> errors;
-  double measured_total = 0, predicted_total = 0;
-  for (const auto& r : rows) {
-    const models::ConvShape c{number(r, "n"), number(r, "c"), number(r, "h"), number(r, "w"), number(r, "k"),
-                              number(r, "r"), number(r, "s"), number(r, "stride"), number(r, "stride"),
-                              number(r, "pad"), number(r, "pad")};
-    for (const auto& [pass, column] : {std::pair{models::ConvPass::forward, "forward_ms"},
-                                       std::pair{models::ConvPass::data_gradient, "data_gradient_ms"},
-                                       std::pair{models::ConvPass::weight_gradient, "weight_gradient_ms"}}) {
-      const double measured = number(r, column) * 1e-3;
-      const double predicted = models::conv_time(c, pass, Precision::bf16, *d.spec, gemm, d.profile->kernels.conv).seconds;
-      errors[column].push_back(predicted / measured - 1);
-      measured_total += measured;
-      predicted_total += predicted;
-    }
-  }
-  for (const auto& [column, e] : errors) print_summary(("H200 ResNet-50 convolutions, " + column).c_str(), e);
-  std::printf("H200 ResNet-50 convolutions, sum of 69 kernels: measured %.3f ms, predicted %.3f ms (%+.1f%%)\n",
-              1e3 * measured_total, 1e3 * predicted_total, 100 * (predicted_total / measured_total - 1));
-  EXPECT_LT(std::abs(predicted_total / measured_total - 1), 0.20);
+  print_summary("H200 training GEMMs, second run / first - 1", differences);
+  EXPECT_LT(quantile_abs(differences, 0.5), 0.05);
+  EXPECT_LT(quantile_abs(differences, 0.9), 0.15);
 }
 
 }  // namespace
