@@ -2,6 +2,7 @@
 #include "models/training_replay.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <cstdio>
 #include <deque>
 #include <memory>
@@ -221,7 +222,12 @@ class Replay {
     auto it = memo_.find(std::tuple<int, double, const Groups&>(static_cast<int>(kind), bytes, groups));
     if (it != memo_.end()) return it->second;
     sim::Engine engine;
-    network::Routing routing(*c_.topology);
+    // Under ECMP and D-mod-K a path is a function of its pair (and flow key), so the replay's
+    // routing and its path cache serve here; balanced routing depends on the routes handed out
+    // before, so an isolated time starts from none, as it always did.
+    std::optional<network::Routing> own;
+    network::Routing& routing =
+        routing_.scheme() == network::RoutingScheme::balanced ? own.emplace(*c_.topology) : routing_;
     network::FlowNetwork flows(engine, *c_.topology);
     network::Collectives collectives(engine, flows, routing, *c_.topology);
     for (const auto& g : groups) {

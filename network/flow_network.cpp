@@ -70,7 +70,12 @@ struct FlowNetwork::Impl {
   Impl(sim::Engine& e, const Topology& t, MaxMinSolver s)
       : engine(e), topology(t), solver(s), link_flows(t.link_count()), link_mark(t.link_count(), 0),
         achievable(t.link_count()), capacity(t.link_count()), unfixed(t.link_count()), queued(t.link_count()) {
-    for (LinkId l = 0; l < t.link_count(); ++l) achievable[l] = t.link(l).achievable;
+    facts.reserve(t.link_count());
+    for (LinkId l = 0; l < t.link_count(); ++l) {
+      const LinkInfo& info = t.link(l);
+      achievable[l] = info.achievable;
+      facts.push_back({info.from, info.to, info.latency_s, info.flow_cap});
+    }
   }
 
   sim::Engine& engine;
@@ -92,6 +97,12 @@ struct FlowNetwork::Impl {
   // Scratch space of a solve, kept to avoid allocating per solve: the solve's set (the flows
   // whose rates it recomputes, marked with the epoch in state[].mark) and the links it touched.
   std::vector<double> achievable;                // per link, copied from the topology: read in every scan
+  // Per link, what start() reads of each link of a path, packed (LinkInfo is large).
+  struct LinkFacts {
+    VertexId from, to;
+    double latency_s, flow_cap;
+  };
+  std::vector<LinkFacts> facts;
   std::vector<double> capacity;                  // touched link: capacity left to its unfixed flows
   std::vector<std::uint32_t> unfixed;            // touched link: the set's flows not yet fixed on it
   std::vector<double> queued;                    // touched link: its lowest entry in the heap (or infinity)
@@ -459,8 +470,7 @@ FlowId FlowNetwork::start(FlowSpec spec, std::function<void()> on_done) {
     throw std::invalid_argument("FlowNetwork: a flow needs bytes >= 0, a positive rate cap, latency >= 0");
   }
   for (std::size_t i = 0; i < spec.path.size(); ++i) {
-    if (spec.path[i] >= m.topology.link_count() ||
-        (i > 0 && m.topology.link(spec.path[i - 1]).to != m.topology.link(spec.path[i]).from)) {
+    if (spec.path[i] >= m.facts.size() || (i > 0 && m.facts[spec.path[i - 1]].to != m.facts[spec.path[i]].from)) {
       throw std::invalid_argument("FlowNetwork: the path is not a chain of existing links");
     }
   }
@@ -469,8 +479,8 @@ FlowId FlowNetwork::start(FlowSpec spec, std::function<void()> on_done) {
   double latency = spec.extra_latency_s;
   double cap = spec.rate_cap;
   for (LinkId l : spec.path) {
-    latency += m.topology.link(l).latency_s;
-    cap = std::min(cap, m.topology.link(l).flow_cap);  // e.g. one TCP stream's CPU-bound rate
+    latency += m.facts[l].latency_s;
+    cap = std::min(cap, m.facts[l].flow_cap);  // e.g. one TCP stream's CPU-bound rate
   }
   f.path = std::move(spec.path);
   f.remaining = spec.bytes;

@@ -39,9 +39,24 @@ Routing::Routing(const Topology& topology, RoutingScheme scheme)
       near_(topology.vertex_count(), 0),
       back_distance_(topology.vertex_count(), 0),
       back_stamp_(topology.vertex_count(), 0) {
+  arc_begin_.reserve(topology.vertex_count() + 1);
+  arcs_.reserve(topology.link_count());
+  fabric_switch_.assign(topology.vertex_count(), 0);
+  tier_.assign(topology.vertex_count(), 0);
+  link_latency_.reserve(topology.link_count());
+  for (LinkId l = 0; l < topology.link_count(); ++l) link_latency_.push_back(topology.link(l).latency_s);
   for (VertexId v = 0; v < topology.vertex_count(); ++v) {
-    accelerator_[v] = topology.vertex(v).kind == VertexKind::accelerator;
+    const VertexInfo& info = topology.vertex(v);
+    accelerator_[v] = info.kind == VertexKind::accelerator;
+    fabric_switch_[v] = info.kind == VertexKind::switch_ && info.tier >= 1;
+    tier_[v] = info.tier;
+    arc_begin_.push_back(arcs_.size());
+    for (LinkId out : topology.out_links(v)) {
+      const LinkInfo& link = topology.link(out);
+      arcs_.push_back({link.to, out, link.bandwidth, topology.link(out ^ 1u).bandwidth});
+    }
   }
+  arc_begin_.push_back(arcs_.size());
   queue_.reserve(topology.vertex_count());
   index_destinations();
   if (scheme_ == RoutingScheme::balanced) {
@@ -52,10 +67,7 @@ Routing::Routing(const Topology& topology, RoutingScheme scheme)
   }
 }
 
-bool Routing::fabric_switch(VertexId v) const {
-  const VertexInfo& info = topology_.vertex(v);
-  return info.kind == VertexKind::switch_ && info.tier >= 1;
-}
+bool Routing::fabric_switch(VertexId v) const { return fabric_switch_[v] != 0; }
 
 // Tier-1 switches in vertex order; on each, its NICs in link order. A NIC keeps the index of the
 // first tier-1 switch it hangs off.
@@ -94,20 +106,6 @@ void Routing::check_vertex(VertexId v) const {
   }
 }
 
-// An accelerator forwards only between its accelerator-to-accelerator links (a DGX-1 cube-mesh
-// hop, a torus's ICI): traffic never enters another GPU from its NVSwitch or NIC to leave through
-// that GPU's NIC. Across nodes a GPU thus sends through its own NIC and receives through its own
-// NIC, rail to rail, as NCCL does (GPUDirect RDMA from the nearest NIC); otherwise, where nodes
-// straddle edge switches, a path through a neighbour GPU's NIC ties in length with the direct
-// one and lands on a NIC that carries its own rail's flow.
-bool Routing::hop_allowed(VertexId u, VertexId v) const {
-  const bool u_accelerator = accelerator_[u] != 0;
-  const bool v_accelerator = accelerator_[v] != 0;
-  if (v_accelerator && v != to_ && !u_accelerator) return false;  // entering a transit GPU
-  if (u_accelerator && u != from_ && !v_accelerator) return false;  // leaving a transit GPU
-  return true;
-}
-
 void Routing::set_pruning(bool on) {
   pruning_ = on;
   cache_.clear();
@@ -120,15 +118,16 @@ int Routing::expand(bool forward) {
   int best = -1;
   for (const VertexId v : front) {
     const int dv = forward ? distance_[v] : back_distance_[v];
-    for (LinkId out : topology_.out_links(v)) {
+    for (const Arc& arc : arcs_of(v)) {
       // Backward, the link into v is the other direction of v's out-link (2k and 2k+1).
-      const VertexId u = topology_.link(out).to;
+      const VertexId u = arc.to;
       if (forward ? !hop_allowed(v, u) : !hop_allowed(u, v)) continue;
       std::uint32_t& mine = forward ? stamp_[u] : back_stamp_[u];
       if (mine != epoch_) {
         mine = epoch_;
         (forward ? distance_[u] : back_distance_[u]) = dv + 1;
         next_front_.push_back(u);
+        if (!forward) back_order_.push_back(u);
       }
       const std::uint32_t theirs = forward ? back_stamp_[u] : stamp_[u];
       if (theirs == epoch_) {
@@ -138,6 +137,7 @@ int Routing::expand(bool forward) {
     }
   }
   front.swap(next_front_);
+  if (!forward) back_level_.push_back(back_order_.size());
   return best;
 }
 
@@ -148,6 +148,9 @@ int Routing::meet(VertexId from, VertexId to) {
   back_stamp_[to] = epoch_;
   back_distance_[to] = 0;
   back_radius_ = 0;
+  back_epoch_ = epoch_;
+  back_order_.assign(1, to);
+  back_level_.assign({0, 1});
   forward_front_.assign(1, from);
   backward_front_.assign(1, to);
   // Level by level, the smaller frontier first; the first level on which the two searches meet
@@ -170,11 +173,6 @@ int Routing::search(VertexId from, VertexId to) {
   const int bound = pruning_ && from != to ? meet(from, to) : 0;
   if (bound < 0) return -1;
   const bool pruned = pruning_ && from != to;
-  const std::uint32_t back_epoch = epoch_;
-  const auto may_lead_to_target = [&](VertexId u, int distance) {
-    const int rest = back_stamp_[u] == back_epoch ? back_distance_[u] : back_radius_ + 1;
-    return distance + rest <= bound;
-  };
   ++epoch_;
   queue_.clear();
   stamp_[from] = epoch_;
@@ -184,43 +182,96 @@ int Routing::search(VertexId from, VertexId to) {
   if (from == to) return 0;
   // The vertices that may step into `to`: once the first is labelled, at distance `last`, `to`
   // is at last + 1, and of that level only they need expanding (the widest level, on a fabric).
-  for (LinkId l : topology_.out_links(to)) {
-    const VertexId u = topology_.link(l).to;
+  for (const Arc& arc : arcs_of(to)) {
+    const VertexId u = arc.to;
     if (hop_allowed(u, to)) near_[u] = epoch_;
   }
   int last = std::numeric_limits<int>::max();
   // Level by level, so a vertex's width is final before its level is expanded. Once `to` is
   // reached, the rest of its predecessors' level is still expanded (each may widen it), then
-  // the search stops.
+  // the search stops. Where the backward search has labelled every vertex the next level can
+  // hold (those at distance bound - next from `to`), the level is found from that side when it
+  // is cheaper: each candidate looks for predecessors in this level among its own links (a
+  // "bottom-up" step, Beamer et al., SC 2012). Both steps label the same vertices with the
+  // same widths, so the paths do not depend on which ran.
   int found = -1;
-  for (std::size_t head = 0; head < queue_.size(); ++head) {
+  std::size_t begin = 0;
+  for (int level = 0; begin < queue_.size() && found < 0; ++level) {
+    const std::size_t end = queue_.size();
+    const int back = bound - (level + 1);
+    if (pruned && back >= 0 && back <= back_radius_ && pull_is_cheaper(begin, end, back)) {
+      pull_level(level, back, found, last);
+    } else {
+      push_level(begin, end, pruned, bound, found, last);
+    }
+    begin = end;
+  }
+  return found;
+}
+
+bool Routing::expanded(VertexId v, int last) const { return distance_[v] != last || near_[v] == epoch_; }
+
+void Routing::label(VertexId u, int distance, double width, int& found, int& last) {
+  stamp_[u] = epoch_;
+  distance_[u] = distance;
+  width_[u] = width;
+  if (u == to_) {
+    found = distance;
+  } else {
+    queue_.push_back(u);
+    if (near_[u] == epoch_) last = std::min(last, distance);
+  }
+}
+
+void Routing::push_level(std::size_t begin, std::size_t end, bool pruned, int bound, int& found, int& last) {
+  for (std::size_t head = begin; head < end; ++head) {
     const VertexId v = queue_[head];
-    if (found >= 0 && distance_[v] >= found) break;  // the level before `to` is done
-    if (distance_[v] == last && near_[v] != epoch_) continue;  // cannot reach `to` in one hop
+    if (!expanded(v, last)) continue;  // cannot reach `to` in one hop
     const int next = distance_[v] + 1;
-    for (LinkId l : topology_.out_links(v)) {
-      const VertexId u = topology_.link(l).to;
+    for (const Arc& arc : arcs_of(v)) {
+      const VertexId u = arc.to;
       // Cheapest tests first: a vertex labelled at another distance, or on no shortest path.
       const bool labelled = stamp_[u] == epoch_;
-      if (labelled ? distance_[u] != next : pruned && !may_lead_to_target(u, next)) continue;
+      if (labelled) {
+        if (distance_[u] != next) continue;
+      } else if (pruned) {
+        const int rest = back_stamp_[u] == back_epoch_ ? back_distance_[u] : back_radius_ + 1;
+        if (next + rest > bound) continue;
+      }
       if (!hop_allowed(v, u)) continue;
-      const double w = std::min(width_[v], topology_.link(l).bandwidth);
+      const double w = std::min(width_[v], arc.out_bandwidth);
       if (!labelled) {
-        stamp_[u] = epoch_;
-        distance_[u] = next;
-        width_[u] = w;
-        if (u == to) {
-          found = distance_[u];
-        } else {
-          queue_.push_back(u);
-          if (near_[u] == epoch_) last = std::min(last, distance_[u]);
-        }
+        label(u, next, w, found, last);
       } else {
         width_[u] = std::max(width_[u], w);
       }
     }
   }
-  return found;
+}
+
+bool Routing::pull_is_cheaper(std::size_t begin, std::size_t end, int back) const {
+  std::size_t push = 0, pull = 0;
+  for (std::size_t i = begin; i < end; ++i) push += arcs_of(queue_[i]).size();
+  for (std::size_t i = back_level_[back]; i < back_level_[back + 1]; ++i) {
+    pull += arcs_of(back_order_[i]).size();
+  }
+  return pull < push;
+}
+
+void Routing::pull_level(int level, int back, int& found, int& last) {
+  for (std::size_t i = back_level_[back]; i < back_level_[back + 1]; ++i) {
+    const VertexId u = back_order_[i];
+    if (stamp_[u] == epoch_) continue;  // labelled nearer the source: on no shortest path
+    bool reached = false;
+    double width = 0;
+    for (const Arc& arc : arcs_of(u)) {
+      const VertexId v = arc.to;  // the link v -> u is the other direction of this one
+      if (stamp_[v] != epoch_ || distance_[v] != level || !expanded(v, last) || !hop_allowed(v, u)) continue;
+      width = std::max(width, std::min(width_[v], arc.in_bandwidth));
+      reached = true;
+    }
+    if (reached) label(u, level + 1, width, found, last);
+  }
 }
 
 int Routing::hops(VertexId from, VertexId to) { return search(from, to); }
@@ -251,26 +302,23 @@ Routing::Load Routing::best_load(VertexId v) {
 
 bool Routing::destination_choice(VertexId v, std::int64_t dest, std::int64_t& stride, LinkId& chosen) {
   if (dest < 0 || !fabric_switch(v)) return false;
-  const int tier = topology_.vertex(v).tier;
+  const int tier = tier_[v];
   for (LinkId in : choices_) {
     const VertexId u = topology_.link(in).from;
-    if (!fabric_switch(u) || topology_.vertex(u).tier <= tier) return false;
+    if (!fabric_switch(u) || tier_[u] <= tier) return false;
   }
   // The up-ports of v's level, in link order: the links down into v from every higher switch.
   std::int64_t ups = 0;
-  for (LinkId out : topology_.out_links(v)) {
-    const VertexId u = topology_.link(out).to;
-    ups += fabric_switch(u) && topology_.vertex(u).tier > tier;
-  }
+  for (const Arc& arc : arcs_of(v)) ups += fabric_switch(arc.to) && tier_[arc.to] > tier;
   const std::int64_t port = (dest / stride) % ups;
   std::int64_t i = 0;
   chosen = choices_[static_cast<std::size_t>((dest / stride) % static_cast<std::int64_t>(choices_.size()))];
-  for (LinkId out : topology_.out_links(v)) {
-    const VertexId u = topology_.link(out).to;
-    if (!fabric_switch(u) || topology_.vertex(u).tier <= tier) continue;
+  for (const Arc& arc : arcs_of(v)) {
+    if (!fabric_switch(arc.to) || tier_[arc.to] <= tier) continue;
     if (i++ == port) {
       // Taken when it is one of the shortest, widest choices (it always is on a fat-tree).
-      if (std::find(choices_.begin(), choices_.end(), out ^ 1u) != choices_.end()) chosen = out ^ 1u;
+      const LinkId in = arc.link ^ 1u;
+      if (std::find(choices_.begin(), choices_.end(), in) != choices_.end()) chosen = in;
       break;
     }
   }
@@ -321,12 +369,11 @@ const Path& Routing::path(VertexId from, VertexId to, std::uint64_t flow_key) {
     // widest: the equal-cost choices. Link 2k and 2k+1 are the two directions of one cable,
     // so `out ^ 1` is the link coming in.
     choices_.clear();
-    for (LinkId out : topology_.out_links(v)) {
-      const LinkId in = out ^ 1u;
-      const VertexId u = topology_.link(in).from;
-      if (stamp_[u] == epoch_ && distance_[u] == step - 1 &&
-          std::min(width_[u], topology_.link(in).bandwidth) >= width && hop_allowed(u, v)) {
-        choices_.push_back(in);
+    for (const Arc& arc : arcs_of(v)) {
+      const VertexId u = arc.to;
+      if (stamp_[u] == epoch_ && distance_[u] == step - 1 && std::min(width_[u], arc.in_bandwidth) >= width &&
+          hop_allowed(u, v)) {
+        choices_.push_back(arc.link ^ 1u);
       }
     }
     LinkId chosen = choices_[mix(seed + static_cast<std::uint64_t>(step)) % choices_.size()];
@@ -364,7 +411,7 @@ Routing::SharedLink Routing::most_shared_link() const {
 
 double Routing::latency(const Path& p) const {
   double total = 0;
-  for (LinkId l : p) total += topology_.link(l).latency_s;
+  for (LinkId l : p) total += link_latency_[l];
   return total;
 }
 

@@ -35,7 +35,11 @@
 // a vertex only when its distance from the source plus that distance to the destination (or,
 // beyond the backward search's radius, the radius + 1, a lower bound) is at most D. Every vertex
 // on a shortest path passes, with the labels it had without pruning, so paths are unchanged
-// (the unpruned search stays as the reference the tests compare with: set_pruning(false)). It then walks back from the destination choosing, at each
+// (the unpruned search stays as the reference the tests compare with: set_pruning(false)).
+// Where the backward search has labelled every vertex the next level can hold, that level is
+// found bottom-up when cheaper (each candidate scans its own links for predecessors, instead of
+// the level scanning all of its links: after the core switches of a fat-tree, the destination
+// pod's few aggregation switches against every core switch's every link). It then walks back from the destination choosing, at each
 // vertex, one of the links from a vertex one hop nearer that keeps the path's width; the walk
 // meets the destination's NIC (its D) before any fabric choice. Scratch arrays are reused
 // between queries (no allocation per query), and paths are cached by (source, destination,
@@ -94,6 +98,17 @@ class Routing {
   // leaves back_distance_ labelled (back_stamp_ == epoch_) for every vertex within
   // back_radius_ hops of `to`. Uses the forward labels of the same epoch as scratch.
   int meet(VertexId from, VertexId to);
+  // One level of the labelled search, from the vertices queue_[begin, end) at one distance:
+  // top-down over their out-links, or bottom-up from the backward search's vertices at distance
+  // `back` from the destination (complete when back <= back_radius_), over their in-links.
+  void push_level(std::size_t begin, std::size_t end, bool pruned, int bound, int& found, int& last);
+  void pull_level(int level, int back, int& found, int& last);
+  bool pull_is_cheaper(std::size_t begin, std::size_t end, int back) const;
+  // Whether a labelled vertex is expanded: at the level before `to` (`last`), only those that
+  // can step into it.
+  bool expanded(VertexId v, int last) const;
+  // Labels u at `distance` with `width`, queues it (or notes `to` found) and updates `last`.
+  void label(VertexId u, int distance, double width, int& found, int& last);
   // Expands one level of a frontier, forward (out-links) or backward (in-links); returns the
   // shortest source-to-destination distance through a vertex labelled by both sides, or -1.
   int expand(bool forward);
@@ -111,14 +126,49 @@ class Routing {
   // `preferred` (the D-mod-K choice) when has_preferred, else to the first.
   LinkId least_loaded(bool has_preferred, LinkId preferred);
   // Whether a path of the current query may take the hop u -> v (accelerators are no transit
-  // between a switch or NIC and anything).
-  bool hop_allowed(VertexId u, VertexId v) const;
+  // between a switch or NIC and anything). Defined here so that the searches' inner loops
+  // inline it.
+  // An accelerator forwards only between its accelerator-to-accelerator links (a DGX-1 cube-mesh
+  // hop, a torus's ICI): traffic never enters another GPU from its NVSwitch or NIC to leave through
+  // that GPU's NIC. Across nodes a GPU thus sends through its own NIC and receives through its own
+  // NIC, rail to rail, as NCCL does (GPUDirect RDMA from the nearest NIC); otherwise, where nodes
+  // straddle edge switches, a path through a neighbour GPU's NIC ties in length with the direct
+  // one and lands on a NIC that carries its own rail's flow.
+  bool hop_allowed(VertexId u, VertexId v) const {
+    const bool u_accelerator = accelerator_[u] != 0;
+    const bool v_accelerator = accelerator_[v] != 0;
+    if (v_accelerator && v != to_ && !u_accelerator) return false;  // entering a transit GPU
+    if (u_accelerator && u != from_ && !v_accelerator) return false;  // leaving a transit GPU
+    return true;
+  }
   void check_vertex(VertexId v) const;
   void index_destinations();
   bool fabric_switch(VertexId v) const;
 
+  // A vertex's out-links as the searches read them, packed (LinkInfo is large): the neighbour,
+  // the link, and the bandwidths of both directions of its cable (link ^ 1 comes back).
+  struct Arc {
+    VertexId to;
+    LinkId link;
+    double out_bandwidth;
+    double in_bandwidth;
+  };
+  struct Arcs {
+    const Arc* first;
+    const Arc* last;
+    const Arc* begin() const { return first; }
+    const Arc* end() const { return last; }
+    std::size_t size() const { return static_cast<std::size_t>(last - first); }
+  };
+  Arcs arcs_of(VertexId v) const { return {arcs_.data() + arc_begin_[v], arcs_.data() + arc_begin_[v + 1]}; }
+
   const Topology& topology_;
   RoutingScheme scheme_;
+  std::vector<Arc> arcs_;                // every vertex's out-links, vertex by vertex
+  std::vector<std::size_t> arc_begin_;   // arcs_of(v) = arcs_[arc_begin_[v], arc_begin_[v + 1])
+  std::vector<char> fabric_switch_;      // per vertex: a switch of tier >= 1
+  std::vector<int> tier_;                // per vertex: its tier
+  std::vector<double> link_latency_;     // per link
   std::vector<std::int64_t> index_;     // D-mod-K index per vertex, -1 for none
   std::vector<char> accelerator_;       // per vertex: an accelerator
   std::vector<int> distance_;           // valid where stamp_ == epoch_
@@ -134,6 +184,9 @@ class Routing {
   std::vector<int> back_distance_;
   std::vector<std::uint32_t> back_stamp_;
   int back_radius_ = 0;
+  std::uint32_t back_epoch_ = 0;            // the epoch of the backward labels
+  std::vector<VertexId> back_order_;        // the backward search's vertices, level by level
+  std::vector<std::size_t> back_level_;     // back_order_[back_level_[b], back_level_[b + 1]): distance b
   std::vector<VertexId> forward_front_, backward_front_, next_front_;
   std::vector<LinkId> choices_;         // equal-cost links into the vertex being walked
   // balanced only: routes per link, and the best (max, sum) load from the source per vertex
