@@ -2,7 +2,9 @@
 #include "calibration/kernel_fit.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -321,6 +323,48 @@ KernelFit fit_kernel_profile(const KernelTables& tables, const std::string& gpu,
   }
   set_error_bands(fit.profile, fit.held_out);
   return fit;
+}
+
+namespace {
+constexpr const char* kLayoutNames[3] = {"nn", "nt", "tn"};  // by models::GemmLayout
+}  // namespace
+
+std::vector<std::string> apply_layout_reference(models::KernelProfile& profile, const KernelTables& fitted_on,
+                                                const std::string& gpu, const KernelTables& reference,
+                                                const std::string& reference_gpu, const models::DeviceSpec& device) {
+  std::vector<std::string> notes;
+  for (std::size_t pi = 0; pi < profile.gemm.size(); ++pi) {
+    GemmParams& params = profile.gemm[pi];
+    if (!params.fitted()) continue;
+    const auto precision = static_cast<Precision>(pi);
+    // Rows per layout: what the fit saw, and measured / predicted on the reference.
+    std::array<int, 3> fitted_rows{0, 0, 0};
+    for (const MeasuredGemm& r : fitted_on.gemm) {
+      if (r.gpu == gpu && r.precision == precision && fits_as_aligned(r, device)) ++fitted_rows[static_cast<std::size_t>(r.shape.layout)];
+    }
+    std::array<std::vector<double>, 3> ratio;
+    for (const MeasuredGemm& r : reference.gemm) {
+      if (r.gpu != reference_gpu || r.precision != precision || !fits_as_aligned(r, device)) continue;
+      ratio[static_cast<std::size_t>(r.shape.layout)].push_back(r.seconds / gemm_predict(r, device, params));
+    }
+    const auto anchor = static_cast<std::size_t>(std::max_element(fitted_rows.begin(), fitted_rows.end()) - fitted_rows.begin());
+    const std::string label = gemm_label(precision);
+    for (std::size_t l = 0; l < 3; ++l) {
+      if (fitted_rows[l] >= static_cast<int>(kMinLayoutRows)) continue;
+      const std::string layout = kLayoutNames[l];
+      if (ratio[l].size() < kMinLayoutRows || ratio[anchor].size() < kMinLayoutRows) {
+        notes.push_back(label + " " + layout + ": too few reference rows; factor kept");
+        continue;
+      }
+      const double scale = median(ratio[l]) / median(ratio[anchor]);
+      params.layout_factor[l] *= scale;
+      char line[200];
+      std::snprintf(line, sizeof line, "%s %s: factor x %.4f from %zu reference rows against %zu %s rows", label.c_str(),
+                    layout.c_str(), scale, ratio[l].size(), ratio[anchor].size(), kLayoutNames[anchor]);
+      notes.push_back(line);
+    }
+  }
+  return notes;
 }
 
 std::vector<ErrorSummary> summarize_held_out(const std::vector<HeldOut>& held_out) {

@@ -64,6 +64,18 @@ struct KernelFit {
 KernelFit fit_kernel_profile(const KernelTables& tables, const std::string& gpu, const models::DeviceSpec& device,
                              bool held_out = true);
 
+// The layout factors of a fit whose tables hold too few rows of a layout (vidur's are all forward
+// NT products), set from a reference table of the same device that measured every layout: for
+// each fitted GEMM precision, each layout with fewer than 8 rows of `gpu` in `fitted_on` has its
+// factor scaled so that, over the reference's rows of that layout (those of `reference_gpu`), the
+// median measured / predicted equals that of the layout the fit measured most. Only these ratios
+// come from the reference, not its level: two measurements of the same kernels can differ by more
+// than the ratios (calibration/measured/h100-sxm/README.md). Returns a line per factor set (and
+// per layout left as it was for want of reference rows).
+std::vector<std::string> apply_layout_reference(models::KernelProfile& profile, const KernelTables& fitted_on,
+                                                const std::string& gpu, const KernelTables& reference,
+                                                const std::string& reference_gpu, const models::DeviceSpec& device);
+
 // Median and 90th percentile absolute error of held-out predictions, per label, and per size
 // range (GEMM m < 64 and m >= 64; memory kernels up to and above 1 MB; all memory classes above
 // 1 MB together), in the order labels first appear.

@@ -32,7 +32,7 @@ const Command kCommands[] = {
     {"calibrate",
      "calibrate --backend cpu|cuda --out profile.yaml [--quick] [--repeats N] [--max-spread X] [--device NAME]\n"
      "       dlsim calibrate --validate profile.yaml [--backend cpu|cuda]\n"
-     "       dlsim calibrate --import TABLE.csv [--import ...] [--gpu LABEL] [--device NAME] --out profile.yaml",
+     "       dlsim calibrate --import TABLE.csv [--import ...] [--gpu LABEL] [--device NAME] [--layout-reference TABLE.csv] --out profile.yaml",
      "measure micro-kernels here and fit a device profile; or predict held-out kernels from a profile\n"
      "and compare with measurements (--validate); or fit the kernel model to measured kernel tables\n"
      "(--import: vidur, DeepBench, dlsim's CUDA tables), with its held-out errors",
@@ -114,7 +114,9 @@ po::options_description options_of(const std::string& command, CommandLine& c) {
         "device", po::value<std::string>(&k.device)->value_name("NAME"), "the catalog device this GPU is, e.g. H100-SXM")(
         "import", po::value<std::vector<std::string>>(&k.import_tables)->composing()->value_name("TABLE.csv"),
         "a measured kernel table to fit (repeatable)")(
-        "gpu", po::value<std::string>(&k.gpu)->value_name("LABEL"), "which GPU of the tables (their gpu column)");
+        "gpu", po::value<std::string>(&k.gpu)->value_name("LABEL"), "which GPU of the tables (their gpu column)")(
+        "layout-reference", po::value<std::string>(&k.layout_reference)->value_name("TABLE.csv"),
+        "with --import: a table of the same device with every GEMM layout, for the layout factors the imported tables lack");
   } else if (command == "kernel") {
     KernelFlags& k = c.kernel;
     d.add_options()("device", po::value<std::string>(&k.device)->value_name("NAME"), "a catalog device, e.g. A100-80GB")(

@@ -110,6 +110,7 @@ int dispatch(int argc, char** argv) {
       }
       return experiment::import_kernel_tables(calibrate, std::cout, std::cerr);
     }
+    if (!calibrate.layout_reference.empty()) usage_error(command, "--layout-reference goes with --import");
     return calibrate.validate.empty() ? experiment::calibrate(calibrate, std::cout, std::cerr)
                                       : experiment::validate_profile(calibrate, std::cout, std::cerr);
   }

@@ -23,6 +23,8 @@ struct CalibrateOptions {
   const sim::InterruptFlag* interrupt = nullptr;  // set: stop before the next case (sim::Interrupted)
   std::vector<std::string> import_tables;  // --import: measured kernel tables to fit (calibrate_import.hpp)
   std::string gpu;            // --gpu: which GPU of the tables (their gpu column)
+  std::string layout_reference;  // --layout-reference: a table of every layout, for the layout
+                                 // factors the imported tables cannot give (calibrate_import.hpp)
 };
 
 // Both return the exit code; bad options throw ConfigError, unstable runs UnstableError.

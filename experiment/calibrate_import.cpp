@@ -64,6 +64,32 @@ std::optional<std::string> gpu_label_of_catalog_device(const std::string& name) 
   return std::nullopt;
 }
 
+namespace {
+
+// --layout-reference: the table's rows of the same device (its gpu column naming the catalog
+// device or the imported tables' label) set the layout factors the imported tables cannot.
+std::vector<std::string> layout_reference_notes(const std::string& path, const calibration::KernelTables& tables,
+                                                const std::string& gpu, const models::DeviceSpec& device,
+                                                models::KernelProfile& profile) {
+  calibration::KernelTables reference;
+  try {
+    calibration::read_kernel_table_file(path, reference);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError({path, 0, 0}, "--layout-reference", e.what());
+  }
+  std::string label;
+  for (const auto& r : reference.gemm) {
+    if (r.gpu == device.name || r.gpu == gpu) label = r.gpu;
+  }
+  if (label.empty()) {
+    throw ConfigError({path, 0, 0}, "--layout-reference",
+                      "no GEMM row is for " + device.name + " (gpu column '" + device.name + "' or '" + gpu + "')");
+  }
+  return calibration::apply_layout_reference(profile, tables, gpu, reference, label, device);
+}
+
+}  // namespace
+
 int import_kernel_tables(const CalibrateOptions& o, std::ostream& out, std::ostream& err) {
   if (o.out.empty()) usage_error("--out", "missing: the profile file to write (e.g. --out a100.yaml)");
   calibration::KernelTables tables;
@@ -106,6 +132,13 @@ int import_kernel_tables(const CalibrateOptions& o, std::ostream& out, std::ostr
   std::string sources;
   for (const auto& f : tables.files) sources += (sources.empty() ? "" : ", ") + f.substr(f.find_last_of('/') + 1);
   fit.profile.source = "fitted by dlsim calibrate --import on GPU '" + gpu + "' of " + sources;
+  if (!o.layout_reference.empty()) {
+    const std::string name = o.layout_reference.substr(o.layout_reference.find_last_of('/') + 1);
+    fit.profile.source += "; layout factors relative to the best-measured layout from " + name;
+    for (const std::string& note : layout_reference_notes(o.layout_reference, tables, gpu, *device, fit.profile)) {
+      out << "layout reference: " << note << "\n";
+    }
+  }
   const std::vector<calibration::ErrorSummary> summary = calibration::summarize_held_out(fit.held_out);
   print_held_out(out, summary);
 

@@ -50,7 +50,10 @@ std::string format_kernel_validation(const std::string& format) {
     const ProfileDocument doc = read_profile_text(e.text, std::string("calibration/profiles/") + e.file);
     const std::string device = doc.calibration.spec.name;
     const std::string tables = doc.calibration.profile.kernels.source;
-    const std::string from = tables.substr(tables.find(" of ") == std::string::npos ? 0 : tables.find(" of ") + 4);
+    // The tables the profile was fitted on: its source after " of ", up to any "; " note (e.g.
+    // where its layout factors came from, which the held-out rows do not depend on).
+    std::string from = tables.substr(tables.find(" of ") == std::string::npos ? 0 : tables.find(" of ") + 4);
+    from = from.substr(0, from.find("; "));
     for (const auto& row : doc.held_out) {
       std::string goal;
       if (is_goal_row(row.label)) {

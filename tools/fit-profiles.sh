@@ -18,7 +18,7 @@ out=calibration/profiles
 vidur=(--import "$kernels/gemm_vidur.csv" --import "$kernels/elementwise_vidur.csv")
 deepbench=(--import "$kernels/deepbench_gemm.csv" --import "$kernels/deepbench_conv.csv")
 build/dlsim calibrate "${vidur[@]}" --gpu A100 --out "$out/a100-80gb.yaml"
-build/dlsim calibrate "${vidur[@]}" --gpu H100 --out "$out/h100-sxm.yaml"
+build/dlsim calibrate "${vidur[@]}" --gpu H100 --layout-reference calibration/measured/h100-sxm/h100-sxm-gemm.csv --out "$out/h100-sxm.yaml"
 build/dlsim calibrate "${vidur[@]}" --gpu A40 --out "$out/a40.yaml"
 build/dlsim calibrate "${deepbench[@]}" --gpu V100 --out "$out/v100-16gb.yaml"
 build/dlsim calibrate "${deepbench[@]}" --gpu P100 --out "$out/p100-pcie.yaml"

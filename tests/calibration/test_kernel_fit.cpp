@@ -80,6 +80,53 @@ TEST(KernelFit, ReproducesTheGemmTimesItWasMadeFrom) {
   EXPECT_LE(band.p50, band.p90);
 }
 
+// A fit on forward (NT) rows only cannot tell the other layouts; a reference table of the same
+// device that measured all three, at another level (here 20% faster throughout), sets their
+// factors relative to NT: its data gradients 1.1x and weight gradients 1.3x the NT time of the
+// same work, so the factors become 1.1 and 1.3 times NT's, whatever the reference's level.
+TEST(KernelFit, ALayoutReferenceSetsTheLayoutsTheFitDidNotMeasure) {
+  const KernelTables main = synthetic_gemms();
+  KernelFit fit = fit_kernel_profile(main, "G", gpu(), false);
+  models::GemmParams& p = fit.profile.gemm[static_cast<std::size_t>(models::Precision::fp16)];
+  const double nt_before = p.layout_factor[static_cast<std::size_t>(models::GemmLayout::nt)];
+  ASSERT_DOUBLE_EQ(p.layout_factor[static_cast<std::size_t>(models::GemmLayout::tn)], nt_before);
+  KernelTables reference;
+  const std::pair<models::GemmLayout, double> slower[] = {
+      {models::GemmLayout::nt, 1.0}, {models::GemmLayout::nn, 1.1}, {models::GemmLayout::tn, 1.3}};
+  for (const auto& [layout, factor] : slower) {
+    for (const MeasuredGemm& g : main.gemm) {
+      MeasuredGemm r = g;
+      r.gpu = "G-reference";
+      r.shape.layout = layout;
+      // Timed as the fitted model times it, 20% faster, and slower by the layout's factor.
+      models::GemmShape as_nt = r.shape;
+      as_nt.layout = models::GemmLayout::nt;
+      r.seconds = 0.8 * factor * models::gemm_time(as_nt, models::Precision::fp16, gpu(), p).seconds;
+      reference.gemm.push_back(r);
+    }
+  }
+  const std::vector<std::string> notes = apply_layout_reference(fit.profile, main, "G", reference, "G-reference", gpu());
+  ASSERT_EQ(notes.size(), 2u);  // nn and tn; nt was measured
+  EXPECT_NE(notes[0].find("gemm fp16 nn: factor x 1.1000"), std::string::npos) << notes[0];
+  EXPECT_DOUBLE_EQ(p.layout_factor[static_cast<std::size_t>(models::GemmLayout::nt)], nt_before);
+  EXPECT_NEAR(p.layout_factor[static_cast<std::size_t>(models::GemmLayout::nn)] / nt_before, 1.1, 1e-9);
+  EXPECT_NEAR(p.layout_factor[static_cast<std::size_t>(models::GemmLayout::tn)] / nt_before, 1.3, 1e-9);
+  // Too few reference rows of a layout: its factor stays, said in a note.
+  KernelFit again = fit_kernel_profile(main, "G", gpu(), false);
+  KernelTables few;
+  int tn_rows = 0;
+  for (const MeasuredGemm& r : reference.gemm) {
+    const bool tn = r.shape.layout == models::GemmLayout::tn;
+    if (!tn || ++tn_rows <= 3) few.gemm.push_back(r);
+  }
+  const auto kept = apply_layout_reference(again.profile, main, "G", few, "G-reference", gpu());
+  ASSERT_EQ(kept.size(), 2u);
+  EXPECT_NE(kept[1].find("tn: too few reference rows"), std::string::npos) << kept[1];
+  EXPECT_DOUBLE_EQ(again.profile.gemm[static_cast<std::size_t>(models::Precision::fp16)]
+                       .layout_factor[static_cast<std::size_t>(models::GemmLayout::tn)],
+                   nt_before);
+}
+
 TEST(KernelFit, FoldsWhenOneSourceHoldsMostRows) {
   KernelTables t = synthetic_gemms();
   for (MeasuredGemm& g : t.gemm) g.source = "";

@@ -50,6 +50,41 @@ TEST(CalibrateImport, FitsTablesIntoAProfileWithHeldOutErrors) {
   EXPECT_EQ(run.exit_code, 0) << run.err;
 }
 
+// The reference (dlsim's own tables carry a layout column) measured the A100-80GB's three
+// layouts: its data gradients at 1.2x and weight gradients at 1.5x the forward time of the same
+// work. The fit on forward rows alone takes those ratios for its NN and TN factors.
+TEST(CalibrateImport, ALayoutReferenceSetsTheFactorsOfLayoutsTheTablesLack) {
+  const auto dir = fresh_folder("import-layout");
+  write_tables(dir);
+  std::ofstream ref(dir / "ref.csv");
+  ref << "gpu,source_model,op,tp,m,n,k,bias,dtype,median_ms,mean_ms,std_ms,layout\n";
+  for (const auto& [layout, factor] : {std::pair{"NT", 1.0}, std::pair{"NN", 1.2}, std::pair{"TN", 1.5}}) {
+    for (double m = 64; m <= 8192; m *= 2) {
+      ref << "A100-80GB,ref,op,1," << m << ",4096,4096,0,fp16," << factor * (5e-6 + 2 * m * 4096 * 4096 / 200e12) * 1e3
+          << ",0,0," << layout << "\n";
+    }
+  }
+  ref.close();
+  const CommandResult r =
+      run_dlsim(dir, "calibrate --import gemm.csv --gpu A100 --layout-reference ref.csv --out p.yaml");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("layout reference: gemm fp16 nn: factor x 1.2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("layout reference: gemm fp16 tn: factor x 1.5"), std::string::npos) << r.out;
+  EXPECT_NE(slurp(dir / "p.yaml").find("layout factors relative to the best-measured layout from ref.csv"), std::string::npos);
+  // Without --import, or with a reference of another device: exit 2, nothing written.
+  std::filesystem::remove(dir / "p.yaml");
+  const CommandResult alone = run_dlsim(dir, "calibrate --backend cpu --quick --layout-reference ref.csv --out p.yaml");
+  EXPECT_EQ(alone.exit_code, 2);
+  EXPECT_NE(alone.err.find("--layout-reference goes with --import"), std::string::npos) << alone.err;
+  std::ofstream(dir / "other.csv") << "gpu,source_model,op,tp,m,n,k,bias,dtype,median_ms,mean_ms,std_ms,layout\n"
+                                      "V100,x,op,1,64,64,64,0,fp16,0.01,0,0,TN\n";
+  const CommandResult other = run_dlsim(dir, "calibrate --import gemm.csv --gpu A100 --layout-reference other.csv --out p.yaml");
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_NE(other.err.find("other.csv"), std::string::npos) << other.err;
+  EXPECT_NE(other.err.find("no GEMM row is for A100-80GB"), std::string::npos) << other.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "p.yaml"));
+}
+
 TEST(CalibrateImport, BadInputExitsTwoAndWritesNothing) {
   const auto dir = fresh_folder("import-bad");
   write_tables(dir);
