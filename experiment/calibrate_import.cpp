@@ -66,12 +66,11 @@ std::optional<std::string> gpu_label_of_catalog_device(const std::string& name) 
 
 namespace {
 
-// --layout-reference: the table's rows of the same device (its gpu column naming the catalog
-// device or the imported tables' label) set the layout factors the imported tables cannot.
-std::vector<std::string> layout_reference_notes(const std::string& path, const calibration::KernelTables& tables,
-                                                const std::string& gpu, const models::DeviceSpec& device,
-                                                models::KernelProfile& profile) {
-  calibration::KernelTables reference;
+// --layout-reference: the table whose rows of the same device (its gpu column naming the catalog
+// device or the imported tables' label) set the layout factors the imported tables cannot. Read
+// before the fit, so that a bad reference fails at once; returns the rows' gpu label.
+std::string read_layout_reference(const std::string& path, const std::string& gpu, const models::DeviceSpec& device,
+                                  calibration::KernelTables& reference) {
   try {
     calibration::read_kernel_table_file(path, reference);
   } catch (const std::invalid_argument& e) {
@@ -85,7 +84,7 @@ std::vector<std::string> layout_reference_notes(const std::string& path, const c
     throw ConfigError({path, 0, 0}, "--layout-reference",
                       "no GEMM row is for " + device.name + " (gpu column '" + device.name + "' or '" + gpu + "')");
   }
-  return calibration::apply_layout_reference(profile, tables, gpu, reference, label, device);
+  return label;
 }
 
 }  // namespace
@@ -121,6 +120,9 @@ int import_kernel_tables(const CalibrateOptions& o, std::ostream& out, std::ostr
   if (device == nullptr) usage_error("--device", "no catalog device is named '" + device_name + "'; run 'dlsim catalog devices'");
   if (device->compute_units < 1) usage_error("--device", device_name + " has no compute-unit count: the kernel model cannot be fitted for it");
 
+  calibration::KernelTables reference;
+  const std::string reference_gpu =
+      o.layout_reference.empty() ? "" : read_layout_reference(o.layout_reference, gpu, *device, reference);
   out << "fitting the kernel model of " << device_name << " on GPU '" << gpu << "' of " << tables.files.size() << " table(s)\n";
   calibration::KernelFit fit;
   try {
@@ -135,7 +137,8 @@ int import_kernel_tables(const CalibrateOptions& o, std::ostream& out, std::ostr
   if (!o.layout_reference.empty()) {
     const std::string name = o.layout_reference.substr(o.layout_reference.find_last_of('/') + 1);
     fit.profile.source += "; layout factors relative to the best-measured layout from " + name;
-    for (const std::string& note : layout_reference_notes(o.layout_reference, tables, gpu, *device, fit.profile)) {
+    for (const std::string& note :
+         calibration::apply_layout_reference(fit.profile, tables, gpu, reference, reference_gpu, *device)) {
       out << "layout reference: " << note << "\n";
     }
   }
