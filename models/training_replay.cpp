@@ -2,10 +2,10 @@
 #include "models/training_replay.hpp"
 
 #include <algorithm>
-#include <optional>
 #include <cstdio>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <functional>
 #include <type_traits>
 #include <map>
