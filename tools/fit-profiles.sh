@@ -17,8 +17,13 @@ fi
 out=calibration/profiles
 vidur=(--import "$kernels/gemm_vidur.csv" --import "$kernels/elementwise_vidur.csv")
 deepbench=(--import "$kernels/deepbench_gemm.csv" --import "$kernels/deepbench_conv.csv")
-build/dlsim calibrate "${vidur[@]}" --gpu A100 --out "$out/a100-80gb.yaml"
-build/dlsim calibrate "${vidur[@]}" --gpu H100 --layout-reference calibration/measured/h100-sxm/h100-sxm-gemm.csv --out "$out/h100-sxm.yaml"
+# vidur timed forward (NT) GEMMs only: where dlsim measured a device's three layouts itself
+# (tools/gpu-calibrate.sh, calibration/measured/), that table sets its NN and TN factors relative to NT.
+layouts() { local t="calibration/measured/$1/$1-gemm.csv"; if [ -f "$t" ]; then echo "--layout-reference $t"; fi; }
+# shellcheck disable=SC2046  # layouts prints nothing or two words
+build/dlsim calibrate "${vidur[@]}" --gpu A100 $(layouts a100-80gb) --out "$out/a100-80gb.yaml"
+# shellcheck disable=SC2046
+build/dlsim calibrate "${vidur[@]}" --gpu H100 $(layouts h100-sxm) --out "$out/h100-sxm.yaml"
 build/dlsim calibrate "${vidur[@]}" --gpu A40 --out "$out/a40.yaml"
 build/dlsim calibrate "${deepbench[@]}" --gpu V100 --out "$out/v100-16gb.yaml"
 build/dlsim calibrate "${deepbench[@]}" --gpu P100 --out "$out/p100-pcie.yaml"

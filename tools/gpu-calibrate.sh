@@ -48,6 +48,7 @@ case "$gpu" in
   *H200*) device=H200; stem=h200 ;;
   *H100*) device=H100-SXM; stem=h100-sxm-measured ;;
   *A100*80GB*) device=A100-80GB; stem=a100-80gb-measured ;;
+  *A100*) device=A100-40GB; stem=a100-40gb-measured ;;
   *) echo "no catalog device for '$gpu'" | tee -a "$log"; exit 2 ;;
 esac
 # CUDA libraries: the image's toolkit and PyTorch's wheels (cuBLAS, cuBLASLt); ours for the rest.
