@@ -108,6 +108,7 @@ std::string wrote(const std::string& path, const char* what) {
 int run_loaded(std::ostream& stdout_stream, const ScenarioOptions& o, const experiment::Scenario& scenario) {
   // With an output on standard output ("-"), the report goes to standard error.
   std::ostream& out = scenario.output.to_standard_output() ? std::cerr : stdout_stream;
+  if (!scenario.output.results.empty()) experiment::preload_hdf5_writer();  // while the simulation runs
   const experiment::Results results = run_with_progress(o, scenario);
   if (!o.quiet && scenario.cluster_sim) {
     out << "dlsim " << results.dlsim_version << ": cluster scenario, " << scenario.cluster_sim->variants.size() << " variant"

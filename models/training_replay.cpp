@@ -8,6 +8,7 @@
 #include <optional>
 #include <functional>
 #include <type_traits>
+#include <unordered_map>
 #include <map>
 #include <stdexcept>
 #include <tuple>
@@ -942,7 +943,28 @@ class Replay {
   std::vector<std::function<void()>> continuations_;
   std::vector<std::size_t> free_slots_;
   std::vector<Groups> tensor_groups_;  // per pipeline rank
-  std::map<std::tuple<int, double, Groups>, double, std::less<>> memo_;
+  // isolated_time's memo, hashed: looked up at every tensor-parallel collective, where an
+  // ordered map compared whole group lists at each node it passed.
+  struct MemoHash {
+    using is_transparent = void;
+    template <typename Key>
+    std::size_t operator()(const Key& key) const {
+      std::size_t h = std::hash<int>()(std::get<0>(key)) * 31 + std::hash<double>()(std::get<1>(key));
+      for (const auto& group : std::get<2>(key)) {
+        h = h * 1000003 + group.size();
+        for (VertexId v : group) h = h * 31 + v;
+      }
+      return h;
+    }
+  };
+  struct MemoEqual {
+    using is_transparent = void;
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return std::get<0>(a) == std::get<0>(b) && std::get<1>(a) == std::get<1>(b) && std::get<2>(a) == std::get<2>(b);
+    }
+  };
+  std::unordered_map<std::tuple<int, double, Groups>, double, MemoHash, MemoEqual> memo_;
   long long memo_flows_ = 0;
 };
 

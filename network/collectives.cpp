@@ -11,8 +11,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <stdexcept>
+#include <tuple>
 
 #include "network/collectives_detail.hpp"
 
@@ -23,7 +25,7 @@ struct Collectives::Impl {
   struct Operation {
     Impl* impl = nullptr;
     std::size_t slot = 0;
-    detail::Plan plan;
+    std::shared_ptr<const detail::Plan> plan;  // shared with the plan memo
     std::function<void(const CollectiveResult&)> on_done;
     sim::Time started;
     int next_phase = 0;
@@ -34,8 +36,8 @@ struct Collectives::Impl {
   Impl(sim::Engine& e, FlowNetwork& f, Routing& r, const Topology& t)
       : engine(e), network(f), routing(r), topology(t) {}
 
-  detail::Plan make_plan(const CollectiveSpec& spec);
-  Operation* acquire(detail::Plan plan, std::function<void(const CollectiveResult&)> on_done);
+  std::shared_ptr<const detail::Plan> make_plan(const CollectiveSpec& spec);
+  Operation* acquire(std::shared_ptr<const detail::Plan> plan, std::function<void(const CollectiveResult&)> on_done);
   void release(std::size_t slot);
   bool advance(Operation& op);
   void flow_done(Operation* op);
@@ -48,6 +50,16 @@ struct Collectives::Impl {
   std::vector<std::unique_ptr<Operation>> operations;  // by slot; null when free
   std::vector<std::size_t> free_slots;
   std::vector<FlowSpec> scratch;  // the phase being built; kept for its capacity
+  // Plans by what decides them: a training replay starts the same collectives (a pipeline send
+  // between the same two stages, a data-parallel all-reduce of the same bucket) at every
+  // micro-batch and iteration, and resolving one (layout, NCCL's tuner, rings) costs more than
+  // running its phases. A plan is a function of its spec on a given topology, except under
+  // balanced routing, whose paths depend on the routes handed out before (resolving asks for
+  // paths): there every collective is resolved afresh, as without the memo. Bounded: cleared
+  // when full (a cluster simulation's many jobs would otherwise grow it without end).
+  using PlanKey = std::tuple<int, int, int, double, std::vector<VertexId>, int, int>;
+  static constexpr std::size_t kPlanMemoLimit = 4096;
+  std::map<PlanKey, std::shared_ptr<const detail::Plan>> plans;
 };
 
 namespace {
@@ -85,9 +97,21 @@ detail::Plan make_plan(const CollectiveSpec& spec, const Topology& topology, Rou
 
 }  // namespace
 
-detail::Plan Collectives::Impl::make_plan(const CollectiveSpec& spec) { return dlsim::network::make_plan(spec, topology, routing); }
+std::shared_ptr<const detail::Plan> Collectives::Impl::make_plan(const CollectiveSpec& spec) {
+  if (routing.scheme() == RoutingScheme::balanced) {
+    return std::make_shared<const detail::Plan>(dlsim::network::make_plan(spec, topology, routing));
+  }
+  PlanKey key{static_cast<int>(spec.kind), static_cast<int>(spec.algorithm), static_cast<int>(spec.protocol), spec.bytes,
+              spec.ranks, spec.root, spec.server_shards};
+  auto it = plans.find(key);
+  if (it != plans.end()) return it->second;
+  auto plan = std::make_shared<const detail::Plan>(dlsim::network::make_plan(spec, topology, routing));
+  if (plans.size() >= kPlanMemoLimit) plans.clear();
+  plans.emplace(std::move(key), plan);
+  return plan;
+}
 
-Collectives::Impl::Operation* Collectives::Impl::acquire(detail::Plan plan,
+Collectives::Impl::Operation* Collectives::Impl::acquire(std::shared_ptr<const detail::Plan> plan,
                                                          std::function<void(const CollectiveResult&)> on_done) {
   std::size_t slot = operations.size();
   if (!free_slots.empty()) {
@@ -113,10 +137,11 @@ void Collectives::Impl::release(std::size_t slot) {
 
 // Starts the next phase that has flows; false when no phase is left.
 bool Collectives::Impl::advance(Operation& op) {
-  const int phases = detail::phase_count(op.plan);
+  const detail::Plan& plan = *op.plan;
+  const int phases = detail::phase_count(plan);
   while (op.next_phase < phases) {
-    detail::PhaseBuilder builder(routing, scratch, op.plan, op.next_phase);
-    detail::build_phase(op.plan, op.next_phase++, builder);
+    detail::PhaseBuilder builder(routing, scratch, plan, op.next_phase);
+    detail::build_phase(plan, op.next_phase++, builder);
     if (scratch.empty()) continue;  // e.g. the intra-node phases of one rank per node
     // Moved out first: were a completion ever to run inside start(), a nested advance()
     // would reuse `scratch`.
@@ -142,14 +167,15 @@ void Collectives::Impl::flow_done(Operation* op) {
 void Collectives::Impl::finish(Operation* op) {
   CollectiveResult result;
   result.time_s = (engine.now() - op->started).seconds();
-  result.algorithm = op->plan.algorithm;
-  result.protocol = op->plan.protocol;
+  const detail::Plan& plan = *op->plan;
+  result.algorithm = plan.algorithm;
+  result.protocol = plan.protocol;
   result.flows = op->flows;
   // A zero-time collective (one rank) has no meaningful bandwidth; 0 rather than infinity
   // keeps result files finite.
   if (result.time_s > 0) {
-    result.algbw = op->plan.bytes / result.time_s;
-    result.busbw = result.algbw * bus_bandwidth_factor(op->plan.kind, op->plan.ranks_count());
+    result.algbw = plan.bytes / result.time_s;
+    result.busbw = result.algbw * bus_bandwidth_factor(plan.kind, plan.ranks_count());
   }
   auto done = std::move(op->on_done);
   release(op->slot);  // destroys *op; `done` may start another collective in the freed slot

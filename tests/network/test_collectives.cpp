@@ -458,5 +458,45 @@ TEST(CollectiveEdgeCases, CompletionMayStartTheNextCollective) {
   EXPECT_NEAR(engine.now().seconds(), 3 * one, 3 * tolerance(4, one));
 }
 
+// Collectives keeps the plans it resolved (collectives.cpp): the same spec again reuses its plan,
+// and specs that differ in any field that decides a plan (bytes, ranks, their order, the root,
+// the algorithm) each get their own. Run one after another on one Collectives object, every
+// collective takes exactly what it takes alone on a fresh one.
+TEST(CollectivePlans, RepeatedAndNeighbouringSpecsEachTakeTheirOwnTime) {
+  const TwoLevel t = two_level(2, 4, Fabric{});
+  std::vector<VertexId> reversed(t.ranks.rbegin(), t.ranks.rend());
+  const std::vector<CollectiveSpec> specs = {
+      make(Kind::all_reduce, Algo::automatic, 8e6, t.ranks),
+      make(Kind::all_reduce, Algo::automatic, 8e6, t.ranks),  // again: the memo's plan
+      make(Kind::all_reduce, Algo::automatic, 4e6, t.ranks),
+      make(Kind::all_reduce, Algo::ring, 8e6, t.ranks),
+      make(Kind::all_reduce, Algo::hierarchical, 8e6, t.ranks),
+      make(Kind::all_reduce, Algo::automatic, 8e6, reversed),
+      make(Kind::broadcast, Algo::automatic, 8e6, t.ranks, 0),
+      make(Kind::broadcast, Algo::automatic, 8e6, t.ranks, 5),
+      make(Kind::send_recv, Algo::automatic, 8e6, {t.ranks[0], t.ranks[4]}),
+      make(Kind::send_recv, Algo::automatic, 8e6, {t.ranks[4], t.ranks[0]}),
+      make(Kind::all_reduce, Algo::automatic, 4e6, t.ranks),  // again, after others
+  };
+  sim::Engine engine;
+  FlowNetwork network(engine, t.topology);
+  Routing routing(t.topology);
+  Collectives collectives(engine, network, routing, t.topology);
+  for (const CollectiveSpec& spec : specs) {
+    std::optional<CollectiveResult> shared;
+    collectives.start(spec, [&shared](const CollectiveResult& r) { shared = r; });
+    engine.run();
+    ASSERT_TRUE(shared.has_value());
+    const CollectiveResult alone = run_collective(t.topology, spec);
+    EXPECT_EQ(shared->time_s, alone.time_s) << "bytes " << spec.bytes << ", kind " << static_cast<int>(spec.kind);
+    EXPECT_EQ(shared->algorithm, alone.algorithm);
+    EXPECT_EQ(shared->protocol, alone.protocol);
+    EXPECT_EQ(shared->flows, alone.flows);
+  }
+  // The neighbours really differ, so the memo could not have served one for another.
+  EXPECT_NE(run_collective(t.topology, specs[0]).time_s, run_collective(t.topology, specs[2]).time_s);
+  EXPECT_NE(run_collective(t.topology, specs[3]).algorithm, run_collective(t.topology, specs[4]).algorithm);
+}
+
 }  // namespace
 }  // namespace dlsim::network
