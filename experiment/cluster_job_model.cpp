@@ -45,7 +45,7 @@ const network::Topology& ModelJobRates::nodes(const models::InstanceType& instan
 
 namespace {
 
-// The job's workload as a training scenario of it on `device` has it by default: a decoder's
+// The job's workload as a training scenario of it on `device` has it by default: a transformer's
 // attention core FlashAttention where it runs the device and precision (workload.attention:
 // auto), vocabulary projections padded (workload.pad_vocabulary: true), the global batch.
 WorkloadConfig job_workload(const ModelJob& job, const models::ModelGraph& zoo, const models::DeviceSpec& device) {
@@ -59,6 +59,9 @@ WorkloadConfig job_workload(const ModelJob& job, const models::ModelGraph& zoo, 
     w.decoder->flash_attention = models::flash_attention_unavailable(models::storage_precision(job.precision), device).empty();
     w.model = models::decoder_transformer(*w.decoder, job.sequence_length > 0 ? job.sequence_length : w.decoder->max_positions);
     w.model.name = zoo.name;
+  } else if (models::zoo_model_is_encoder(job.model)
+             && models::flash_attention_unavailable(models::storage_precision(job.precision), device).empty()) {
+    w.model = models::encoder_model(job.model, {job.sequence_length, 0, true});  // as workload.attention: auto
   }
   for (models::Layer& layer : w.model.layers) {
     if (layer.vocabulary) layer.matmul.padded = true;

@@ -3,12 +3,15 @@
 // result file says exactly what produced it even after the catalog changes.
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+
 #include "experiment/plan_yaml.hpp"
 #include "experiment/results.hpp"
 #include "network/link_tech.hpp"
 #include "network/routing.hpp"
 #include "network/topology_builders.hpp"
 #include "models/precision.hpp"
+#include "models/zoo.hpp"
 
 namespace dlsim::experiment {
 namespace {
@@ -247,7 +250,13 @@ void emit_workload(YAML::Emitter& out, const WorkloadConfig& w) {
   out << YAML::Key << "workload" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "model" << YAML::Value << w.model_name;
   if (w.sequence_length > 0) out << YAML::Key << "sequence_length" << YAML::Value << w.sequence_length;
-  if (w.decoder) out << YAML::Key << "attention" << YAML::Value << (w.decoder->flash_attention ? "flash" : "unfused");
+  if (w.decoder) {
+    out << YAML::Key << "attention" << YAML::Value << (w.decoder->flash_attention ? "flash" : "unfused");
+  } else if (!w.user_model && models::zoo_model_is_encoder(w.model_name)) {
+    const bool flash = std::any_of(w.model.layers.begin(), w.model.layers.end(),
+                                   [](const models::Layer& l) { return l.kind == models::LayerKind::attention; });
+    out << YAML::Key << "attention" << YAML::Value << (flash ? "flash" : "unfused");
+  }
   if (!w.pad_vocabulary) out << YAML::Key << "pad_vocabulary" << YAML::Value << false;
   if (w.channels_first) out << YAML::Key << "memory_format" << YAML::Value << "nchw";
   if (!w.fused_kernels) out << YAML::Key << "fused_kernels" << YAML::Value << false;

@@ -332,17 +332,31 @@ void rebuild_decoder(WorkloadConfig& wl) {
 // precision (and an error where it was asked for and does not), else "unfused"; "auto" (the
 // default) is what current frameworks do: PyTorch's SDPA and Megatron-Core with Transformer
 // Engine pick a FlashAttention kernel when one runs, and fall back on the unfused product.
-void resolve_attention(const MapReader& w, WorkloadConfig& wl, const models::DeviceSpec& device, const std::string& choice,
-                       const std::string& key, const YAML::Node& at) {
+bool flash_attention_chosen(const MapReader& w, const WorkloadConfig& wl, const models::DeviceSpec& device, const std::string& choice,
+                            const std::string& key, const YAML::Node& at) {
   // Under fp8 attention runs in bf16 (Transformer Engine's recipe, models/fp8_recipe.hpp).
   const std::string unavailable = models::flash_attention_unavailable(models::storage_precision(wl.precision), device);
   if (choice == "flash" && !unavailable.empty()) {
     throw ConfigError(w.source().locate(at, key), key, unavailable + "; use attention: unfused (or auto)");
   }
-  const bool flash = choice == "flash" || (choice == "auto" && unavailable.empty());
+  return choice == "flash" || (choice == "auto" && unavailable.empty());
+}
+
+void resolve_attention(const MapReader& w, WorkloadConfig& wl, const models::DeviceSpec& device, const std::string& choice,
+                       const std::string& key, const YAML::Node& at) {
+  const bool flash = flash_attention_chosen(w, wl, device, choice, key, at);
   if (flash == wl.decoder->flash_attention) return;
   wl.decoder->flash_attention = flash;
   rebuild_decoder(wl);
+}
+
+// The same choice for an encoder of the zoo (BERT, ViT): PyTorch's nn.MultiheadAttention and
+// Hugging Face's BERT run scaled_dot_product_attention, whose flash backend takes them where it
+// runs; built unfused, the model is built again with one FlashAttention kernel per layer.
+void resolve_encoder_attention(const MapReader& w, WorkloadConfig& wl, const models::DeviceSpec& device, const std::string& choice,
+                               const std::string& key, const YAML::Node& at, int mlm_positions) {
+  if (!flash_attention_chosen(w, wl, device, choice, key, at)) return;
+  wl.model = models::encoder_model(wl.model_name, {wl.sequence_length, mlm_positions, true});
 }
 
 // workload.fused_kernels and workload.fused_cross_entropy (scenario.hpp): a decoder transformer's
@@ -399,7 +413,9 @@ void read_memory_format(MapReader& w, WorkloadConfig& wl) {
 
 WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
   WorkloadConfig wl;
-  std::string attention = "auto";  // a decoder transformer's attention core (resolve_attention)
+  std::string attention = "auto";  // a transformer's attention core (resolve_attention)
+  bool encoder = false;            // a zoo encoder (BERT, ViT): its attention core is a choice too
+  int mlm_positions = 0;           // BERT's masked-LM positions (0: all)
   std::string attention_key = w.path_of("model") + ".transformer.attention";
   const YAML::Node model = w.node("model");
   YAML::Node attention_at = model;
@@ -431,13 +447,16 @@ WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
     const bool bert = wl.model_name == "bert-base" || wl.model_name == "bert-large";
     if (w.has("mlm_positions") && !bert) w.fail("mlm_positions", "is BERT's masked-LM head setting; model '" + wl.model_name + "' has none");
     if (bert && w.has("mlm_positions")) {
-      const int positions = static_cast<int>(w.integer("mlm_positions", 1, wl.sequence_length, 0));
-      wl.model = wl.model_name == "bert-base" ? models::bert_base(wl.sequence_length, positions)
-                                              : models::bert_large(wl.sequence_length, positions);
+      mlm_positions = static_cast<int>(w.integer("mlm_positions", 1, wl.sequence_length, 0));
+      wl.model = wl.model_name == "bert-base" ? models::bert_base(wl.sequence_length, mlm_positions)
+                                              : models::bert_large(wl.sequence_length, mlm_positions);
     }
     const auto decoders = models::decoder_model_names();
     if (std::find(decoders.begin(), decoders.end(), wl.model_name) != decoders.end()) wl.decoder = models::decoder_config(wl.model_name);
-    if (w.has("attention") && !wl.decoder) w.fail("attention", "chooses a decoder transformer's attention core; model '" + wl.model_name + "' is not one");
+    encoder = models::zoo_model_is_encoder(wl.model_name);
+    if (w.has("attention") && !wl.decoder && !encoder) {
+      w.fail("attention", "chooses a transformer's attention core; model '" + wl.model_name + "' is not one");
+    }
     attention = w.choice("attention", {"auto", "unfused", "flash"}, "auto");
     attention_key = w.path_of("attention");
     if (w.node("attention").IsDefined()) attention_at = w.node("attention");
@@ -454,6 +473,7 @@ WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
     w.fail("precision", "accelerator " + cluster.device.name + " has no " + precision + " support; it supports: " + supported);
   }
   if (wl.decoder) resolve_attention(w, wl, cluster.device, attention, attention_key, attention_at);
+  if (encoder) resolve_encoder_attention(w, wl, cluster.device, attention, attention_key, attention_at, mlm_positions);
   read_kernel_fusion(w, wl);
   read_vocabulary_padding(w, wl);
   read_memory_format(w, wl);

@@ -20,16 +20,21 @@ ModelGraph vgg16();
 ModelGraph inception_v3();
 // Vision Transformers (Dosovitskiy et al. 2021): 224x224 input, 16x16 patches (196 + 1 class
 // token), pre-norm encoder, 1000-class head. sample_unit "image", one token per sample.
-ModelGraph vit_b16();
-ModelGraph vit_l16();
+// flash_attention: the attention core as one FlashAttention kernel (see bert_base).
+ModelGraph vit_b16(bool flash_attention = false);
+ModelGraph vit_l16(bool flash_attention = false);
 // BERT (Devlin et al. 2019) encoder with MLM head; sequence_length tokens per sample.
 // mlm_positions: the positions the masked-LM head runs on; 0 means all s (as Hugging Face's
 // BertForPreTraining computes it). Implementations that first gather the masked positions
 // (Google's run_pretraining.py, NVIDIA DeepLearningExamples, Megatron-LM) run it on
 // max_predictions_per_seq of them (20 at s = 128, 80 at s = 512). Throws std::invalid_argument
 // for mlm_positions outside [0, sequence_length].
-ModelGraph bert_base(int sequence_length = 128, int mlm_positions = 0);
-ModelGraph bert_large(int sequence_length = 128, int mlm_positions = 0);
+// flash_attention: the attention core (scores, softmax, context) as one FlashAttention kernel,
+// as PyTorch's scaled_dot_product_attention runs it (nn.MultiheadAttention, Hugging Face's BERT
+// with its default "sdpa" attention); false: batched GEMMs and a softmax over the s x s scores, as
+// Google's BERT, NVIDIA DeepLearningExamples (2019-21) and eager PyTorch before SDPA ran it.
+ModelGraph bert_base(int sequence_length = 128, int mlm_positions = 0, bool flash_attention = false);
+ModelGraph bert_large(int sequence_length = 128, int mlm_positions = 0, bool flash_attention = false);
 
 // Decoder-only (GPT-style) transformer, built layer by layer (zoo_decoder.cpp). Defaults are the
 // GPT-2 layout: plain GELU FFN, tied output embedding, learned positions, LayerNorm, biases.
@@ -82,6 +87,18 @@ DecoderConfig decoder_config(const std::string& name);
 // At the preset's full context, or at sequence_length (1..max_positions).
 ModelGraph decoder_model(const std::string& name);
 ModelGraph decoder_model(const std::string& name, int sequence_length);
+
+// The encoder transformers of the zoo (bert-base, bert-large, vit-b16, vit-l16), whose attention
+// core is a choice, built by name. sequence_length 0: the model's usual length (ignored by ViT);
+// mlm_positions as bert_base (BERT only). Throws std::out_of_range for a name that is not one,
+// std::invalid_argument as the builders do.
+bool zoo_model_is_encoder(const std::string& name);
+struct EncoderOptions {
+  int sequence_length = 0;
+  int mlm_positions = 0;
+  bool flash_attention = false;
+};
+ModelGraph encoder_model(const std::string& name, const EncoderOptions& options);
 
 // Names the zoo knows (sorted) and a builder by name. sequence_length 0 means the model's
 // usual length (BERT: 128; decoders: their full context); it is ignored by image models.

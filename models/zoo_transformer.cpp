@@ -43,6 +43,7 @@ struct EncoderConfig {
   std::string name;
   int layers = 0, hidden = 0, heads = 0, ffn = 0;
   int vocab = 30522, max_positions = 512, type_vocab = 2;  // BERT only
+  bool flash_attention = false;  // the attention core as one FlashAttention kernel (not causal)
 };
 
 // push() and the tensor-parallel annotations (zoo_layout.hpp).
@@ -66,12 +67,30 @@ void layer_norm(Layers& out, const std::string& name, double tokens, double hidd
        tokens * hidden);
 }
 
-// Self-attention without norms and residual: QKV projections, per-head scores QK^T (2*s*s*h
-// FLOPs over all heads), softmax over heads*s*s scores, scores*V (2*s*s*h), output projection.
+// The attention core as one FlashAttention kernel over every query and key (an encoder masks
+// nothing): forward 4 s^2 h FLOPs as the unfused scores and context count them, backward twice
+// that (model FLOPs: its recomputed scores are not counted). It keeps Q, K, V, its output and the
+// softmax's log-sum-exp (FP32, two elements per head and query), never the s x s scores.
+void flash_attention(Layers& out, const std::string& p, const EncoderConfig& c, double s) {
+  const double h = c.hidden;
+  Layer& a = split(push(out, p + ".flash", LayerKind::attention, 0, 2 * (2 * s * s * h), 3 * s * h, s * h));
+  a.backward_flops = 2 * a.forward_flops;
+  a.attention = {double(c.heads), double(c.heads), s, s, h / c.heads, false};
+  saves(a, 3 * s * h + s * h + 2 * double(c.heads) * s);
+}
+
+// Self-attention without norms and residual: QKV projections, the attention core, the output
+// projection. Unfused, the core is per-head scores QK^T (2*s*s*h FLOPs over all heads), softmax
+// over heads*s*s scores and scores*V (2*s*s*h), each its own kernel.
 void self_attention(Layers& out, const std::string& p, const EncoderConfig& c, double s) {
   const double h = c.hidden, scores = double(c.heads) * s * s;
   const double d = h / c.heads;
   split(linear(out, p + ".qkv", s, h, 3 * h));
+  if (c.flash_attention) {
+    flash_attention(out, p, c, s);
+    row_parallel(linear(out, p + ".output", s, h, h));
+    return;
+  }
   gemm(attention_core(push(out, p + ".scores", LayerKind::matmul, 0, 2 * s * s * h, 2 * s * h, scores)), s, d, s,
        c.heads, true);
   saves(attention_core(push(out, p + ".softmax", LayerKind::softmax, 0, kSoftmaxFlops * scores,
@@ -198,18 +217,30 @@ ModelGraph build_vit(const EncoderConfig& c) {
 
 // Table 1 of Devlin et al.: BERT-base L=12, H=768, A=12; BERT-large L=24, H=1024, A=16;
 // the feed-forward size is 4H.
-ModelGraph bert_base(int sequence_length, int mlm_positions) {
-  return build_bert({"bert-base", 12, 768, 12, 4 * 768}, sequence_length, mlm_positions);
+ModelGraph bert_base(int sequence_length, int mlm_positions, bool flash_attention) {
+  EncoderConfig c{"bert-base", 12, 768, 12, 4 * 768};
+  c.flash_attention = flash_attention;
+  return build_bert(c, sequence_length, mlm_positions);
 }
 
-ModelGraph bert_large(int sequence_length, int mlm_positions) {
-  return build_bert({"bert-large", 24, 1024, 16, 4 * 1024}, sequence_length, mlm_positions);
+ModelGraph bert_large(int sequence_length, int mlm_positions, bool flash_attention) {
+  EncoderConfig c{"bert-large", 24, 1024, 16, 4 * 1024};
+  c.flash_attention = flash_attention;
+  return build_bert(c, sequence_length, mlm_positions);
 }
 
 // Table 1 of Dosovitskiy et al.: ViT-Base L=12, D=768, MLP 3072, 12 heads; ViT-Large L=24,
 // D=1024, MLP 4096, 16 heads.
-ModelGraph vit_b16() { return build_vit({"vit-b16", 12, 768, 12, 3072}); }
+ModelGraph vit_b16(bool flash_attention) {
+  EncoderConfig c{"vit-b16", 12, 768, 12, 3072};
+  c.flash_attention = flash_attention;
+  return build_vit(c);
+}
 
-ModelGraph vit_l16() { return build_vit({"vit-l16", 24, 1024, 16, 4096}); }
+ModelGraph vit_l16(bool flash_attention) {
+  EncoderConfig c{"vit-l16", 24, 1024, 16, 4096};
+  c.flash_attention = flash_attention;
+  return build_vit(c);
+}
 
 }  // namespace dlsim::models

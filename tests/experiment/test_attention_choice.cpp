@@ -1,4 +1,4 @@
-// workload.attention (zoo decoders) and transformer.attention (defined transformers): auto picks
+// workload.attention (zoo decoders and encoders) and transformer.attention (defined transformers): auto picks
 // FlashAttention where the device and precision run it, as current frameworks do, and the
 // unfused product elsewhere; an explicit choice the device cannot run is an error at its key.
 #include <gtest/gtest.h>
@@ -8,6 +8,7 @@
 #include "experiment/config_error.hpp"
 #include "experiment/load.hpp"
 #include "experiment/results.hpp"
+#include "models/model_graph.hpp"
 
 #include "scenario_text.hpp"
 
@@ -52,12 +53,57 @@ TEST(AttentionChoice, AFlashChoiceTheDeviceCannotRunIsAnErrorAtItsKey) {
   EXPECT_EQ(e.key_path(), "workload.attention");
   EXPECT_EQ(e.where().line, test::position_of(text, "attention: flash").first);
   EXPECT_NE(e.message().find("Ampere or newer"), std::string::npos) << e.what();
-  // Only decoder transformers have the choice.
+  // Only transformers have the choice.
   const ConfigError r = test::error_loading(
       "cluster:\n  instance: aws/p3.16xlarge\nworkload:\n  model: resnet50\n  attention: flash\n  batch: {per_device: 32}\n"
       "  iterations: 10\n");
   EXPECT_EQ(r.key_path(), "workload.attention");
   EXPECT_NE(r.message().find("not one"), std::string::npos) << r.what();
+}
+
+std::string encoder_scenario(const std::string& model, const std::string& instance, const std::string& precision,
+                             const std::string& attention) {
+  return "cluster:\n  instance: " + instance + "\nworkload:\n  model: " + model + "\n" + attention + "  precision: " + precision +
+         "\n  optimizer: adam\n  batch: {per_device: 32}\n  iterations: 10\n";
+}
+
+int attention_layers(const Scenario& s) {
+  int n = 0;
+  for (const models::Layer& l : s.workload.model.layers) n += l.kind == models::LayerKind::attention;
+  return n;
+}
+
+// BERT and ViT choose too: PyTorch's SDPA takes their attention where FlashAttention runs.
+TEST(AttentionChoice, EncodersPickFlashWhereItRunsAndKeepTheirFlops) {
+  for (const char* model : {"bert-large", "vit-b16"}) {
+    SCOPED_TRACE(model);
+    const Scenario automatic = load_scenario_text(encoder_scenario(model, "aws/p4d.24xlarge", "bf16", ""), "a.yaml");
+    const Scenario unfused = load_scenario_text(encoder_scenario(model, "aws/p4d.24xlarge", "bf16", "  attention: unfused\n"), "u.yaml");
+    EXPECT_EQ(attention_layers(automatic), std::string(model) == "bert-large" ? 24 : 12);  // one per encoder layer
+    EXPECT_EQ(attention_layers(unfused), 0);
+    // The same model: its parameters, and its forward FLOPs but for the unfused softmax's 5 per
+    // score (the matrix products count 4 s^2 h either way, as the FlashAttention papers count).
+    EXPECT_EQ(automatic.workload.model.parameters(), unfused.workload.model.parameters());
+    const bool bert = model == std::string("bert-large");
+    const double layers = bert ? 24 : 12, heads = bert ? 16 : 12, s = bert ? 128 : 197;
+    EXPECT_NEAR(unfused.workload.model.forward_flops_per_sample() - automatic.workload.model.forward_flops_per_sample(),
+                5 * heads * s * s * layers, 1e-9 * unfused.workload.model.forward_flops_per_sample());
+    const Results f = run(automatic), u = run(unfused);
+    EXPECT_GT(f.rows[0].attention_s, 0);
+    EXPECT_EQ(u.rows[0].attention_s, 0);
+    EXPECT_GT(u.rows[0].memory_bytes, f.rows[0].memory_bytes);  // the s x s scores per head, kept for backward
+    EXPECT_NE(f.resolved_yaml.find("attention: flash"), std::string::npos) << f.resolved_yaml;
+    EXPECT_NE(u.resolved_yaml.find("attention: unfused"), std::string::npos) << u.resolved_yaml;
+    // Volta has no FlashAttention: auto stays unfused, flash is an error at its key.
+    EXPECT_EQ(attention_layers(load_scenario_text(encoder_scenario(model, "aws/p3.16xlarge", "fp16", ""), "v.yaml")), 0);
+    const ConfigError e = test::error_loading(encoder_scenario(model, "aws/p3.16xlarge", "fp16", "  attention: flash\n"));
+    EXPECT_EQ(e.key_path(), "workload.attention");
+  }
+  // BERT's masked-LM positions survive the rebuild: the head on 20 positions is cheaper.
+  const std::string masked = encoder_scenario("bert-large", "aws/p4d.24xlarge", "bf16", "  mlm_positions: 20\n");
+  EXPECT_LT(load_scenario_text(masked, "m.yaml").workload.model.forward_flops_per_sample(),
+            load_scenario_text(encoder_scenario("bert-large", "aws/p4d.24xlarge", "bf16", ""), "b.yaml").workload.model.forward_flops_per_sample());
+  EXPECT_EQ(attention_layers(load_scenario_text(masked, "m.yaml")), 24);
 }
 
 TEST(AttentionChoice, ADefinedTransformerResolvesItsOwnKey) {
