@@ -39,13 +39,15 @@
 // Where the backward search has labelled every vertex the next level can hold, that level is
 // found bottom-up when cheaper (each candidate scans its own links for predecessors, instead of
 // the level scanning all of its links: after the core switches of a fat-tree, the destination
-// pod's few aggregation switches against every core switch's every link). It then walks back from the destination choosing, at each
-// vertex, one of the links from a vertex one hop nearer that keeps the path's width; the walk
-// meets the destination's NIC (its D) before any fabric choice. Scratch arrays are reused
+// pod's few aggregation switches against every core switch's every link). The search then walks
+// back from the destination choosing, at each vertex, one of the links from a vertex one hop
+// nearer that keeps the path's width; the walk meets the destination's NIC (its D) before any
+// fabric choice. Scratch arrays are reused
 // between queries (no allocation per query), and paths are cached by (source, destination,
 // flow key), since collectives ask for the same pairs again.
 #pragma once
 #include <cstdint>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -125,15 +127,14 @@ class Routing {
   // balanced: the choice whose path from the source has the least (max, sum) load; ties go to
   // `preferred` (the D-mod-K choice) when has_preferred, else to the first.
   LinkId least_loaded(bool has_preferred, LinkId preferred);
-  // Whether a path of the current query may take the hop u -> v (accelerators are no transit
-  // between a switch or NIC and anything). Defined here so that the searches' inner loops
-  // inline it.
-  // An accelerator forwards only between its accelerator-to-accelerator links (a DGX-1 cube-mesh
-  // hop, a torus's ICI): traffic never enters another GPU from its NVSwitch or NIC to leave through
-  // that GPU's NIC. Across nodes a GPU thus sends through its own NIC and receives through its own
-  // NIC, rail to rail, as NCCL does (GPUDirect RDMA from the nearest NIC); otherwise, where nodes
-  // straddle edge switches, a path through a neighbour GPU's NIC ties in length with the direct
-  // one and lands on a NIC that carries its own rail's flow.
+  // Whether a path of the current query may take the hop u -> v, defined here so that the
+  // searches' inner loops inline it. An accelerator forwards only between its
+  // accelerator-to-accelerator links (a DGX-1 cube-mesh hop, a torus's ICI): traffic never
+  // enters another GPU from its NVSwitch or NIC to leave through that GPU's NIC. Across nodes a
+  // GPU thus sends through its own NIC and receives through its own NIC, rail to rail, as NCCL
+  // does (GPUDirect RDMA from the nearest NIC); otherwise, where nodes straddle edge switches, a
+  // path through a neighbour GPU's NIC ties in length with the direct one and lands on a NIC that
+  // carries its own rail's flow.
   bool hop_allowed(VertexId u, VertexId v) const {
     const bool u_accelerator = accelerator_[u] != 0;
     const bool v_accelerator = accelerator_[v] != 0;
@@ -153,14 +154,9 @@ class Routing {
     double out_bandwidth;
     double in_bandwidth;
   };
-  struct Arcs {
-    const Arc* first;
-    const Arc* last;
-    const Arc* begin() const { return first; }
-    const Arc* end() const { return last; }
-    std::size_t size() const { return static_cast<std::size_t>(last - first); }
-  };
-  Arcs arcs_of(VertexId v) const { return {arcs_.data() + arc_begin_[v], arcs_.data() + arc_begin_[v + 1]}; }
+  std::span<const Arc> arcs_of(VertexId v) const {
+    return {arcs_.data() + arc_begin_[v], arcs_.data() + arc_begin_[v + 1]};
+  }
 
   const Topology& topology_;
   RoutingScheme scheme_;

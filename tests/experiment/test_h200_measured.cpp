@@ -76,12 +76,8 @@ TEST(H200Measured, MisalignedVocabularyProjectionsPayTheMeasuredSlowdown) {
 // Most rows agree within a few percent; single rows can differ far more (a clock or a cuBLAS
 // heuristic that changed), so the bounds are on the median and p90 of the differences.
 TEST(H200Measured, ARepeatedMeasurementAgreesWithinAFewPercent) {
-  const calibration::KernelTables first = [] {
-    calibration::KernelTables t;
-    calibration::read_kernel_table_file(h200("h200-training-gemm.csv"), t);
-    return t;
-  }();
-  calibration::KernelTables again;
+  calibration::KernelTables first, again;
+  calibration::read_kernel_table_file(h200("h200-training-gemm.csv"), first);
   calibration::read_kernel_table_file(h200("h200-training-gemm-repeat.csv"), again);
   ASSERT_EQ(first.gemm.size(), 96u);
   ASSERT_EQ(again.gemm.size(), first.gemm.size());
