@@ -106,6 +106,30 @@ std::string percent(double v) {
 
 }  // namespace
 
+AffineFit fit_affine(const std::vector<double>& bytes, const std::vector<double>& seconds) {
+  // Minimises sum ((a + b x_i) / t_i - 1)^2: the normal equations of the weighted problem, with
+  // u_i = 1 / t_i and v_i = x_i / t_i, are [Suu Suv; Suv Svv] [a; b] = [Su; Sv].
+  double suu = 0, suv = 0, svv = 0, su = 0, sv = 0;
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    const double u = 1 / seconds[i], v = bytes[i] / seconds[i];
+    suu += u * u;
+    suv += u * v;
+    svv += v * v;
+    su += u;
+    sv += v;
+  }
+  const double det = suu * svv - suv * suv;
+  AffineFit f;
+  if (bytes.size() < 2 || !(std::fabs(det) > 1e-12 * suu * svv)) return {NAN, NAN, NAN};
+  f.latency_s = (su * svv - sv * suv) / det;
+  const double per_byte = (suu * sv - suv * su) / det;
+  f.bandwidth = 1 / per_byte;
+  double sum = 0;
+  for (std::size_t i = 0; i < bytes.size(); ++i) sum += std::fabs((f.latency_s + per_byte * bytes[i]) / seconds[i] - 1);
+  f.mean_abs_error = sum / static_cast<double>(bytes.size());
+  return f;
+}
+
 // Rows that fit a constant; every other row is held out:
 // - network/nccl_tuning.cpp's launch overhead per GPU generation: the DGX systems' single-node
 //   all-reduce rows below 1 MiB (a100_dgx: Ampere, h100_dgx: Hopper);
@@ -248,6 +272,34 @@ std::string format_collective_validation(const CollectiveValidation& report, con
             percent(median(e.small))});
     }
   }
+  // The floor of a model affine in size: each all-reduce series' own best latency + bytes /
+  // bandwidth through its rows >= 1 MiB (fit_affine), whatever the model predicts. Its bandwidth
+  // as bus bandwidth (nccl-tests' 2 (n - 1) / n) shows how the measured rate depends on the ranks.
+  out << (md ? "\n### " : "\n") << "each all-reduce series' own best latency + size / bandwidth, rows >= 1 MiB\n\n";
+  line({"series", "rows>=1MiB", "latency", "busbw", "mean|err|"});
+  if (md) out << "|---|---:|---:|---:|---:|\n";
+  std::vector<double> floor_errors;
+  for (const CollectiveSeries& s : report.series) {
+    if (s.collective != "all_reduce") continue;
+    std::vector<double> bytes, seconds;
+    for (std::size_t i = 0; i < s.bytes.size(); ++i) {
+      if (s.bytes[i] < kMiB) continue;
+      bytes.push_back(s.bytes[i]);
+      seconds.push_back(s.measured_s[i]);
+    }
+    const AffineFit f = fit_affine(bytes, seconds);
+    if (std::isnan(f.mean_abs_error)) continue;
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+      floor_errors.push_back(std::fabs((f.latency_s + bytes[i] / f.bandwidth) / seconds[i] - 1));
+    }
+    char latency[32], busbw[32];
+    std::snprintf(latency, sizeof latency, "%.0f us", 1e6 * f.latency_s);
+    std::snprintf(busbw, sizeof busbw, "%.0f GB/s", 1e-9 * f.bandwidth * 2.0 * (s.workers - 1) / s.workers);
+    line({s.system + " " + s.collective + " " + std::to_string(s.workers) + "/" + std::to_string(s.per_node), std::to_string(bytes.size()),
+          latency, busbw, percent(f.mean_abs_error)});
+  }
+  line({"all all_reduce", std::to_string(floor_errors.size()), "", "", percent(mean(floor_errors))});
+  out << "\n";
   // What the fit rows say, pooled per system, operation and node count (one node or several):
   // the median residual, which a fitted latency (the launch overhead) brings to about 0; a
   // fitted bandwidth (the 2-node socket rate) shows as the small mean |error| above instead.

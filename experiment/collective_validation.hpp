@@ -50,6 +50,17 @@ CollectiveValidation validate_collectives(const std::vector<CollectiveMeasuremen
 // `format`: "text" or "markdown"; `rows`: every size, not only the summaries.
 std::string format_collective_validation(const CollectiveValidation& report, const std::string& format, bool rows);
 
+// The best line time = latency + bytes / bandwidth through measured points, least squares in
+// relative error (each residual divided by its measured time), and its mean |relative error|:
+// the floor below which no model affine in size gets on those points. Needs two distinct sizes;
+// otherwise all fields are NaN.
+struct AffineFit {
+  double latency_s = 0;
+  double bandwidth = 0;       // bytes/s (algorithm bandwidth: payload bytes over time)
+  double mean_abs_error = 0;
+};
+AffineFit fit_affine(const std::vector<double>& bytes, const std::vector<double>& seconds);
+
 // Which measured rows fit a constant of the model (see collective_validation.cpp).
 bool fit_row(const std::string& system, const std::string& collective, int workers, int per_node, double bytes);
 

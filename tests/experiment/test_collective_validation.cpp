@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 #include <unistd.h>
 
 #include "experiment/collective_validation.hpp"
@@ -76,6 +77,25 @@ TEST(CollectiveValidation, ComparesEachRowWithItsSetUpAndMarksTheFitRows) {
   EXPECT_NE(text.find("held-out rows"), std::string::npos);
   EXPECT_NE(text.find("+100.0%"), std::string::npos) << text;
   EXPECT_NE(text.find("-50.0%"), std::string::npos) << text;
+}
+
+// The floor the report prints: a line through points that lie on one is found exactly, with no
+// error; points off any line leave the error a line cannot remove; one size is not enough.
+TEST(CollectiveValidation, AffineFloorRecoversALineAndMeasuresWhatNoLineFits) {
+  const std::vector<double> bytes{1e6, 4e6, 16e6, 64e6};
+  std::vector<double> on_line;
+  for (double b : bytes) on_line.push_back(40e-6 + b / 150e9);
+  const AffineFit exact = fit_affine(bytes, on_line);
+  EXPECT_NEAR(exact.latency_s, 40e-6, 1e-12);
+  EXPECT_NEAR(exact.bandwidth, 150e9, 1e-3 * 150e9);
+  EXPECT_NEAR(exact.mean_abs_error, 0, 1e-12);
+  // Bandwidth rising with size (a ramp): the best line still misses by a few percent.
+  const std::vector<double> ramp{1e6 / 20e9, 4e6 / 60e9, 16e6 / 120e9, 64e6 / 150e9};
+  const AffineFit bent = fit_affine(bytes, ramp);
+  EXPECT_GT(bent.mean_abs_error, 0.01);
+  EXPECT_LT(bent.mean_abs_error, 0.5);
+  EXPECT_TRUE(std::isnan(fit_affine({1e6}, {1e-5}).mean_abs_error));
+  EXPECT_TRUE(std::isnan(fit_affine({1e6, 1e6}, {1e-5, 2e-5}).mean_abs_error));  // one size twice
 }
 
 TEST(CollectiveValidation, TableErrorsAreLocated) {
