@@ -118,12 +118,14 @@ void norm(Layers& out, const std::string& name, const DecoderConfig& c, double t
 // The attention core as one fused FlashAttention kernel (attention_model.hpp): scores, softmax,
 // dropout and context without the s x s matrix. It keeps Q, K, V, its output and the softmax's
 // log-sum-exp (fp32, two elements per head and query) for backward, which recomputes the scores.
+// Its output is the very tensor the output projection keeps as its input (one allocation, saved
+// by both), so it is counted there, not twice.
 void flash_attention(Layers& out, const std::string& p, const DecoderConfig& c, double s) {
   const double h = c.hidden, kv = decoder_kv_features(c), causal = s * (s + 1) / 2;
   Layer& a = split(push(out, p + ".attn.flash", LayerKind::attention, 0, 2 * (2 * causal * h), s * (h + 2 * kv), s * h));
   a.backward_flops = 2 * a.forward_flops;  // model FLOPs: the recomputed scores are not counted
   a.attention = {double(c.heads), double(c.kv_heads == 0 ? c.heads : c.kv_heads), s, s, h / c.heads, true};
-  saves(a, s * (h + 2 * kv) + s * h + 2 * double(c.heads) * s);
+  saves(a, s * (h + 2 * kv) + 2 * double(c.heads) * s);
 }
 
 // Scale, mask and softmax as separate kernels over the heads x s x s scores (`probabilities`

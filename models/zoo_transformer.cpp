@@ -70,13 +70,14 @@ void layer_norm(Layers& out, const std::string& name, double tokens, double hidd
 // The attention core as one FlashAttention kernel over every query and key (an encoder masks
 // nothing): forward 4 s^2 h FLOPs as the unfused scores and context count them, backward twice
 // that (model FLOPs: its recomputed scores are not counted). It keeps Q, K, V, its output and the
-// softmax's log-sum-exp (FP32, two elements per head and query), never the s x s scores.
+// softmax's log-sum-exp (FP32, two elements per head and query), never the s x s scores; its
+// output is the output projection's saved input (one tensor), counted there.
 void flash_attention(Layers& out, const std::string& p, const EncoderConfig& c, double s) {
   const double h = c.hidden;
   Layer& a = split(push(out, p + ".flash", LayerKind::attention, 0, 2 * (2 * s * s * h), 3 * s * h, s * h));
   a.backward_flops = 2 * a.forward_flops;
   a.attention = {double(c.heads), double(c.heads), s, s, h / c.heads, false};
-  saves(a, 3 * s * h + s * h + 2 * double(c.heads) * s);
+  saves(a, 3 * s * h + 2 * double(c.heads) * s);
 }
 
 // Self-attention without norms and residual: QKV projections, the attention core, the output
