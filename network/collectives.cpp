@@ -59,7 +59,7 @@ struct Collectives::Impl {
   // when full (a cluster simulation's many jobs would otherwise grow it without end).
   using PlanKey = std::tuple<int, int, int, double, std::vector<VertexId>, int, int>;
   static constexpr std::size_t kPlanMemoLimit = 4096;
-  std::map<PlanKey, std::shared_ptr<const detail::Plan>> plans;
+  std::map<PlanKey, std::shared_ptr<const detail::Plan>, std::less<>> plans;  // looked up by reference
 };
 
 namespace {
@@ -98,16 +98,17 @@ detail::Plan make_plan(const CollectiveSpec& spec, const Topology& topology, Rou
 }  // namespace
 
 std::shared_ptr<const detail::Plan> Collectives::Impl::make_plan(const CollectiveSpec& spec) {
-  if (routing.scheme() == RoutingScheme::balanced) {
+  // Bytes that make_plan refuses (NaN would not even order in the map) are never looked up.
+  if (routing.scheme() == RoutingScheme::balanced || !(spec.bytes >= 0) || !std::isfinite(spec.bytes)) {
     return std::make_shared<const detail::Plan>(dlsim::network::make_plan(spec, topology, routing));
   }
-  PlanKey key{static_cast<int>(spec.kind), static_cast<int>(spec.algorithm), static_cast<int>(spec.protocol), spec.bytes,
-              spec.ranks, spec.root, spec.server_shards};
-  auto it = plans.find(key);
-  if (it != plans.end()) return it->second;
+  const std::tuple<int, int, int, double, const std::vector<VertexId>&, int, int> view{
+      static_cast<int>(spec.kind), static_cast<int>(spec.algorithm), static_cast<int>(spec.protocol), spec.bytes,
+      spec.ranks, spec.root, spec.server_shards};
+  if (auto it = plans.find(view); it != plans.end()) return it->second;
   auto plan = std::make_shared<const detail::Plan>(dlsim::network::make_plan(spec, topology, routing));
   if (plans.size() >= kPlanMemoLimit) plans.clear();
-  plans.emplace(std::move(key), plan);
+  plans.emplace(PlanKey(view), plan);
   return plan;
 }
 

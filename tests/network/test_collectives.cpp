@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -493,6 +494,12 @@ TEST(CollectivePlans, RepeatedAndNeighbouringSpecsEachTakeTheirOwnTime) {
     EXPECT_EQ(shared->protocol, alone.protocol);
     EXPECT_EQ(shared->flows, alone.flows);
   }
+  // A spec the planner refuses is refused again, not served from the memo of its neighbours.
+  CollectiveSpec bad = specs[0];
+  bad.bytes = std::nan("");
+  EXPECT_THROW(collectives.start(bad, [](const CollectiveResult&) {}), std::invalid_argument);
+  bad.bytes = -1;
+  EXPECT_THROW(collectives.start(bad, [](const CollectiveResult&) {}), std::invalid_argument);
   // The neighbours really differ, so the memo could not have served one for another.
   EXPECT_NE(run_collective(t.topology, specs[0]).time_s, run_collective(t.topology, specs[2]).time_s);
   EXPECT_NE(run_collective(t.topology, specs[3]).algorithm, run_collective(t.topology, specs[4]).algorithm);
