@@ -18,7 +18,8 @@ const std::pair<const char*, const char*> kOrigins[] = {
     {"A100-80GB", "A100-80GB"}, {"H100-SXM", "H100-SXM"}, {"A40", "A40"},     {"V100-16GB", "V100-16GB"},
     {"P100-PCIe", "P100-PCIe"}, {"A100-40GB", "A100-80GB"}, {"H200", "H100-SXM"}, {"V100-32GB", "V100-16GB"},
     {"T4", "V100-16GB"},        {"P100", "P100-PCIe"},     {"K80", "P100-PCIe"}, {"A10", "A40"},
-    {"A10G", "A40"},            {"L4", "A40"}};
+    {"A10G", "A40"},            {"L4", "A40"},             {"L40S", "A40"},      {"B200", "H100-SXM"},
+    {"GB200", "H100-SXM"},      {"MI300X", "H100-SXM"}};
 
 }  // namespace
 

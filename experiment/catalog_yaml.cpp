@@ -7,6 +7,7 @@
 #include "experiment/nearest_name.hpp"
 #include "network/ici.hpp"
 #include "network/link_tech.hpp"
+#include "network/topology_builders.hpp"
 
 namespace dlsim::experiment {
 namespace {
@@ -79,7 +80,7 @@ models::InstanceType read_instance_fields(MapReader& r, const std::string& name,
     r.fail("accelerator", "unknown accelerator '" + t.device + "'" + did_you_mean(t.device, catalog.device_names()) +
                               "; run 'dlsim catalog devices' for the list");
   }
-  t.accelerators_per_node = static_cast<int>(r.integer("accelerators_per_node", 1, 64));
+  t.accelerators_per_node = static_cast<int>(r.integer("accelerators_per_node", 1, network::kMaxAcceleratorsPerNode));
   t.network_bandwidth = r.quantity("network_bandwidth", Dimension::bandwidth, 1, kMaxBandwidth);
   t.network_latency_s = r.quantity("network_latency", Dimension::duration, 0, kMaxLatency, 25e-6);
   t.intra_node_bandwidth = r.quantity("intra_node_bandwidth", Dimension::bandwidth, 1, kMaxBandwidth,

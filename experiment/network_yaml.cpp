@@ -34,7 +34,10 @@ network::NodeKind node_kind(const std::string& s) {
   return network::NodeKind::nvswitch;
 }
 
-// NCCL's compute-capability class of a GPU generation (0: does not run NCCL).
+// NCCL's compute-capability class of a GPU generation (0: does not run NCCL). Blackwell (sm_100)
+// takes NCCL's Hopper rows of latencies and bandwidth factors (nccl_tuning.cpp has no newer row);
+// AMD's MI300X runs RCCL, a fork of NCCL with its own tuning that dlsim does not model: its
+// collectives are ideal phases at the links' line rate, optimistic (docs/validation.md).
 int compute_capability(models::Generation g) {
   switch (g) {
     case models::Generation::kepler: return 37;
@@ -44,6 +47,7 @@ int compute_capability(models::Generation g) {
     case models::Generation::ampere: return 80;
     case models::Generation::ada: return 89;
     case models::Generation::hopper: return 90;
+    case models::Generation::blackwell: return 100;
     default: return 0;
   }
 }
@@ -59,7 +63,8 @@ network::LinkTech link_tech_of(network::NodeKind kind, int cc, double link_bandw
   return network::LinkTech::ici;  // tpu_board
 }
 
-// NVSwitch-3 (H100/H200-class NVSwitch nodes) reduces in the switch.
+// NVSwitch-3 and its successor in Blackwell systems (H100/H200 and B200/GB200 NVSwitch nodes) reduce
+// in the switch.
 bool nvls_capable(const network::NodeSpec& node, int cc) { return node.kind == network::NodeKind::nvswitch && cc >= 90; }
 
 std::string node_kind_name(network::NodeKind k) { return kNodeKinds[static_cast<int>(k)]; }
@@ -111,7 +116,8 @@ void read_node(MapReader& r, network::NodeSpec& node, int cc, network::IciGenera
   const bool capable = nvls_capable(node, cc);
   const bool nvls = r.boolean("nvls", capable);
   if (nvls && !capable) {
-    r.fail("nvls", "NVLink SHARP needs an nvswitch node of Hopper-class GPUs (NVSwitch-3: H100, H200, H800, H20); this "
+    r.fail("nvls", "NVLink SHARP needs an nvswitch node of Hopper-class or newer GPUs (NVSwitch-3 and -4: H100, H200, "
+                   "H800, H20, B200, GB200); this "
                    "node is " + node_kind_name(node.kind) + (cc > 0 ? " with compute capability " + std::to_string(cc) : ""));
   }
   node.nvls_bandwidth = nvls ? nvls_bandwidth_of(node) : 0.0;

@@ -54,6 +54,8 @@ std::string usual_precision(const models::DeviceSpec& device) {
     case Generation::ampere:
     case Generation::ada:
     case Generation::hopper:
+    case Generation::blackwell:
+    case Generation::cdna3:
     case Generation::tpu: return device.supports(models::Precision::bf16) ? "bf16" : "fp32";
     case Generation::volta:
     case Generation::turing: return device.supports(models::Precision::fp16) ? "fp16" : "fp32";

@@ -18,6 +18,14 @@
 //    hopper, fp8: FA3 FP8 forward (Tables D). FA3 has no FP8 backward (flash-attention README: "FP16 / BF16
 //      forward and backward, FP8 forward"): the backward runs at FA3's BF16 backward rate (Table C2) and
 //      the device's BF16 peak.
+//    blackwell, fp16/bf16: the A100 fractions (Tables A) against the Blackwell peak. FlashAttention-4, the
+//      kernel written for Blackwell, reaches "up to 1613 TFLOPs/s (71% utilization)" of the B200's 2.25
+//      PFLOP/s BF16 peak, 1.3x cuDNN 9.13 (Zadouri, Dao et al., "FlashAttention-4", arXiv 2026; Together AI
+//      blog): about the fraction FA2 reaches on A100 (73% forward at its best), not the 35-40% FA2 reaches
+//      on H100. No per-length or per-head-dim figures for it were found: the A100 curves give the shape.
+//    cdna3 (AMD MI300X), fp16/bf16: the H100 FA2 fractions (Tables B). NO PUBLISHED FIGURE was found for
+//      the ROCm FlashAttention ports (composable_kernel, Triton) that PyTorch's SDPA runs there: an
+//      assumption that a port of FA2 to a new generation reaches what FA2 reached on Hopper.
 //    Pre-Ampere (FA2 requires sm80+; FlashAttention 1.x ran on Turing but no throughput figures for it are
 //    tabulated here), TPUs, unknown generations, fp32/tf32/fp64, and fp8 off Hopper: std::invalid_argument.
 // R2 A100 backward: the FA2 paper prints forward (Fig. 5) and forward+backward (Fig. 4), not the backward
@@ -291,7 +299,8 @@ void check_runs(Precision precision, const DeviceSpec& device) {
                                 " peak");
   }
   const Generation g = device.generation;
-  if (g != Generation::ampere && g != Generation::ada && g != Generation::hopper) {
+  if (g != Generation::ampere && g != Generation::ada && g != Generation::hopper && g != Generation::blackwell &&
+      g != Generation::cdna3) {
     throw std::invalid_argument("attention: no FlashAttention figures for " + device.name + " (generation " +
                                 std::string(to_string(g)) +
                                 "); FlashAttention-2 needs Ampere or newer (FlashAttention 1.x ran on Turing, "
@@ -311,13 +320,15 @@ AttentionTime flash_attention_time(const AttentionShape& shape, Precision precis
   check(shape, precision, device);
   const bool hopper = device.generation == Generation::hopper;
   const bool fp8 = precision == Precision::fp8;
+  // R1: MI300X takes FA2-on-H100's fractions; Blackwell keeps the A100 ones (below).
+  const bool h100_fractions = (hopper || device.generation == Generation::cdna3) && !fp8;
 
   // R1: the kernel's curves for each pass, and the peak each pass runs against.
   Curves forward = curves(kA100Forward, kLengths, kA100Peak);
   Curves backward = curves(kA100Backward, kLengths, kA100Peak);
   double forward_peak = device.peak(precision);
   double backward_peak = device.peak(precision);
-  if (hopper && !fp8) {
+  if (h100_fractions) {
     forward = curves(kH100Fa2Forward, kLengths, kH100Peak);
     backward = curves(kH100Fa2Backward, kLengths, kH100Peak);
   } else if (hopper && fp8) {

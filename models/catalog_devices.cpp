@@ -25,11 +25,12 @@ struct Peaks {  // TFLOP/s, dense
 
 // The host link of each device generation, x16, per direction, after 128b/130b encoding
 // (PCI-SIG: Gen3 8 GT/s, Gen4 16 GT/s, Gen5 32 GT/s per lane): Gen3 for K80 to T4 and the TPU
-// hosts, Gen4 for A100, A10, A10G and L4 (hw-a10-*, hw-a10g-*, hw-l4-* name "PCIe Gen4"), Gen5 for
-// H100 and H200 (NVIDIA datasheets).
+// hosts, Gen4 for A100, A10, A10G, L4 and L40S (hw-a10-*, hw-a10g-*, hw-l4-* and the L40S datasheet
+// name "PCIe Gen4"), Gen5 for H100, H200, B200, GB200 and MI300X (NVIDIA and AMD datasheets; the
+// B200 itself can run Gen6, its HGX hosts are Gen5).
 double pcie_x16_per_direction(const std::string& device) {
   const auto starts = [&](const char* prefix) { return device.rfind(prefix, 0) == 0; };
-  if (starts("H100") || starts("H200")) return 63.0e9;
+  if (starts("H100") || starts("H200") || starts("B200") || starts("GB200") || starts("MI300")) return 63.0e9;
   if (starts("A100") || device == "A10" || starts("A10G") || starts("L4") || device == "A40") return 31.5e9;
   return 15.75e9;
 }
@@ -55,7 +56,10 @@ DeviceSpec spec(std::string name, std::string description, Peaks t, double memor
 // whitepaper, TU104 as T4: 40 SMs, 4 MB L2), A10/A10G/A40 (GA102 whitepaper: A10 72 SMs, A40 84
 // SMs, 6 MB L2; AWS names 80 SMs for the A10G), L4 (AD104, Ada whitepaper: 58 SMs, 48 MB L2),
 // A100 (GA100 whitepaper: 108 SMs, 40 MB L2), H100 SXM5 and H200 (GH100 whitepaper: 132 SMs,
-// 50 MB L2). TPUs: matrix units (128x128 MXUs) per chip from Google's system-architecture pages:
+// 50 MB L2), L40S (AD102, Ada whitepaper: 142 of the die's 144 SMs, 96 MB L2 on the full die), B200
+// and GB200 (148 SMs, as the FlashAttention-4 paper's B200 and CUDA's device query report them; no
+// whitepaper gives Blackwell's L2: 0, which the kernel model does not use), AMD MI300X (CDNA 3
+// whitepaper: 304 compute units; 256 MB Infinity Cache as its last-level cache). TPUs: matrix units (128x128 MXUs) per chip from Google's system-architecture pages:
 // v2 2 (one per core), v3 4, v4 8, v5e 4, v5p 8; v6e 2 (256x256).
 DeviceSpec with_arch(DeviceSpec d, Generation g, int units, double l2_bytes) {
   d.generation = g;
@@ -161,6 +165,14 @@ void add_ampere_and_ada_gpus(Catalog& c) {
                     {.fp32 = 30.3, .tf32 = 60, .fp16 = 121, .bf16 = 121, .fp8 = 242.5}, 24 * kGB,
                     300 * kGB, 64 * kGB, "hw-l4-*: NVIDIA L4 datasheet"), Generation::ada, 58, 48 * kMB),
                unmeasured());
+  // NOT IN THE REFERENCE: the L40S (AWS g6e), NVIDIA L40S datasheet (2023), dense figures (the
+  // sheet's sparse ones halved): FP32 91.6 TF, TF32 tensor 183 TF, FP16/BF16 tensor 362.05 TF, FP8
+  // 733 TF; 48 GB GDDR6 at 864 GB/s; no NVLink, PCIe Gen4 x16 (64 GB/s bidirectional) to peers.
+  c.add_device(with_arch(spec("L40S", "NVIDIA L40S 48GB PCIe",
+                              {.fp32 = 91.6, .tf32 = 183, .fp16 = 362.05, .bf16 = 362.05, .fp8 = 733}, 48 * kGB,
+                              864 * kGB, 64 * kGB, "NVIDIA L40S datasheet (not in hardware-and-cloud.yaml)"),
+                         Generation::ada, 142, 96 * kMB),
+               unmeasured());
   // NOT IN THE REFERENCE: the A40, added because ../shared/reference/kernels measures it (vidur's
   // "8xA40 pairwise NVLink" node). NVIDIA A40 datasheet (2021): 48 GB GDDR6 at 696 GB/s, FP32
   // 37.4 TF, TF32 tensor 74.8 TF, FP16/BF16 tensor 149.7 TF dense, NVLink bridge 112.5 GB/s
@@ -200,6 +212,45 @@ void add_hopper_gpus(Catalog& c) {
            {.fp64 = 67, .fp32 = 67, .tf32 = 494.7, .fp16 = 989.4, .bf16 = 989.4, .fp8 = 1978.9},
            141 * kGB, 4800 * kGB, 900 * kGB, "hw-h200-sxm-*: NVIDIA H200 datasheet"), Generation::hopper, 132, 50 * kMB),
       profile(kH200Matmul, kH200Memory));
+}
+
+// NOT IN THE REFERENCE: Blackwell. Dense tensor rates are the datasheets' sparse figures halved.
+// Memory per GPU is the system's total over its GPUs.
+void add_blackwell_gpus(Catalog& c) {
+  // NVIDIA HGX B200 / DGX B200 datasheets (8 GPUs at 1,000 W): FP4 144 PF, FP8 72 PF, FP16/BF16
+  // 36 PF, TF32 18 PF (sparse), FP32 600 TF, FP64 296 TF, 1,440 GB HBM3e at 64 TB/s in all;
+  // per GPU: FP8 4,500, FP16/BF16 2,250, TF32 1,125 dense, FP32 75, FP64 37 TF, 180 GB at 8 TB/s.
+  // NVLink 5: 1.8 TB/s bidirectional per GPU through NVSwitch.
+  c.add_device(with_arch(spec("B200", "NVIDIA B200 (HGX B200, 1,000 W) 180GB",
+                              {.fp64 = 37, .fp32 = 75, .tf32 = 1125, .fp16 = 2250, .bf16 = 2250, .fp8 = 4500},
+                              180 * kGB, 8000 * kGB, 1800 * kGB,
+                              "NVIDIA HGX B200 / DGX B200 datasheets (not in hardware-and-cloud.yaml)"),
+                         Generation::blackwell, 148, 0),
+               unmeasured());
+  // The Blackwell GPU of a GB200 superchip, as the GB200 NVL72 rack runs it (1,200 W, liquid
+  // cooled): NVIDIA GB200 NVL72 datasheet per rack of 72 GPUs, FP8 720 PF, FP16/BF16 360 PF, TF32
+  // 180 PF (sparse), 13.4 TB HBM3e at 576 TB/s; per GPU: FP8 5,000, FP16/BF16 2,500, TF32 1,250
+  // dense, 186 GB at 8 TB/s. FP32 90 and FP64 45 TF at 1,200 W (glennklockwood.com's Blackwell
+  // table, from NVIDIA's Blackwell datasheet). NVLink 5 to the rack's NVLink switches: 1.8 TB/s
+  // bidirectional per GPU, all 72 in one NVLink domain.
+  c.add_device(with_arch(spec("GB200", "NVIDIA Blackwell GPU of a GB200 superchip (NVL72, 1,200 W) 186GB",
+                              {.fp64 = 45, .fp32 = 90, .tf32 = 1250, .fp16 = 2500, .bf16 = 2500, .fp8 = 5000},
+                              13400.0 / 72 * kGB, 8000 * kGB, 1800 * kGB,
+                              "NVIDIA GB200 NVL72 datasheet (not in hardware-and-cloud.yaml)"),
+                         Generation::blackwell, 148, 0),
+               unmeasured());
+}
+
+// NOT IN THE REFERENCE: AMD Instinct MI300X datasheet (amd.com, 2023): dense peaks FP64 163.4 TF
+// (matrix), FP32 163.4, TF32 653.7, FP16/BF16 1,307.4, FP8 2,614.9 TF; 192 GB HBM3 at 5.3 TB/s;
+// seven Infinity Fabric (xGMI) links of 128 GB/s bidirectional, 896 GB/s in all, one to each other
+// GPU of an 8-GPU platform; PCIe Gen5 x16 to the host.
+void add_amd_gpus(Catalog& c) {
+  c.add_device(with_arch(spec("MI300X", "AMD Instinct MI300X 192GB",
+                              {.fp64 = 163.4, .fp32 = 163.4, .tf32 = 653.7, .fp16 = 1307.4, .bf16 = 1307.4, .fp8 = 2614.9},
+                              192 * kGB, 5300 * kGB, 896 * kGB, "AMD Instinct MI300X datasheet (not in hardware-and-cloud.yaml)"),
+                         Generation::cdna3, 304, 256 * kMB),
+               unmeasured());
 }
 
 // TPUs: per chip, BF16 matrix rate only. The reference gives no FP32/FP16/FP8 rates for the
@@ -263,6 +314,8 @@ void add_builtin_devices(Catalog& catalog) {
   add_pre_ampere_gpus(catalog);
   add_ampere_and_ada_gpus(catalog);
   add_hopper_gpus(catalog);
+  add_blackwell_gpus(catalog);
+  add_amd_gpus(catalog);
   add_tpus(catalog);
 }
 

@@ -45,7 +45,11 @@ struct Row {
 // How the accelerators of a node connect, from its device and links: TPU hosts are chips on ICI
 // (four on v2/v3/v4/v5p, eight on v5e/v6e); PCIe instances have no NVLink; 8-GPU P100/V100 nodes
 // use the DGX-1 hybrid cube-mesh (dgx1v-topology), 4-GPU V100 nodes (p3.8xlarge) a fully
-// connected NVLink quad, and A100/H100 nodes NVSwitch (all-to-all).
+// connected NVLink quad, and A100/H100/B200 nodes NVSwitch (all-to-all), as do the 72 GPUs of a
+// GB200 NVL72 rack. An MI300X platform connects every GPU to every other by its own Infinity
+// Fabric link: a complete graph, whose links NCCL-style rings can all use at once (the complete
+// directed graph on 8 vertices splits into 7 directed Hamiltonian rings), so it is taken as
+// all-to-all at the GPU's total link bandwidth.
 network::NodeKind node_kind_of(const Row& r) {
   const std::string device = r.device;
   if (device.rfind("TPU", 0) == 0) return network::NodeKind::tpu_board;
@@ -71,13 +75,17 @@ struct Nic {
 Nic nic_of(const std::string& name) {
   using network::LinkTech;
   using network::Transport;
-  if (name == "aws/p3dn.24xlarge" || name.rfind("aws/p4d", 0) == 0 || name == "aws/p5.48xlarge") {
+  if (name == "aws/p3dn.24xlarge" || name.rfind("aws/p4d", 0) == 0 || name == "aws/p5.48xlarge" || name == "aws/p5e.48xlarge" ||
+      name == "aws/g6e.48xlarge") {
     return {LinkTech::efa, Transport::rdma};
   }
   if (name == "azure/Standard_ND40rs_v2") return {LinkTech::ib_edr, Transport::rdma};
   if (name == "nvidia/dgx-1" || name == "nvidia/dgx-1v" || name == "nvidia/dgx-2") return {LinkTech::ib_edr, Transport::rdma};
   if (name.rfind("nvidia/dgx-a100", 0) == 0) return {LinkTech::ib_hdr, Transport::rdma};
-  if (name == "nvidia/dgx-h100" || name == "nvidia/dgx-h200") return {LinkTech::ib_ndr, Transport::rdma};
+  if (name == "nvidia/dgx-h100" || name == "nvidia/dgx-h200" || name == "nvidia/dgx-b200" || name == "nvidia/gb200-nvl72" ||
+      name == "amd/instinct-mi300x-platform") {
+    return {LinkTech::ib_ndr, Transport::rdma};
+  }
   if (name.rfind("azure/Standard_ND96a", 0) == 0) return {LinkTech::ib_hdr, Transport::rdma};
   if (name == "azure/Standard_ND96isr_H100_v5") return {LinkTech::ib_ndr, Transport::rdma};
   if (name == "gcp/a3-highgpu-8g" || name.rfind("gcp/tpu-", 0) == 0) return {LinkTech::ethernet, Transport::rdma};
@@ -87,7 +95,10 @@ Nic nic_of(const std::string& name) {
 // NICs per node where the reference names several (EFA/InfiniBand rails); one elsewhere.
 int nics_of(const std::string& name) {
   if (name == "aws/p4d.24xlarge" || name == "aws/p4de.24xlarge") return 4;   // 4x100 Gbps EFA
-  if (name == "aws/p5.48xlarge") return 32;                                  // 32x100 Gbps EFAv2
+  if (name == "aws/p5.48xlarge" || name == "aws/p5e.48xlarge") return 32;    // 32x100 Gbps EFAv2
+  if (name == "aws/g6e.48xlarge") return 4;                                  // 4x100 Gbps EFA
+  if (name == "nvidia/gb200-nvl72") return 72;                               // one 400 Gb/s NIC per GPU
+  if (name == "amd/instinct-mi300x-platform") return 8;                      // one 400 Gb/s NIC per GPU
   if (name == "gcp/a3-highgpu-8g") return 4;                                 // 4x200 GPUDirect-TCPX
   if (name == "gcp/tpu-v5e-8") return 2;                                     // 2x100 per host
   if (name.rfind("azure/Standard_ND96", 0) == 0) return 8;                   // 8 InfiniBand HCAs
@@ -118,7 +129,7 @@ int vcpus_of(const std::string& name) {
       {"aws/g4dn.2xlarge", 8},   {"aws/g4dn.12xlarge", 48}, {"aws/g4dn.metal", 96},    {"aws/g5.xlarge", 4},     {"aws/g5.2xlarge", 8},
       {"aws/g5.12xlarge", 48},   {"aws/g5.48xlarge", 192},  {"gcp/a2-highgpu-1g", 12}, {"gcp/a2-highgpu-8g", 96},
       {"gcp/a3-highgpu-8g", 208}, {"azure/Standard_ND96asr_v4", 96}, {"azure/Standard_ND96amsr_A100_v4", 96},
-      {"azure/Standard_ND96isr_H100_v5", 96},
+      {"azure/Standard_ND96isr_H100_v5", 96}, {"aws/p5e.48xlarge", 192}, {"aws/g6e.xlarge", 4}, {"aws/g6e.48xlarge", 192},
   };
   const auto it = vcpus.find(name);
   return it == vcpus.end() ? 0 : it->second;
@@ -196,6 +207,14 @@ void add_aws_p4_p5(Catalog& c) {
           "2023-07 launch (us-east-1)",
           "inst-aws-p5.48xlarge-price: nextplatform.com 2023-07-27 'H100 GPU Instance Pricing On "
           "AWS'"});
+  // NOT IN THE REFERENCE: p5e.48xlarge, the p5 with 8 H200 (same 32x100 Gbps EFAv2, 192 vCPUs).
+  // AWS sold it by Capacity Blocks, with no on-demand price at the time: its block rate was 43.26
+  // USD per instance-hour against p5.48xlarge's 39.33 (aws.amazon.com/ec2/capacityblocks/pricing,
+  // rates to 2025-01-01, US East). DERIVED: p5's on-demand price x that ratio, 108.14 USD/h, so
+  // that the two compare on one basis (not a published price).
+  add(c, {"aws/p5e.48xlarge", "H200", 8, 3200, kRdmaLatency, kNvlinkLatency, 98.32 * 43.26 / 39.33,
+          "derived from 2024 Capacity Block rates (us-east)",
+          "AWS Capacity Blocks pricing (p5e 43.26, p5 39.33 USD/h) x p5 on-demand; not in the reference file"});
 }
 
 // PCIe nodes: T4 Gen3 (hw-t4-link 32 GB/s bidir), A10G and L4 Gen4 (hw-a10g-link, hw-l4-link
@@ -224,6 +243,18 @@ void add_aws_g(Catalog& c) {
           "inst-aws-g5.48xlarge-price: huggingface.co/spaces/arcee-ai/Benchmarks (vantage.sh)"});
   add(c, {"aws/g6.48xlarge", "L4", 8, 100, kEthernetLatency, kPcieLatency, 13.3504, "2024",
           "inst-aws-g6.48xlarge-price: AWS pricing (uncertain - verify)"});
+  // NOT IN THE REFERENCE: g6e (L40S over PCIe Gen4). g6e.xlarge: 1 L40S, 4 vCPUs, network "up to
+  // 20" Gbps -> 20 (burst figure); on-demand 1.861 and spot 1.1027 USD/h, AWS us-east-1 (Modal,
+  // "How much does it cost to run NVIDIA L40S GPUs in 2025?", 2025-08-12).
+  add(c, {"aws/g6e.xlarge", "L40S", 1, 20, kEthernetLatency, kPcieLatency, 1.861, "2025-08 (us-east-1)",
+          "AWS pricing via modal.com/blog/nvidia-l40s-price-article (2025-08); not in the reference file"});
+  // g6e.48xlarge: 8 L40S, 192 vCPUs, 400 Gbps with EFA (taken as 4 x 100 Gbps NICs, as p4d). Price from
+  // memory of AWS's us-east-1 page (uncertain - verify); not in the reference file.
+  add(c, {"aws/g6e.48xlarge", "L40S", 8, 400, kRdmaLatency, kPcieLatency, 30.13118, "2024-2025 (us-east-1)",
+          "AWS EC2 on-demand pricing (from memory - uncertain, verify); not in the reference file"});
+  InstanceType spot = *c.find_instance("aws/g6e.xlarge");
+  spot.spot_price_per_hour = 1.1027;
+  c.add_instance(std::move(spot));
 }
 
 // GCP GPU prices: Cyclenerd google-cloud-pricing-cost-calculator pricing.yml (generated from
@@ -341,6 +372,24 @@ void add_nvidia_dgx(Catalog& c) {
           "NVIDIA DGX A100 datasheet (640 GB edition)"});
   add(c, {"nvidia/dgx-h100", "H100-SXM", 8, 3200, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX H100 datasheet"});
   add(c, {"nvidia/dgx-h200", "H200", 8, 3200, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX H200 datasheet"});
+  // DGX B200: 8 B200 on NVLink 5 switches, 8 x 400 Gb/s ConnectX-7 (NVIDIA DGX B200 datasheet).
+  add(c, {"nvidia/dgx-b200", "B200", 8, 3200, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX B200 datasheet"});
+  // A GB200 NVL72 rack as one node: its 72 GPUs are one NVLink domain (18 compute trays of 4
+  // GPUs on 9 NVLink switch trays), one 400 Gb/s ConnectX-7 per GPU to the scale-out fabric, as
+  // Azure's ND GB200 v6 (4 x 400 Gb/s per 4-GPU VM, learn.microsoft.com) and the NVL72
+  // reference design run it.
+  add(c, {"nvidia/gb200-nvl72", "GB200", 72, 72 * 400, kRdmaLatency, kNvlinkLatency, 0, purchase,
+          "NVIDIA GB200 NVL72 datasheet; NICs as Azure ND GB200 v6"});
+}
+
+// AMD's 8-GPU MI300X platform (8 OAM modules on one baseboard, each GPU linked to every other by
+// Infinity Fabric), with one 400 Gb/s InfiniBand NIC per GPU as Azure's ND MI300X v5 runs it
+// (learn.microsoft.com ND MI300X v5 series). Bought, not rented here: no hourly price (the
+// reference records none for the Azure VM). Its collectives run RCCL, which dlsim does not
+// model (network_yaml.cpp: ideal phases at line rate).
+void add_amd(Catalog& c) {
+  add(c, {"amd/instinct-mi300x-platform", "MI300X", 8, 3200, kRdmaLatency, kNvlinkLatency, 0, "purchase only (no hourly price)",
+          "AMD Instinct MI300X platform; NICs as Azure ND MI300X v5"});
 }
 
 }  // namespace
@@ -354,6 +403,7 @@ void add_builtin_instances(Catalog& catalog) {
   add_gcp_tpu(catalog);
   add_azure(catalog);
   add_nvidia_dgx(catalog);
+  add_amd(catalog);
 }
 
 }  // namespace dlsim::models

@@ -167,6 +167,8 @@ bool tensor_core_math(Precision precision, const DeviceSpec& device) {
     case Generation::ampere:
     case Generation::ada:
     case Generation::hopper:
+    case Generation::blackwell:
+    case Generation::cdna3:
       return precision == Precision::fp16 || precision == Precision::bf16 || precision == Precision::tf32 ||
              precision == Precision::fp8;
     default: return false;

@@ -17,6 +17,8 @@ std::string_view to_string(Generation g) {
     case Generation::ampere: return "ampere";
     case Generation::ada: return "ada";
     case Generation::hopper: return "hopper";
+    case Generation::blackwell: return "blackwell";
+    case Generation::cdna3: return "cdna3";
     case Generation::tpu: return "tpu";
     case Generation::unknown: break;
   }

@@ -11,7 +11,9 @@ namespace dlsim::models {
 
 // The device generation: which kernels its vendor libraries run (tensor-core generation, tile
 // shapes, FlashAttention version) and which measured profile is its nearest relative.
-enum class Generation { unknown, kepler, pascal, volta, turing, ampere, ada, hopper, tpu };
+// Ordered by age among NVIDIA GPUs (the kernel model asks "Volta or newer"); cdna3 is AMD's
+// Instinct MI300 family, tpu Google's chips.
+enum class Generation { unknown, kepler, pascal, volta, turing, ampere, ada, hopper, blackwell, cdna3, tpu };
 std::string_view to_string(Generation g);
 
 struct DeviceSpec {

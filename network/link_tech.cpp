@@ -16,7 +16,7 @@ struct TechRow {
   double fraction;
 };
 
-// Line rates per link per direction: NVLink1 20 GB/s; NVLink2/3/4 25 GB/s; PCIe x16 16, 32,
+// Line rates per link per direction: NVLink1 20 GB/s; NVLink2/3/4 25 GB/s; NVLink5 50 GB/s; PCIe x16 16, 32,
 // 64 GB/s as dlsim's catalog writes them; InfiniBand 12.5, 25, 50 GB/s.
 constexpr TechRow kTechs[] = {
     {LinkTech::generic, "generic", 1.0},
@@ -31,6 +31,9 @@ constexpr TechRow kTechs[] = {
     // topo.h SM90_NVLINK_BW 20.6 of 25 (H100). Measured: ring busbw 370 of 450 GB/s on 8 x H100
     // (nccl-maint-h100-ring).
     {LinkTech::nvlink4, "nvlink4", 20.6 / 25.0},
+    // topo.h SM100_NVLINK_BW 40.1 of 50 (B200, GB200: NVLink 5 doubles the per-link rate, 18 links
+    // of 50 GB/s per direction). No measurement in the reference.
+    {LinkTech::nvlink5, "nvlink5", 40.1 / 50.0},
     // topo.h PCI_BW 12.0 GB/s for Gen3 x16 (16 GB/s in dlsim's catalog). The same fraction holds
     // at Gen4 and Gen5 in vidur's measurements (collectives_vidur.csv, 4 PCIe GPUs whose ring
     // crosses PCIe: 23.7 of 32 and 48.8 of 64 GB/s busbw), which are held out, not fit.
@@ -100,6 +103,7 @@ const std::vector<std::string>& link_tech_names() {
 std::string to_string(Transport transport) { return transport == Transport::tcp ? "tcp" : "rdma"; }
 
 LinkTech nvlink_of(int compute_capability) {
+  if (compute_capability >= 100) return LinkTech::nvlink5;
   if (compute_capability >= 90) return LinkTech::nvlink4;
   if (compute_capability >= 80) return LinkTech::nvlink3;
   if (compute_capability >= 70) return LinkTech::nvlink2;

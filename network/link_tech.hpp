@@ -38,7 +38,8 @@ std::optional<LinkTech> link_tech_from_string(const std::string& name);
 const std::vector<std::string>& link_tech_names();
 std::string to_string(Transport transport);
 
-// NVLink generation of a GPU family, by its NCCL compute capability (60 Pascal ... 90 Hopper);
+// NVLink generation of a GPU family, by its NCCL compute capability (60 Pascal ... 90 Hopper,
+// 100 Blackwell);
 // generic when unknown. PCIe generation by the x16 bandwidth per direction (bytes/s).
 LinkTech nvlink_of(int compute_capability);
 LinkTech pcie_of(double x16_bandwidth);

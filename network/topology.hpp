@@ -53,7 +53,7 @@ struct VertexInfo {
 // achievable fraction of line rate (link_tech.hpp). `generic` links run at line rate.
 enum class LinkTech {
   generic,
-  nvlink1, nvlink2, nvlink3, nvlink4,
+  nvlink1, nvlink2, nvlink3, nvlink4, nvlink5,
   pcie3, pcie4, pcie5,
   ib_edr, ib_hdr, ib_ndr,
   roce, efa, ethernet,

@@ -62,6 +62,10 @@ namespace dlsim::network {
 enum class NodeKind { nvswitch, hybrid_cube_mesh, pcie, tpu_board, nvlink_pairs };
 enum class FabricKind { single_switch, leaf_spine, fat_tree, rail_optimized, torus, wan };
 
+// The most accelerators one node may hold: a GB200 NVL72 rack's 72 GPUs, the largest NVLink
+// domain sold as one system, which the catalog models as one node.
+constexpr int kMaxAcceleratorsPerNode = 72;
+
 struct NodeSpec {
   NodeKind kind = NodeKind::nvswitch;
   int accelerators = 8;

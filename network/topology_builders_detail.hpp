@@ -15,7 +15,7 @@
 
 namespace dlsim::network::detail {
 
-constexpr int kMaxAccelerators = 64;
+constexpr int kMaxAccelerators = kMaxAcceleratorsPerNode;
 constexpr int kMaxNodes = 1'000'000;  // keeps vertex ids and rank arithmetic far from overflow
 constexpr int kMaxSpines = 65'536;
 constexpr int kMaxFatTreeK = 128;     // 128^3/4 = 524,288 NIC ports

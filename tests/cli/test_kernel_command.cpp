@@ -104,8 +104,8 @@ TEST(KernelCommand, BadTablesExitTwoAndWriteNothing) {
   const std::string header = "gpu,source_model,op,m,n,k,dtype,median_ms\n";
   const std::string good = "A100,x,attn_post_proj,64,4096,4096,fp16,0.02\n";
   const std::pair<std::string, std::string> cases[] = {
-      {header + good + "B200,x,attn_post_proj,64,4096,4096,fp16,0.02\n",
-       "error: t.csv:3: gpu: unknown device or GPU label 'B200'"},
+      {header + good + "X900,x,attn_post_proj,64,4096,4096,fp16,0.02\n",
+       "error: t.csv:3: gpu: unknown device or GPU label 'X900'"},
       {header + good + good + "A100,x,attn_post_proj,64,4096,4o96,fp16,0.02\n",
        "error: t.csv:4: k: '4o96' is not a number\n"},
       {"gpu,source_model,op,num_tokens,elements,bytes,dtype,median_ms\nA100,x,swiglu,8,32768,196608,fp16,0.01\n",

@@ -37,6 +37,25 @@ TEST(AttentionChoice, AutoPicksFlashWhereItRunsAndUnfusedElsewhere) {
   EXPECT_FALSE(load_scenario_text(decoder_scenario("aws/p4d.24xlarge", "fp32", ""), "f.yaml").workload.decoder->flash_attention);
 }
 
+// The newer catalog devices train in bf16 by default and run FlashAttention (FlashAttention-4 and
+// cuDNN on Blackwell, the ROCm ports on MI300X), and a B200 step is faster than an H100's.
+TEST(AttentionChoice, NewerDevicesDefaultToBf16WithFlash) {
+  const std::string no_precision = "cluster:\n  instance: nvidia/dgx-b200\nworkload:\n  model: gpt3-125m\n  sequence_length: "
+                                   "1024\n  optimizer: adam\n  batch: {global: 16}\n  iterations: 10\n  plan: {micro_batch_size: 1}\n";
+  const Scenario b200 = load_scenario_text(no_precision, "b.yaml");
+  EXPECT_EQ(b200.workload.precision, models::Precision::bf16);
+  EXPECT_TRUE(b200.workload.decoder->flash_attention);
+  for (const char* instance : {"amd/instinct-mi300x-platform", "aws/g6e.xlarge"}) {
+    const Scenario s = load_scenario_text(decoder_scenario(instance, "bf16", ""), "s.yaml");
+    EXPECT_TRUE(s.workload.decoder->flash_attention) << instance;
+  }
+  const Results b = run(b200);
+  const Results h = run(load_scenario_text(decoder_scenario("nvidia/dgx-h100", "bf16", ""), "h.yaml"));
+  ASSERT_EQ(b.rows.size(), 1u);
+  ASSERT_EQ(h.rows.size(), 1u);
+  EXPECT_LT(b.rows[0].compute_s, h.rows[0].compute_s);
+}
+
 TEST(AttentionChoice, UnfusedKeepsTheScoresAndCostsMemory) {
   const Scenario flash = load_scenario_text(decoder_scenario("aws/p4d.24xlarge", "bf16", "  attention: flash\n"), "a.yaml");
   const Scenario unfused = load_scenario_text(decoder_scenario("aws/p4d.24xlarge", "bf16", "  attention: unfused\n"), "u.yaml");

@@ -54,6 +54,38 @@ TEST(NcclKeys, InstancesSayWhatTheirLinksAre) {
   EXPECT_EQ(g.network.node.transport, network::Transport::tcp);
 }
 
+// The catalog's newer systems: Blackwell nodes run NVLink 5 at NCCL's SM100 per-link figure (40.1
+// of 50 GB/s) and reduce in their NVLink switches, the GB200 NVL72 rack is one 72-GPU NVLink node,
+// an MI300X platform runs RCCL, which is not modelled (ideal collectives, no NVLS), and g6e's L40S
+// talk over PCIe Gen4.
+TEST(NcclKeys, NewerSystemsSayWhatTheirLinksAre) {
+  const Scenario b = load(collective_on("nvidia/dgx-b200"));
+  EXPECT_EQ(b.network.node.link_tech, network::LinkTech::nvlink5);
+  EXPECT_DOUBLE_EQ(network::achievable_fraction(network::LinkTech::nvlink5), 40.1 / 50.0);
+  EXPECT_EQ(b.network.node.nccl_compute_capability, 100);
+  EXPECT_DOUBLE_EQ(b.network.node.link_bandwidth, 900e9);
+  EXPECT_GT(b.network.node.nvls_bandwidth, 0);
+  const Scenario r = load(collective_on("nvidia/gb200-nvl72"));
+  EXPECT_EQ(r.network.node.accelerators, 72);
+  EXPECT_EQ(r.network.node.nics, 72);
+  EXPECT_GT(r.network.node.nvls_bandwidth, 0);
+  const Results rack = run(r);
+  ASSERT_EQ(rack.collective_rows.size(), 2u);
+  EXPECT_EQ(rack.collective_rows[1].ranks, 72);
+  EXPECT_EQ(rack.collective_rows[1].algorithm, "nvls");  // 1 GiB inside one NVLink domain
+  const Scenario m = load(collective_on("amd/instinct-mi300x-platform"));
+  EXPECT_EQ(m.network.node.nccl_compute_capability, 0);
+  EXPECT_DOUBLE_EQ(m.network.node.nvls_bandwidth, 0);
+  EXPECT_DOUBLE_EQ(m.network.node.link_bandwidth, 448e9);  // 7 Infinity Fabric links of 64 GB/s each way
+  const Scenario l = load(collective_on("aws/g6e.48xlarge"));
+  EXPECT_EQ(l.network.node.link_tech, network::LinkTech::pcie4);
+  EXPECT_EQ(l.network.node.nic_tech, network::LinkTech::efa);
+  // NVLS needs a switch of Hopper-class or newer GPUs: asked for on the MI300X platform, refused.
+  const std::string asked = collective_on("amd/instinct-mi300x-platform", "network:\n  node: {nvls: true}\n");
+  const ConfigError e = error_loading(asked, "nccl.yaml");
+  EXPECT_EQ(e.key_path(), "network.node.nvls") << e.what();
+}
+
 TEST(NcclKeys, CollectiveRowsNameTheProtocolAndScenariosForceIt) {
   const Scenario s = load(collective_on("aws/p4d.24xlarge"));
   const Results r = run(s);

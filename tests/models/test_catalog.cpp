@@ -17,7 +17,7 @@ namespace {
 const std::vector<std::string> kDevices = {
     "K80",       "P100",      "P100-PCIe", "V100-16GB", "V100-32GB", "T4",     "A10",    "A10G",    "L4",     "A40",
     "A100-40GB", "A100-80GB", "H100-SXM",  "H200",      "TPU-v2", "TPU-v3", "TPU-v4",  "TPU-v5e",
-    "TPU-v5p",   "TPU-v6e"};
+    "TPU-v5p",   "TPU-v6e",   "L40S",      "B200",      "GB200",  "MI300X"};
 
 // Every instance type of /work/shared/reference/hardware-and-cloud.yaml (inst-* records and the
 // tpu-price-ondemand slices), with the reference's figures: device, accelerators per node, how
@@ -50,6 +50,9 @@ const std::vector<ExpectedInstance> kInstances = {
     {"aws/p4d.24xlarge", "A100-40GB", 8, NK::nvswitch, 4, 400, 32.7726},
     {"aws/p4de.24xlarge", "A100-80GB", 8, NK::nvswitch, 4, 400, 40.96},
     {"aws/p5.48xlarge", "H100-SXM", 8, NK::nvswitch, 8, 3200, 98.32},
+    // Not in the reference: p5e (H200), priced as p5's on-demand x the ratio of their Capacity
+    // Block rates (43.26 / 39.33).
+    {"aws/p5e.48xlarge", "H200", 8, NK::nvswitch, 8, 3200, 98.32 * 43.26 / 39.33},
     // inst-aws-g4dn.*, g5.*, g6.48xlarge: PCIe. xlarge networks are "up to" figures.
     {"aws/g4dn.xlarge", "T4", 1, NK::pcie, 1, 25, 0.526},
     {"aws/g4dn.2xlarge", "T4", 1, NK::pcie, 1, 25, 0.752},
@@ -60,6 +63,9 @@ const std::vector<ExpectedInstance> kInstances = {
     {"aws/g5.12xlarge", "A10G", 4, NK::pcie, 1, 40, 5.672},
     {"aws/g5.48xlarge", "A10G", 8, NK::pcie, 1, 100, 16.288},
     {"aws/g6.48xlarge", "L4", 8, NK::pcie, 1, 100, 13.3504},
+    // Not in the reference: g6e (L40S); g6e.xlarge "up to 20" Gbps, 48xlarge 400 Gbps EFA.
+    {"aws/g6e.xlarge", "L40S", 1, NK::pcie, 1, 20, 1.861},
+    {"aws/g6e.48xlarge", "L40S", 8, NK::pcie, 4, 400, 30.13118},
     // inst-gcp-*: a3 "1000 (4x200 GPUDirect-TCPX + host NIC)", catalog counts the four GPU NICs.
     {"gcp/a2-highgpu-1g", "A100-40GB", 1, NK::nvswitch, 1, 24, 3.673385},
     {"gcp/a2-highgpu-8g", "A100-40GB", 8, NK::nvswitch, 1, 100, 29.38708},
@@ -88,6 +94,12 @@ const std::vector<ExpectedInstance> kInstances = {
     {"nvidia/dgx-a100", "A100-80GB", 8, NK::nvswitch, 8, 1600, 0},
     {"nvidia/dgx-h100", "H100-SXM", 8, NK::nvswitch, 8, 3200, 0},
     {"nvidia/dgx-h200", "H200", 8, NK::nvswitch, 8, 3200, 0},
+    // Not in the reference: DGX B200 (8 x 400 Gb/s), a GB200 NVL72 rack as one NVLink node (a
+    // 400 Gb/s NIC per GPU), AMD's 8-GPU MI300X platform (Infinity Fabric mesh, taken as
+    // all-to-all; a 400 Gb/s NIC per GPU).
+    {"nvidia/dgx-b200", "B200", 8, NK::nvswitch, 8, 3200, 0},
+    {"nvidia/gb200-nvl72", "GB200", 72, NK::nvswitch, 72, 72 * 400, 0},
+    {"amd/instinct-mi300x-platform", "MI300X", 8, NK::nvswitch, 8, 3200, 0},
 };
 
 const Catalog& builtin() {
@@ -180,12 +192,35 @@ TEST(Catalog, DatasheetFigures) {
   EXPECT_DOUBLE_EQ(c.find_device("TPU-v5e")->peak(Precision::bf16), 197e12);
   EXPECT_DOUBLE_EQ(c.find_device("TPU-v5e")->memory_bandwidth, 819e9);
   EXPECT_DOUBLE_EQ(c.find_device("TPU-v5e")->intra_node_link_bandwidth, 200e9);
+  // Beyond the reference. HGX B200: 36 PF FP16 sparse over 8 GPUs -> 2.25 PF dense each; 1,440 GB
+  // and 64 TB/s over 8; NVLink 5 1.8 TB/s bidirectional.
+  EXPECT_DOUBLE_EQ(c.find_device("B200")->peak(Precision::bf16), 2250e12);
+  EXPECT_DOUBLE_EQ(c.find_device("B200")->peak(Precision::fp8), 4500e12);
+  EXPECT_DOUBLE_EQ(c.find_device("B200")->memory_bytes, 180e9);
+  EXPECT_DOUBLE_EQ(c.find_device("B200")->memory_bandwidth, 8000e9);
+  EXPECT_DOUBLE_EQ(c.find_device("B200")->intra_node_link_bandwidth, 900e9);
+  EXPECT_EQ(c.find_device("B200")->generation, Generation::blackwell);
+  // GB200 NVL72: 13.4 TB HBM3e over 72 GPUs; 360 PF FP16 sparse over 72 -> 2.5 PF dense.
+  EXPECT_NEAR(c.find_device("GB200")->memory_bytes, 186.1e9, 0.1e9);
+  EXPECT_DOUBLE_EQ(c.find_device("GB200")->peak(Precision::bf16), 2500e12);
+  // L40S: 362.05 TF FP16 dense (733 sparse), 864 GB/s, PCIe Gen4 x16 to peers and host.
+  EXPECT_DOUBLE_EQ(c.find_device("L40S")->peak(Precision::fp16), 362.05e12);
+  EXPECT_DOUBLE_EQ(c.find_device("L40S")->memory_bandwidth, 864e9);
+  EXPECT_DOUBLE_EQ(c.find_device("L40S")->pcie_bandwidth, 31.5e9);
+  EXPECT_EQ(c.find_device("L40S")->generation, Generation::ada);
+  // MI300X: 1,307.4 TF FP16 dense, 192 GB at 5.3 TB/s, 7 x 128 GB/s bidirectional Infinity Fabric.
+  EXPECT_DOUBLE_EQ(c.find_device("MI300X")->peak(Precision::bf16), 1307.4e12);
+  EXPECT_DOUBLE_EQ(c.find_device("MI300X")->memory_bytes, 192e9);
+  EXPECT_DOUBLE_EQ(c.find_device("MI300X")->intra_node_link_bandwidth, 448e9);
+  EXPECT_EQ(c.find_device("MI300X")->generation, Generation::cdna3);
+  EXPECT_EQ(c.find_device("MI300X")->compute_units, 304);
 }
 
 // FP8 tensor rates exist in the reference for H100 (hw-h100-sxm-fp8), H200 (hw-h200-sxm-fp8) and
-// L4 (hw-l4-fp8) only; every other device must report none.
+// L4 (hw-l4-fp8), and in the datasheets of the devices added beyond it (L40S, B200, GB200,
+// MI300X); every other device must report none.
 TEST(Catalog, ExactlyTheFp8DevicesReportFp8) {
-  const std::set<std::string> fp8 = {"H100-SXM", "H200", "L4"};
+  const std::set<std::string> fp8 = {"H100-SXM", "H200", "L4", "L40S", "B200", "GB200", "MI300X"};
   for (const auto& [name, d] : builtin().devices()) {
     EXPECT_EQ(d.supports(Precision::fp8), fp8.count(name) == 1) << name;
   }
@@ -227,13 +262,16 @@ TEST(Catalog, EveryInstanceIsCompleteAndNamesAKnownDevice) {
     EXPECT_EQ(t.name, name);
     EXPECT_NE(builtin().find_device(t.device), nullptr) << name << " -> " << t.device;
     EXPECT_EQ(name.substr(0, name.find('/')), t.provider) << name;
-    EXPECT_TRUE(t.provider == "aws" || t.provider == "gcp" || t.provider == "azure" || t.provider == "nvidia") << name;
+    EXPECT_TRUE(t.provider == "aws" || t.provider == "gcp" || t.provider == "azure" || t.provider == "nvidia" ||
+                t.provider == "amd")
+        << name;
     EXPECT_GT(t.accelerators_per_node, 0) << name;
     EXPECT_GT(t.network_bandwidth, 0) << name;
     EXPECT_GT(t.network_latency_s, 0) << name;
     EXPECT_GT(t.intra_node_bandwidth, 0) << name;
     EXPECT_GT(t.intra_node_latency_s, 0) << name;
-    EXPECT_TRUE(t.provider == "nvidia" ? t.price_per_hour == 0 : t.price_per_hour > 0) << name;  // DGX: bought
+    const bool bought = t.provider == "nvidia" || t.provider == "amd";  // DGX, NVL72, MI300X platform
+    EXPECT_TRUE(bought ? t.price_per_hour == 0 : t.price_per_hour > 0) << name;
     EXPECT_FALSE(t.price_date.empty()) << name;
     EXPECT_FALSE(t.source.empty()) << name;
   }
@@ -330,7 +368,7 @@ TEST(Catalog, SelectedInstanceFigures) {
 TEST(Catalog, UnknownNamesGiveNullptr) {
   EXPECT_EQ(builtin().find_device("V100"), nullptr);
   EXPECT_EQ(builtin().find_device(""), nullptr);
-  EXPECT_EQ(builtin().find_profile("B200"), nullptr);
+  EXPECT_EQ(builtin().find_profile("B100"), nullptr);
   EXPECT_EQ(builtin().find_instance("p3.16xlarge"), nullptr);  // provider prefix required
   EXPECT_EQ(builtin().find_instance("aws/p9.48xlarge"), nullptr);
 }

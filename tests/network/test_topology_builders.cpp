@@ -389,7 +389,7 @@ TEST(TopologyBuilders, RejectEveryBadField) {
   using F = FabricSpec;
   const std::vector<BadInput> bad = {
       {"node.accelerators", [](N& n, F&) { n.accelerators = 0; }},
-      {"node.accelerators", [](N& n, F&) { n.accelerators = 65; }},
+      {"node.accelerators", [](N& n, F&) { n.accelerators = kMaxAcceleratorsPerNode + 1; }},
       {"node.accelerators", [](N& n, F&) { n.kind = NodeKind::hybrid_cube_mesh, n.accelerators = 4; }},
       {"node.accelerators", [](N& n, F&) { n.kind = NodeKind::tpu_board, n.accelerators = 6; }},
       {"node.nics", [](N& n, F&) { n.nics = 0; }},

@@ -69,7 +69,7 @@ def test_memory_kernel_time():
 
 
 @pytest.mark.parametrize("call, where", [
-    (lambda: dlsim.kernel_time("B200", 64, 64, 64), "device"),
+    (lambda: dlsim.kernel_time("X900", 64, 64, 64), "device"),
     (lambda: dlsim.kernel_time("TPU-v4", 64, 64, 64), "device"),
     (lambda: dlsim.kernel_time("A100", 0, 64, 64), "shape"),
     (lambda: dlsim.kernel_time("A100", 64, 64, 64, precision="fp12"), "precision"),
@@ -94,8 +94,8 @@ def test_predict_kernels_from_a_file_or_a_frame(tmp_path):
 
 
 def test_predict_kernels_locates_bad_rows(tmp_path):
-    (tmp_path / "t.csv").write_text(VIDUR_GEMM + "B200,x,attn_pre_proj,1,8,12288,4096,0,fp16,0.2,0.2,0.0\n")
+    (tmp_path / "t.csv").write_text(VIDUR_GEMM + "X900,x,attn_pre_proj,1,8,12288,4096,0,fp16,0.2,0.2,0.0\n")
     with pytest.raises(dlsim.ConfigError) as e:
         dlsim.predict_kernels(tmp_path / "t.csv")
     assert (e.value.line, e.value.key_path) == (5, "gpu")
-    assert str(e.value).startswith(f"{tmp_path / 't.csv'}:5: gpu: unknown device or GPU label 'B200'")
+    assert str(e.value).startswith(f"{tmp_path / 't.csv'}:5: gpu: unknown device or GPU label 'X900'")
