@@ -382,6 +382,13 @@ ClusterVariant read_variant(const YAML::Node& root, const Source& source, const 
   MapReader wan(child(root, "wan"), "wan", source, true);  // the links between regions
   v.spec.wan_bandwidth = wan.quantity("bandwidth", Dimension::bandwidth, 1, 1e15, v.spec.wan_bandwidth);
   wan.finish();
+  // fabric.sharing: how jobs on shared NICs, uplinks and WAN links slow each other
+  // (scheduler/fabric_share.hpp): the mean-rate model (analytical, the default) or flow level.
+  MapReader fabric(child(root, "fabric"), "fabric", source, true);
+  v.spec.fabric_sharing = fabric.choice("sharing", {"analytical", "flow"}, "analytical") == "flow"
+                              ? scheduler::FabricSharing::flow
+                              : scheduler::FabricSharing::analytical;
+  fabric.finish();
   const YAML::Node jobs = child(root, "jobs");
   const YAML::Node trace = child(root, "trace");
   if ((!jobs.IsDefined() || jobs.IsNull()) && (!trace.IsDefined() || trace.IsNull())) {

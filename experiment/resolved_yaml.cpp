@@ -124,6 +124,8 @@ void emit_cluster_scenario(YAML::Emitter& out, const ClusterScenario& cs) {
     out << YAML::Key << "backfill" << YAML::Value << v.options.backfill;
     out << YAML::Key << "placement" << YAML::Value << scheduler::to_string(v.options.placement);
     out << YAML::Key << "jobs" << YAML::Value << v.spec.jobs.size();
+    out << YAML::Key << "fabric_sharing" << YAML::Value
+        << (v.spec.fabric_sharing == scheduler::FabricSharing::flow ? "flow" : "analytical");
     out << YAML::Key << "pools" << YAML::Value << YAML::BeginSeq;
     for (const scheduler::PoolSpec& p : v.spec.pools) {
       out << YAML::BeginMap;

@@ -726,7 +726,7 @@ Scenario read_scenario(const YAML::Node& root, const std::function<YAML::Node()>
   if (top.has("pools")) {
     // A cluster scenario: many jobs on node pools (cluster_yaml.hpp).
     s.cluster_sim = read_cluster_scenario(root, fresh_root, source, base_dir, s.seed);
-    top.allow({"pools", "jobs", "trace", "scheduler", "sweep", "variants", "catalog", "billing", "wan"});
+    top.allow({"pools", "jobs", "trace", "scheduler", "sweep", "variants", "catalog", "billing", "wan", "fabric"});
     MapReader output(top.node("output"), "output", source, true);
     s.output = read_output(output);
     s.validation = read_validation_section(top, source);

@@ -64,6 +64,12 @@ Simulation::JobTraffic Simulation::traffic_of(const Job& j) {
   return t;
 }
 
+double Simulation::phase_of(int id) const {
+  const Job& j = jobs_[static_cast<std::size_t>(id)];
+  if (j.state != JobState::running || j.t_iter.count_ns() <= 0) return 0.0;
+  return sim::Time::ns((engine_.now() - j.run_start).count_ns() % j.t_iter.count_ns()).seconds();
+}
+
 void Simulation::charge_traffic_egress(Job& j, std::int64_t iterations) {
   for (const auto& [pool, usd] : j.egress_per_iteration) {
     const double cost = usd * static_cast<double>(iterations);

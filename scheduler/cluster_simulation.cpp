@@ -17,8 +17,9 @@ namespace detail {
 
 Simulation::Simulation(const ClusterSpec& spec, const SimulationOptions& options)
     : spec_(spec), options_(options), policy_(make_policy(options.policy, options.backfill, options.las_thresholds_gpu_s)),
-      streams_(options.seed) {
+      streams_(options.seed), fabric_(spec.fabric_sharing) {
   engine_.set_interrupt(options.interrupt);
+  fabric_.set_phase_source([this](int id) { return phase_of(id); });
   for (const JobSpec& j : spec.jobs) {
     Job job;
     job.spec = &j;

@@ -216,6 +216,8 @@ class Simulation {
   // Closes the running spell: counts whole iterations and service. Returns how far into the
   // iteration under way the job was (lost when it stops; carried when only its speed changes).
   sim::Time pause_running(Job& j);
+  // Seconds a running job is into its current iteration (fabric_.flow's phase source; 0 else).
+  double phase_of(int id) const;
 
   // ---- the shared fabric -------------------------------------------------------------------
   // The leaf uplink of (pool, leaf), made on first use.

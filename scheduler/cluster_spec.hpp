@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "scheduler/billing.hpp"
+#include "scheduler/fabric_share.hpp"
 #include "scheduler/hazard.hpp"
 #include "scheduler/trace.hpp"
 #include "scheduler/spot_market.hpp"
@@ -136,6 +137,9 @@ struct ClusterSpec {
   // all-reduce ring crosses it (fabric_share.hpp). 10 Gbps by default, a dedicated interconnect's
   // usual port (AWS Direct Connect, GCP Dedicated Interconnect offer 10 and 100 Gbps ports).
   double wan_bandwidth = 1.25e9;
+  // How jobs on shared links slow each other: the mean-rate fixed point (fast, the default) or a
+  // flow-level co-simulation of their iterations (fabric_share.hpp).
+  FabricSharing fabric_sharing = FabricSharing::analytical;
 };
 
 // Throws std::invalid_argument naming the pool or job and the field.

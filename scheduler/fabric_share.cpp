@@ -105,6 +105,10 @@ const std::vector<int>& FabricShare::settle(const std::vector<int>& links) {
 }
 
 void FabricShare::solve(const std::vector<int>& jobs) {
+  if (sharing_ == FabricSharing::flow) {
+    solve_flows(jobs);
+    return;
+  }
   // Damped fixed-point steps from where each job was (its last settled time, or alone on its
   // links when it is new): one change usually moves the others little, so few steps are needed.
   // The map is a contraction in practice (a job's time grows when others' rates grow, which

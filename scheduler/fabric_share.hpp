@@ -20,10 +20,29 @@
 // (Patarasuk and Yuan, 2009: the ring all-reduce is bandwidth-optimal; NCCL runs one ring per
 // NIC rail, together the node's NIC bandwidth). A ring ordered by leaf crosses each leaf boundary
 // once in each direction, so each spanned leaf's uplink carries one node's share.
+//
+// FabricSharing::flow (a cluster scenario's fabric.sharing: flow) replaces the mean-rate model by
+// a flow-level co-simulation of the jobs of a component (fabric_share_flows.cpp): each job runs
+// its iterations one after another, computing for base_s, its traffic starting overlap_s before
+// the compute ends as one flow per link it loads (b_jl bytes), the iteration ending when both
+// are done; the flows share each link max-min fairly (network::FlowNetwork), so a job slows
+// its neighbours only while both really send, and jobs whose communication phases line up
+// collide every time. Which they do depends on where each job is in its iteration (in a
+// steady state two equal jobs keep whatever offset they have: in lockstep they collide every
+// time, half a period apart never): a job's next iteration starts as far into the co-simulation
+// as it has left of its current one (the phase source, the cluster simulation's clock; without
+// one every job starts at once). Each runs until every job has done kFlowWarmupIterations +
+// kFlowMeasuredIterations iterations; its iteration time is the mean over the iterations after
+// the warm-up. Costlier than the mean-rate fixed point (events per iteration of every job of
+// the component), exact for the traffic and phases it is given.
 #pragma once
+#include <functional>
 #include <vector>
 
 namespace dlsim::scheduler {
+
+// How jobs that share links slow each other (see above).
+enum class FabricSharing { analytical, flow };
 
 // Bytes each node sends (and receives) per ring all-reduce of `gradient_bytes` over `nodes` nodes.
 double ring_bytes_per_node(double gradient_bytes, int nodes);
@@ -38,6 +57,11 @@ struct LinkLoad {
 
 class FabricShare {
  public:
+  explicit FabricShare(FabricSharing sharing = FabricSharing::analytical) : sharing_(sharing) {}
+  FabricSharing sharing() const { return sharing_; }
+  // FabricSharing::flow: seconds a job is into its current iteration now (null: 0 for all).
+  void set_phase_source(std::function<double(int job)> phase) { phase_ = std::move(phase); }
+
   // A link of `capacity` bytes/s per direction (> 0); returns its id (0, 1, ...).
   int add_link(double capacity);
 
@@ -63,8 +87,11 @@ class FabricShare {
     bool active = false;
   };
   void solve(const std::vector<int>& jobs);
+  void solve_flows(const std::vector<int>& jobs);  // FabricSharing::flow (fabric_share_flows.cpp)
   Traffic& traffic(int job);
 
+  FabricSharing sharing_;
+  std::function<double(int)> phase_;
   std::vector<double> capacity_;
   std::vector<std::vector<int>> jobs_on_link_;
   std::vector<Traffic> traffic_;

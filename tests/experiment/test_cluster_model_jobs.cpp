@@ -167,5 +167,27 @@ TEST(ClusterModelJobs, AJobAcrossRegionsSharesTheWanLinkAndPaysEgress) {
   EXPECT_EQ(e.key_path(), "wan.bandwidth") << e.what();
 }
 
+// fabric.sharing: flow runs the jobs on shared links at flow level; the two p3dn jobs spread over
+// both nodes (1 GB each way per iteration over 100 Gbps NICs) start together and stay in
+// lockstep, so each of their all-reduces meets the other's: slower than the mean-rate model.
+TEST(ClusterModelJobs, FabricSharingFlowIsReadRunAndRefusedWhenMisspelt) {
+  const std::string text =
+      "pools:\n  - {name: a, instance: aws/p3dn.24xlarge, nodes: 2}\n"
+      "scheduler: {placement: spread}\n"
+      "jobs:\n"
+      "  - {name: x, gpus: 8, iteration_time: 0.1s, gradient_bytes: 1.25GB, iterations: 100}\n"
+      "  - {name: y, gpus: 8, iteration_time: 0.1s, gradient_bytes: 1.25GB, iterations: 100}\n";
+  const Scenario analytical = load_scenario_text(text, "c.yaml");
+  EXPECT_EQ(spec_of(analytical).fabric_sharing, scheduler::FabricSharing::analytical);
+  const Scenario flow = load_scenario_text(text + "fabric: {sharing: flow}\n", "c.yaml");
+  EXPECT_EQ(spec_of(flow).fabric_sharing, scheduler::FabricSharing::flow);
+  const Results a = run(analytical), f = run(flow);
+  EXPECT_GT(f.cluster_rows[0].makespan_s, a.cluster_rows[0].makespan_s);
+  EXPECT_NE(f.resolved_yaml.find("fabric_sharing: flow"), std::string::npos);
+  const ConfigError e = error_of(text + "fabric: {sharing: flows}\n");
+  EXPECT_EQ(e.key_path(), "fabric.sharing") << e.what();
+  EXPECT_EQ(e.where().line, 7) << e.what();
+}
+
 }  // namespace
 }  // namespace dlsim::experiment

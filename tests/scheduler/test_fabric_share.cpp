@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "scheduler/cluster_simulation.hpp"
@@ -77,6 +78,69 @@ TEST(FabricShare, TheSlowestLinkPacesAJobAndOnlyItsComponentIsSettled) {
   EXPECT_THROW(f.set_job(2, 0.0, 0, {}), std::invalid_argument);
 }
 
+// ---- flow level (FabricSharing::flow) ---------------------------------------------------
+
+TEST(FabricShareFlows, TwoJobsThatOnlyCommunicateHalveEachOtherAsInTheMeanRateModel) {
+  FabricShare f(FabricSharing::flow);
+  EXPECT_EQ(f.sharing(), FabricSharing::flow);
+  const int link = f.add_link(1e9);
+  f.set_job(0, 1e-12, 0, {{link, 1e9}});
+  f.set_job(1, 1e-12, 0, {{link, 1e9}});
+  EXPECT_EQ(f.settle({link}), (std::vector<int>{0, 1}));
+  // Both flows always on the link at C/2: 2 s per 1 GB, as the mean-rate model says.
+  EXPECT_NEAR(f.iteration_s(0), 2.0, 1e-8);
+  EXPECT_NEAR(f.iteration_s(1), 2.0, 1e-8);
+}
+
+// Two equal jobs (base 1 s, 1 s of communication alone) keep whatever offset they have: started
+// together each iteration both send at once, at C/2, so 1 + 2 = 3 s (the lockstep bound the
+// mean-rate model's 2.618 s averages away); the second 1 s into its 2 s iteration (the phase
+// source), its traffic runs while the first computes and the other way round: 2 s each.
+std::pair<double, double> equal_pair_iteration_s(double second_phase_s) {
+  FabricShare f(FabricSharing::flow);
+  if (second_phase_s > 0) f.set_phase_source([=](int job) { return job == 7 ? second_phase_s : 0.0; });
+  const int link = f.add_link(1e9);
+  f.set_job(3, 1.0, 0, {{link, 1e9}});
+  f.set_job(7, 1.0, 0, {{link, 1e9}});
+  f.settle({link});
+  return {f.iteration_s(3), f.iteration_s(7)};
+}
+
+TEST(FabricShareFlows, PhasesDecideWhetherEqualJobsCollide) {
+  for (const auto& [phase, expected] : {std::pair{0.0, 3.0}, std::pair{1.0, 2.0}}) {
+    const auto [a, b] = equal_pair_iteration_s(phase);
+    EXPECT_NEAR(a, expected, 1e-8) << phase;
+    EXPECT_NEAR(b, expected, 1e-8) << phase;
+  }
+  // A quarter period apart: they meet for part of each all-reduce, at most as slow as lockstep.
+  const auto [a, b] = equal_pair_iteration_s(0.5);
+  EXPECT_EQ(equal_pair_iteration_s(0.5), std::make_pair(a, b));  // the same again, bit for bit
+  EXPECT_GT(a + b, 2 * 2.0);
+  EXPECT_LE(a, 3.0 + 1e-9);
+  EXPECT_LE(b, 3.0 + 1e-9);
+}
+
+TEST(FabricShareFlows, AloneAJobIsItsComputePlusWhatItsSlowestLinkLeavesExposed) {
+  FabricShare f(FabricSharing::flow);
+  const int slow = f.add_link(1e9), fast = f.add_link(2e9);
+  f.set_job(0, 1.0, 0.25, {{slow, 1e9}, {fast, 1e9}});  // 1 s on the slow link, 0.25 s hidden
+  f.settle({slow});
+  EXPECT_NEAR(f.iteration_s(0), 1.75, 1e-8);
+}
+
+TEST(FabricShareFlows, ALightNeighbourCostsLittleAndAHeavyOneMuch) {
+  // As the mean-rate case above: A (1 s + 1 s) meets B (99 s + 1 s) once per B iteration.
+  FabricShare f(FabricSharing::flow);
+  const int link = f.add_link(1e9);
+  f.set_job(0, 1.0, 0, {{link, 1e9}});
+  f.set_job(1, 99.0, 0, {{link, 1e9}});
+  f.settle({link});
+  EXPECT_GT(f.iteration_s(0), 2.0);
+  EXPECT_LT(f.iteration_s(0), 2.05);
+  EXPECT_GE(f.iteration_s(1), 100.0);
+  EXPECT_LE(f.iteration_s(1), 101.0 + 1e-9);  // at most its 1 s of traffic at half the link
+}
+
 // ---- in the cluster simulation ----------------------------------------------------------
 
 ClusterSpec two_nodes_sharing_nics(Placement placement, SimulationOptions& options) {
@@ -121,6 +185,41 @@ TEST(FabricInCluster, JobsSpreadOverTheSameNicsSlowEachOtherPackedOnesDoNot) {
     EXPECT_EQ(j.computed_iterations, 100);
   }
   EXPECT_GT(spread.total_cost_usd, packed.total_cost_usd);
+}
+
+TEST(FabricInCluster, AtFlowLevelSpreadJobsInLockstepTakeThreeSecondsAnIteration) {
+  SimulationOptions options;
+  ClusterSpec spec = two_nodes_sharing_nics(Placement::spread, options);
+  spec.fabric_sharing = FabricSharing::flow;
+  const ClusterResult r = simulate_cluster(spec, options);
+  // Started together, their all-reduces always meet: 100 x (1 + 2) s.
+  for (const JobResult& j : r.jobs) {
+    EXPECT_NEAR(j.finish_s, 300.0, 1e-6);
+    EXPECT_NEAR(j.network_s, 200.0, 1e-6);
+    EXPECT_EQ(j.useful_iterations, 100);
+  }
+}
+
+TEST(FabricInCluster, AtFlowLevelAJobArrivingMidIterationFindsItsOwnPhase) {
+  // j1 arrives 50.5 s in, j0 then 0.5 s into an iteration (25.25 done at 2 s each): their
+  // traffic overlaps only in part, so both are slower than alone (2 s) and faster than in
+  // lockstep (3 s) while they share; nothing is lost.
+  SimulationOptions options;
+  ClusterSpec spec = two_nodes_sharing_nics(Placement::spread, options);
+  spec.fabric_sharing = FabricSharing::flow;
+  spec.jobs[1].submit_s = 50.5;
+  const ClusterResult r = simulate_cluster(spec, options);
+  EXPECT_GT(r.jobs[0].finish_s, 200.0);
+  EXPECT_LT(r.jobs[0].finish_s, 50.5 + 74.75 * 3.0);
+  EXPECT_GT(r.jobs[1].finish_s, r.jobs[0].finish_s);
+  for (const JobResult& j : r.jobs) {
+    EXPECT_EQ(j.useful_iterations, 100);
+    EXPECT_EQ(j.computed_iterations, 100);
+  }
+  // Same scenario, same results, bit for bit.
+  const ClusterResult again = simulate_cluster(spec, options);
+  EXPECT_EQ(again.jobs[0].finish_s, r.jobs[0].finish_s);
+  EXPECT_EQ(again.jobs[1].finish_s, r.jobs[1].finish_s);
 }
 
 TEST(FabricInCluster, AJobSlowsWhenANeighbourArrivesAndSpeedsUpWhenItLeavesWithoutLosingWork) {
