@@ -18,11 +18,12 @@
 //    hopper, fp8: FA3 FP8 forward (Tables D). FA3 has no FP8 backward (flash-attention README: "FP16 / BF16
 //      forward and backward, FP8 forward"): the backward runs at FA3's BF16 backward rate (Table C2) and
 //      the device's BF16 peak.
-//    blackwell, fp16/bf16: the A100 fractions (Tables A) against the Blackwell peak. FlashAttention-4, the
+//    blackwell, fp16/bf16: cuDNN's fused attention, which Transformer Engine and PyTorch's SDPA run there:
+//      the A100 fractions (Tables A) against the Blackwell peak, divided by 1.3. FlashAttention-4, the
 //      kernel written for Blackwell, reaches "up to 1613 TFLOPs/s (71% utilization)" of the B200's 2.25
-//      PFLOP/s BF16 peak, 1.3x cuDNN 9.13 (Zadouri, Dao et al., "FlashAttention-4", arXiv 2026; Together AI
-//      blog): about the fraction FA2 reaches on A100 (73% forward at its best), not the 35-40% FA2 reaches
-//      on H100. No per-length or per-head-dim figures for it were found: the A100 curves give the shape.
+//      PFLOP/s BF16 peak, "up to 1.3x" cuDNN 9.13 (Zadouri, Dao et al., "FlashAttention-4", arXiv 2026;
+//      Together AI blog): FA4 at about the fraction FA2 reaches on A100 (73% forward at its best), cuDNN
+//      1.3x below it. No per-length or per-head-dim figures were found: the A100 curves give the shape.
 //    cdna3 (AMD MI300X), fp16/bf16: the H100 FA2 fractions (Tables B). NO PUBLISHED FIGURE was found for
 //      the ROCm FlashAttention ports (composable_kernel, Triton) that PyTorch's SDPA runs there: an
 //      assumption that a port of FA2 to a new generation reaches what FA2 reached on Hopper.
@@ -76,6 +77,9 @@ namespace dlsim::models {
 namespace {
 
 using Row = std::array<double, 6>;
+
+// R1, Blackwell: FlashAttention-4 over cuDNN 9.13 on B200, BF16 ("up to 1.3x", FA4 paper).
+constexpr double kFa4OverCudnnBlackwell = 1.3;
 
 struct Panel {
   double head_dim;
@@ -320,8 +324,9 @@ AttentionTime flash_attention_time(const AttentionShape& shape, Precision precis
   check(shape, precision, device);
   const bool hopper = device.generation == Generation::hopper;
   const bool fp8 = precision == Precision::fp8;
-  // R1: MI300X takes FA2-on-H100's fractions; Blackwell keeps the A100 ones (below).
+  // R1: MI300X takes FA2-on-H100's fractions; Blackwell keeps the A100 ones (below), slowed to cuDNN's.
   const bool h100_fractions = (hopper || device.generation == Generation::cdna3) && !fp8;
+  const double stack_factor = device.generation == Generation::blackwell ? 1.0 / kFa4OverCudnnBlackwell : 1.0;
 
   // R1: the kernel's curves for each pass, and the peak each pass runs against.
   Curves forward = curves(kA100Forward, kLengths, kA100Peak);
@@ -347,9 +352,10 @@ AttentionTime flash_attention_time(const AttentionShape& shape, Precision precis
   t.backward_flops = 2.5 * t.forward_flops;
 
   // R6, R7: forward loops over keys in tiles of queries; backward loops over queries in tiles of keys.
-  const double forward_rate = forward_peak * efficiency(forward, shape.head_dim, shape.causal, shape.key_length) *
+  const double forward_rate = forward_peak * stack_factor *
+                              efficiency(forward, shape.head_dim, shape.causal, shape.key_length) *
                               occupancy(shape, shape.query_length, device);
-  const double backward_rate = backward_peak *
+  const double backward_rate = backward_peak * stack_factor *
                                efficiency(backward, shape.head_dim, shape.causal, shape.query_length) *
                                occupancy(shape, shape.key_length, device);
   t.forward_s = t.forward_flops / forward_rate;

@@ -115,18 +115,19 @@ TEST(AttentionModel, H100IsFasterThanA100) {
   }
 }
 
-// R1 for the generations no figure is tabulated for: Blackwell runs at FA2-on-A100's fraction of its
-// own peak (FlashAttention-4's 71% of the B200's), MI300X at FA2-on-H100's. On the papers' shape
-// (enough tiles to fill every SM) the rates are the peaks' ratios exactly; the FA4 paper's 1,613
-// TFLOP/s on B200 is within 3% of the forward rate at its best.
+// R1 for the generations no figure is tabulated for: Blackwell runs cuDNN's attention, FA2-on-A100's
+// fraction of its own peak (FlashAttention-4's 71% of the B200's) over FA4's 1.3x lead on cuDNN;
+// MI300X at FA2-on-H100's. On the papers' shape (enough tiles to fill every SM) the rates are the
+// peaks' ratios exactly; 1.3x the B200 forward rate at its best is within 3% of the FA4 paper's
+// 1,613 TFLOP/s.
 TEST(AttentionModel, NewerGenerationsTakeTheirNearestPublishedFractions) {
   const AttentionShape s = paper_shape(16384, 128, false);
   const double a100 = forward_tflops(s, Precision::bf16, device("A100-80GB"));
   const double b200 = forward_tflops(s, Precision::bf16, device("B200"));
-  EXPECT_NEAR(b200 / a100, 2250.0 / 312.0, 1e-9);
-  EXPECT_NEAR(b200, 1613, 0.03 * 1613);
+  EXPECT_NEAR(b200 / a100, 2250.0 / 312.0 / 1.3, 1e-9);
+  EXPECT_NEAR(1.3 * b200, 1613, 0.03 * 1613);
   EXPECT_NEAR(backward_tflops(s, Precision::bf16, device("B200")) / backward_tflops(s, Precision::bf16, device("A100-80GB")),
-              2250.0 / 312.0, 1e-9);
+              2250.0 / 312.0 / 1.3, 1e-9);
   const double h100 = forward_tflops(s, Precision::bf16, device("H100-SXM"));
   EXPECT_NEAR(forward_tflops(s, Precision::bf16, device("MI300X")) / h100, 1307.4 / 989.4, 1e-9);
   // FA3's FP8 forward is Hopper's alone; under fp8 training attention runs in bf16 (fp8_recipe).
