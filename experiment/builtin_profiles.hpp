@@ -9,12 +9,13 @@
 // 15% too fast, its kernels timed in short bursts on a cool GPU; it gives the Hopper alignment
 // slowdowns),
 // V100-32GB and T4 from V100-16GB, P100 and K80 from P100-PCIe, A10, A10G, L4 and L40S from A40,
-// B200, GB200 and MI300X from H100-SXM (no kernel of theirs measured: the H100's fractions of
-// peak, their own SMs, peaks and bandwidth; MI300X's libraries are AMD's, so its kernel times
-// are the least certain of the catalog). TPUs keep the roofline: no TPU kernel was measured. What a table did not measure comes from the
-// nearest device that measured it: V100 and P100 memory-bound kernels from the A100's curves
-// (scaled by bandwidth), A100, H100 and A40 convolutions with the V100's constants, the H100's
-// (and so the H200's) GEMM alignment slowdowns from the H200's profile (same generation).
+// B200, GB200 and MI300X from H100-SXM (no kernel of theirs measured: the H100's fractions of peak,
+// their own SMs, peaks and bandwidth; MI300X's libraries are AMD's, so its kernel times are the
+// least certain of the catalog). TPUs keep the roofline: no TPU kernel was measured. What a table
+// did not measure comes from the nearest device that measured it: V100 and P100 memory-bound
+// kernels from the A100's curves (scaled by bandwidth), A100, H100 and A40 convolutions with the
+// V100's constants, the H100's (and so the H200's) GEMM alignment slowdowns from the H200's profile
+// (same generation).
 #pragma once
 #include <string>
 #include <vector>

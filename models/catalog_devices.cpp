@@ -50,17 +50,17 @@ DeviceSpec spec(std::string name, std::string description, Peaks t, double memor
   return d;
 }
 
-// Micro-architecture facts for the kernel model (SMs, L2), from NVIDIA's architecture
-// whitepapers and datasheets: Tesla K80 (GK210: 13 SMX and 1.5 MB L2 per die), P100 (GP100
-// whitepaper: 56 SMs, 4 MB L2), V100 (GV100 whitepaper: 80 SMs, 6 MB L2), T4 (Turing
-// whitepaper, TU104 as T4: 40 SMs, 4 MB L2), A10/A10G/A40 (GA102 whitepaper: A10 72 SMs, A40 84
-// SMs, 6 MB L2; AWS names 80 SMs for the A10G), L4 (AD104, Ada whitepaper: 58 SMs, 48 MB L2),
-// A100 (GA100 whitepaper: 108 SMs, 40 MB L2), H100 SXM5 and H200 (GH100 whitepaper: 132 SMs,
-// 50 MB L2), L40S (AD102, Ada whitepaper: 142 of the die's 144 SMs, 96 MB L2 on the full die), B200
-// and GB200 (148 SMs, as the FlashAttention-4 paper's B200 and CUDA's device query report them; no
-// whitepaper gives Blackwell's L2: 0, which the kernel model does not use), AMD MI300X (CDNA 3
-// whitepaper: 304 compute units; 256 MB Infinity Cache as its last-level cache). TPUs: matrix units (128x128 MXUs) per chip from Google's system-architecture pages:
-// v2 2 (one per core), v3 4, v4 8, v5e 4, v5p 8; v6e 2 (256x256).
+// Micro-architecture facts for the kernel model (SMs, L2), from NVIDIA's architecture whitepapers
+// and datasheets: Tesla K80 (GK210: 13 SMX and 1.5 MB L2 per die), P100 (GP100 whitepaper: 56 SMs,
+// 4 MB L2), V100 (GV100 whitepaper: 80 SMs, 6 MB L2), T4 (Turing whitepaper, TU104 as T4: 40 SMs,
+// 4 MB L2), A10/A10G/A40 (GA102 whitepaper: A10 72 SMs, A40 84 SMs, 6 MB L2; AWS names 80 SMs for the
+// A10G), L4 (AD104, Ada whitepaper: 58 SMs, 48 MB L2), A100 (GA100 whitepaper: 108 SMs, 40 MB L2),
+// H100 SXM5 and H200 (GH100 whitepaper: 132 SMs, 50 MB L2), L40S (AD102, Ada whitepaper: 142 of the
+// die's 144 SMs, 96 MB L2 on the full die), B200 and GB200 (148 SMs, as CUDA's device query
+// reports them on a B200; no whitepaper gives Blackwell's L2: 0, which the kernel model does not
+// use), AMD MI300X (CDNA 3 whitepaper: 304 compute units; 256 MB Infinity
+// Cache as its last-level cache). TPUs: matrix units (128x128 MXUs) per chip from Google's system-
+// architecture pages: v2 2 (one per core), v3 4, v4 8, v5e 4, v5p 8; v6e 2 (256x256).
 DeviceSpec with_arch(DeviceSpec d, Generation g, int units, double l2_bytes) {
   d.generation = g;
   d.compute_units = units;
