@@ -21,7 +21,7 @@ constexpr int kFlowMeasuredIterations = 12;
 // However different the jobs' periods, the co-simulation stops after this many iterations of all
 // jobs together; a job that has not finished its measured iterations by then is timed over
 // those it did after the warm-up (or all of them).
-constexpr std::int64_t kMaxTotalIterations = 200'000;
+constexpr std::int64_t kMaxTotalIterations = 20'000;
 
 // One job of the co-simulation: its phases and the end instants of its iterations.
 struct FlowJob {
