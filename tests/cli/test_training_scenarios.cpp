@@ -44,6 +44,22 @@ TEST(TrainingScenarios, Gpt3RunPrintsTheBreakdownAndWritesATrace) {
   EXPECT_NE(text.find("pipeline rank 15"), std::string::npos);
 }
 
+// A device whose collectives dlsim idealizes says so in the run's header; others do not.
+TEST(TrainingScenarios, AnMi300xRunSaysItsCollectivesAreIdeal) {
+  const auto dir = fresh_folder("mi300x-run");
+  const auto run_on = [&](const std::string& instance) {
+    return run_dlsim(dir, "run '" + scenario_path("llama2-70b-h100.yaml") + "' --set cluster.instance=" + instance +
+                              " --set 'sweep.nodes=[4]' --set output.results=null --set output.trace=null");
+  };
+  const CommandResult amd = run_on("amd/instinct-mi300x-platform");
+  ASSERT_EQ(amd.exit_code, 0) << amd.err;
+  EXPECT_NE(amd.out.find("note: MI300X collectives run as ideal phases at line rate (RCCL is not modelled)"), std::string::npos)
+      << amd.out;
+  const CommandResult b200 = run_on("nvidia/dgx-b200");
+  ASSERT_EQ(b200.exit_code, 0) << b200.err;
+  EXPECT_EQ(b200.out.find("note:"), std::string::npos) << b200.out;
+}
+
 TEST(TrainingScenarios, BertComparisonWritesARowAndATracePerPlan) {
   const auto dir = fresh_folder("bert-dp-mp");
   const CommandResult r = run_dlsim(dir, "run '" + scenario_path("bert-large-dp-vs-mp.yaml") + "'");
