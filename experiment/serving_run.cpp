@@ -273,6 +273,15 @@ ServingResults run_serving(const Scenario& s) {
     r.kv_capacity_tokens = step->kv_capacity_tokens();
     policy.kv_blocks = static_cast<std::int64_t>(r.kv_capacity_tokens) / policy.block_tokens;
     r.kv_blocks = policy.kv_blocks;
+    if (!policy.continuous) {
+      r.kv_reservation = "whole requests reserved (static batching)";
+    } else if (policy.kv_reservation == models::KvReservation::request) {
+      r.kv_reservation = "whole requests reserved on admission";
+    } else if (policy.kv_reservation == models::KvReservation::max_length) {
+      r.kv_reservation = std::to_string(policy.max_length) + " tokens reserved per sequence";
+    } else {
+      r.kv_reservation = "paged, blocks taken as sequences grow";
+    }
     if (policy.kv_blocks < 1) throw ConfigError(where, "serving.tensor", serving_problem(c, s.cluster));  // the loader's check
   }
 
@@ -451,7 +460,7 @@ void print_serving(std::ostream& out, const ServingResults& r) {
   out << "dlsim " << r.dlsim_version << ": serving " << r.model << " (" << r.precision << ") on " << r.replicas << " replica"
       << (r.replicas == 1 ? "" : "s") << " x " << r.tensor << " " << r.device << " (" << r.nodes << " x " << r.instance << ")\n";
   out << "  memory per GPU: weights " << format_size(r.weight_bytes) << "; KV cache " << format_number(r.kv_capacity_tokens, "%.0f")
-      << " tokens per replica (" << r.kv_blocks << " blocks)\n";
+      << " tokens per replica (" << r.kv_blocks << " blocks; " << r.kv_reservation << ")\n";
   if (r.engine != "gpu-only") {
     const models::EngineOverhead& e = r.engine_overhead;
     out << "  engine " << r.engine << ": CPU " << format_number(1e3 * e.cpu_s(0, r.tensor), "%.2f") << " ms + "

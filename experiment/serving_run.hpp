@@ -33,6 +33,7 @@ struct ServingResults {
   double weight_bytes = 0;            // per GPU
   double kv_capacity_tokens = 0;      // per replica
   std::int64_t kv_blocks = 0;         // per replica
+  std::string kv_reservation;         // how sequences hold the cache, in words (models::KvReservation)
   long long requests = 0, completed = 0, dropped = 0;
   double prompt_tokens = 0, output_tokens = 0;   // of completed requests
   double duration_s = 0;              // first arrival to last token

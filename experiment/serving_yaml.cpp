@@ -225,6 +225,20 @@ ServingConfig read_serving(MapReader& r, const ClusterConfig& cluster, const std
     s.batching.chunked_prefill = b.boolean("chunked_prefill", true);
     s.batching.block_tokens = static_cast<int>(b.integer("block_tokens", 1, 4096, 16));
     s.memory_utilization = b.number("memory_utilization", 0.05, 1.0, 0.9);
+    // kv_reservation (models/serving_batcher.hpp): vLLM's paged blocks, or the reservations of
+    // the Orca baselines of the vLLM paper; static batching reserves whole requests already.
+    const std::string reservation = b.choice("kv_reservation", {"paged", "request", "max-length"}, "paged");
+    if (!s.batching.continuous && b.has("kv_reservation")) {
+      b.fail("kv_reservation", "chooses how continuous batching holds the KV cache; static batching reserves each whole request");
+    }
+    s.batching.kv_reservation = reservation == "request"      ? models::KvReservation::request
+                                : reservation == "max-length" ? models::KvReservation::max_length
+                                                              : models::KvReservation::paged;
+    if (s.batching.kv_reservation == models::KvReservation::max_length) {
+      s.batching.max_length = static_cast<int>(b.integer("max_length", 1, kMaxTokens, s.model.max_positions));
+    } else if (b.has("max_length")) {
+      b.fail("max_length", "is the length kv_reservation: max-length reserves for every sequence; needs kv_reservation: max-length");
+    }
   }
   b.finish();
   if (s.function) {

@@ -12,15 +12,33 @@ ContinuousBatcher::ContinuousBatcher(BatchingPolicy policy) : policy_(policy) {
   if (policy_.max_sequences < 1) throw std::invalid_argument("max_sequences: must be >= 1");
   if (policy_.block_tokens < 1) throw std::invalid_argument("block_tokens: must be >= 1");
   if (policy_.kv_blocks < 1) throw std::invalid_argument("the KV cache has no block: the weights leave no memory for it");
+  if (policy_.kv_reservation == KvReservation::max_length && policy_.max_length < 1) {
+    throw std::invalid_argument("max_length: must be >= 1 to reserve it");
+  }
 }
 
 std::int64_t ContinuousBatcher::blocks_for(int tokens) const {
   return (static_cast<std::int64_t>(tokens) + policy_.block_tokens - 1) / policy_.block_tokens;
 }
 
+std::int64_t ContinuousBatcher::lifetime_blocks(int prompt_tokens, int output_tokens) const {
+  const int whole = prompt_tokens + output_tokens;
+  return blocks_for(policy_.continuous && policy_.kv_reservation == KvReservation::max_length ? std::max(whole, policy_.max_length)
+                                                                                                 : whole);
+}
+
+std::int64_t ContinuousBatcher::admission_blocks(const Sequence& s) const {
+  // Static batching reserves the whole request (a resumed one: its prompt, what it generated and
+  // its answer); paged takes what is cached now (the prompt, or the prompt and what a resumed
+  // request generated); the reserving policies what the whole request will ever hold.
+  if (!policy_.continuous) return blocks_for(s.prompt + s.output);
+  if (policy_.kv_reservation == KvReservation::paged) return blocks_for(s.prompt);
+  return std::max(blocks_for(s.prompt), lifetime_blocks(s.original_prompt, s.output));
+}
+
 bool ContinuousBatcher::enqueue(int request, int prompt_tokens, int output_tokens) {
   if (prompt_tokens < 1 || output_tokens < 1) throw std::invalid_argument("a request needs >= 1 prompt and output token");
-  if (blocks_for(prompt_tokens + output_tokens) > policy_.kv_blocks) return false;
+  if (lifetime_blocks(prompt_tokens, output_tokens) > policy_.kv_blocks) return false;
   if (!policy_.chunked_prefill && prompt_tokens > policy_.max_batch_tokens) return false;
   Sequence s;
   s.request = request;
@@ -33,7 +51,7 @@ bool ContinuousBatcher::enqueue(int request, int prompt_tokens, int output_token
 
 bool ContinuousBatcher::enqueue_prefilled(int request, int prompt_tokens, int output_tokens) {
   if (prompt_tokens < 1 || output_tokens < 2) throw std::invalid_argument("a prefilled request needs >= 1 prompt and >= 2 output tokens");
-  if (blocks_for(prompt_tokens + output_tokens) > policy_.kv_blocks) return false;
+  if (lifetime_blocks(prompt_tokens, output_tokens) > policy_.kv_blocks) return false;
   Sequence s;
   s.request = request;
   s.prompt = prompt_tokens;
@@ -48,7 +66,7 @@ bool ContinuousBatcher::enqueue_prefilled(int request, int prompt_tokens, int ou
 bool ContinuousBatcher::enqueue_resumed(int request, int prompt_tokens, int output_tokens, int generated) {
   if (generated <= 0) return enqueue(request, prompt_tokens, output_tokens);
   if (prompt_tokens < 1 || generated >= output_tokens) throw std::invalid_argument("a resumed request has tokens left to generate");
-  if (blocks_for(prompt_tokens + output_tokens) > policy_.kv_blocks) return false;
+  if (lifetime_blocks(prompt_tokens, output_tokens) > policy_.kv_blocks) return false;
   if (!policy_.chunked_prefill && prompt_tokens + generated > policy_.max_batch_tokens) return false;
   Sequence s;
   s.request = request;
@@ -104,7 +122,7 @@ ServingBatch ContinuousBatcher::next_batch() {
   // 0. Sequences that arrive with their prompt cached join the running ones first.
   while (!waiting_.empty() && waiting_.front().prefilled && static_cast<int>(running_.size()) < policy_.max_sequences) {
     Sequence s = waiting_.front();
-    const std::int64_t need = blocks_for(s.prompt);
+    const std::int64_t need = admission_blocks(s);
     if (need > policy_.kv_blocks - blocks_used_) break;
     waiting_.pop_front();
     s.blocks = need;
@@ -156,7 +174,7 @@ ServingBatch ContinuousBatcher::next_batch() {
     if (s.prefilled) break;      // waits for cache room (step 0)
     const int remaining = s.prompt;
     if (!policy_.chunked_prefill && remaining > budget) break;
-    const std::int64_t need = blocks_for(policy_.continuous ? remaining : s.prompt + s.output);
+    const std::int64_t need = admission_blocks(s);
     if (need > policy_.kv_blocks - blocks_used_) break;
     waiting_.pop_front();
     s.blocks = need;

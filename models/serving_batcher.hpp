@@ -27,6 +27,15 @@ namespace dlsim::models {
 // replica); a decode replica takes sequences whose prompt is cached already (enqueue_prefilled).
 enum class ReplicaRole { mixed, prefill, decode };
 
+// How much of the KV cache a sequence holds (continuous batching). paged: vLLM's blocks, taken as
+// the sequence grows (its prompt's on admission, one more each block_tokens generated tokens);
+// request: the blocks of its whole prompt and answer, reserved on admission (the vLLM paper's
+// "Orca (Oracle)" baseline, which knows each answer's length); max_length: the blocks of
+// max_length tokens, reserved on admission whatever the request needs ("Orca (Max)", which
+// reserves for the longest sequence the model takes; Kwon et al., SOSP 2023, Sec. 6.1). A
+// reserved sequence never grows, so it is never preempted.
+enum class KvReservation { paged, request, max_length };
+
 struct BatchingPolicy {
   ReplicaRole role = ReplicaRole::mixed;
   // false: static batching, the baseline of Orca and vLLM (FasterTransformer's request-level
@@ -37,6 +46,8 @@ struct BatchingPolicy {
   int max_sequences = 256;       // sequences per iteration (max_num_seqs)
   bool chunked_prefill = true;
   int block_tokens = 16;         // tokens per KV-cache block (vLLM's block size)
+  KvReservation kv_reservation = KvReservation::paged;
+  int max_length = 0;            // kv_reservation max_length: tokens reserved per sequence (>= 1)
   std::int64_t kv_blocks = 0;    // blocks of the cache
   // Dynamic batching (Triton's max_queue_delay): a replica that is idle and holds fewer than
   // max_sequences requests waits for more until its oldest request has waited this long. 0: an
@@ -107,6 +118,9 @@ class ContinuousBatcher {
     bool prefilled = false;  // waiting with its prompt's K and V (from a prefill replica)
   };
   std::int64_t blocks_for(int tokens) const;
+  // Blocks a request takes when admitted (KvReservation) and at most ever, prompt and answer.
+  std::int64_t admission_blocks(const Sequence& s) const;
+  std::int64_t lifetime_blocks(int prompt_tokens, int output_tokens) const;
   bool grow(Sequence& s, int tokens);  // reserve blocks for `tokens` more cached tokens
   void preempt_newest(IterationOutcome& outcome);
 

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <string>
 
 #include "experiment/load.hpp"
@@ -92,6 +93,34 @@ TEST(Serving, StaticBatchingMakesRequestsWaitForWholeBatches) {
   EXPECT_EQ(batched.completed, 300);
   EXPECT_GT(batched.ttft_s.p50, 2 * continuous.ttft_s.p50);
   EXPECT_EQ(batched.preemptions, 0) << "whole answers are reserved";
+}
+
+// The vLLM paper's Orca baselines on one replica under load: reserving each whole request, or
+// the model's 4,096-token context for every sequence, batches fewer sequences (each iteration
+// spreads over fewer tokens of decode), so requests queue longer than with paged blocks; the
+// reserving policies are never preempted. The run's summary names the policy.
+TEST(Serving, ReservingTheKvCacheAsOrcaDidQueuesRequestsLonger) {
+  const std::vector<std::string> load = {"serving.replicas=1", "serving.requests.rate=60", "serving.batching.memory_utilization=0.3"};
+  const auto with = [&](const std::string& reservation) {
+    std::vector<std::string> sets = load;
+    if (!reservation.empty()) sets.push_back("serving.batching.kv_reservation=" + reservation);
+    return run_serving(load_scenario_text(synthetic(), "s.yaml", sets));
+  };
+  const ServingResults paged = with(""), request = with("request"), longest = with("max-length");
+  for (const ServingResults* r : {&paged, &request, &longest}) EXPECT_EQ(r->completed, 300);
+  EXPECT_EQ(request.preemptions, 0);
+  EXPECT_EQ(longest.preemptions, 0);
+  EXPECT_GT(longest.ttft_s.mean, request.ttft_s.mean);
+  EXPECT_GE(request.ttft_s.mean, paged.ttft_s.mean);
+  std::ostringstream printed;
+  print_serving(printed, longest);
+  EXPECT_NE(printed.str().find("4096 tokens reserved per sequence"), std::string::npos) << printed.str();
+  // Errors where they are written: an unknown policy, a length without max-length, a policy
+  // given to static batching.
+  EXPECT_NE(error_of(synthetic("  batching: {kv_reservation: whole}\n")).find("serving.batching.kv_reservation"), std::string::npos);
+  EXPECT_NE(error_of(synthetic("  batching: {max_length: 2048}\n")).find("serving.batching.max_length"), std::string::npos);
+  EXPECT_NE(error_of(synthetic("  batching: {policy: static, kv_reservation: request}\n")).find("static batching reserves"),
+            std::string::npos);
 }
 
 TEST(Serving, MoreLoadWaitsLongerAndBurstierArrivalsToo) {

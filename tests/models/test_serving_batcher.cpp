@@ -2,6 +2,7 @@
 // that every request completes with exactly its tokens, through preemptions too.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -106,6 +107,62 @@ TEST(ContinuousBatcher, PreemptsTheNewestWhenTheCacheRunsOutAndRecomputesIt) {
   EXPECT_GT(d.preempted, 0) << "the cache was meant to run out";
   EXPECT_EQ(b.preemptions(), d.preempted);
   expect_every_request_served(d, requests);
+}
+
+// The Orca baselines of the vLLM paper: the same cache and requests as above, reserved whole
+// (request) or for the model's longest sequence (max_length) on admission: nothing is ever
+// preempted, every token is served, and fewer sequences run at once than with paged blocks.
+TEST(ContinuousBatcher, ReservingPoliciesNeverPreemptAndBatchFewerSequences) {
+  const std::vector<Request> requests = mixed_requests(60, 200, 200);
+  const auto peak_running = [&](KvReservation reservation, Drained& out) {
+    BatchingPolicy policy;
+    policy.max_batch_tokens = 256;
+    policy.max_sequences = 64;
+    policy.block_tokens = 16;
+    policy.kv_blocks = 40;
+    policy.kv_reservation = reservation;
+    policy.max_length = 400;  // the longest request here: 200 + 200
+    ContinuousBatcher b(policy);
+    for (int i = 0; i < static_cast<int>(requests.size()); ++i) EXPECT_TRUE(b.enqueue(i, requests[i].prompt, requests[i].output));
+    std::size_t peak = 0;
+    Drained d;
+    while (!b.idle() && d.iterations < 1'000'000) {
+      const ServingBatch batch = b.next_batch();
+      if (batch.tokens() == 0) break;
+      peak = std::max(peak, b.running());
+      if (reservation == KvReservation::max_length) EXPECT_LE(b.running() * 25, static_cast<std::size_t>(policy.kv_blocks));
+      const IterationOutcome o = b.complete();
+      for (int r : o.emitted) ++d.emitted[r];
+      for (int r : o.first_token) ++d.first_tokens[r];
+      for (int r : o.finished) d.finished.insert(r);
+      d.preempted += static_cast<long long>(o.preempted.size());
+      ++d.iterations;
+    }
+    EXPECT_EQ(b.blocks_used(), 0);
+    out = d;
+    return peak;
+  };
+  Drained paged, request, max_length;
+  const std::size_t paged_peak = peak_running(KvReservation::paged, paged);
+  const std::size_t request_peak = peak_running(KvReservation::request, request);
+  const std::size_t max_peak = peak_running(KvReservation::max_length, max_length);
+  for (const Drained* d : {&paged, &request, &max_length}) expect_every_request_served(*d, requests);
+  EXPECT_GT(paged.preempted, 0);
+  EXPECT_EQ(request.preempted, 0);
+  EXPECT_EQ(max_length.preempted, 0);
+  EXPECT_EQ(max_peak, 1u);  // 400 tokens = 25 of the 40 blocks: one sequence at a time
+  EXPECT_GT(request_peak, max_peak);
+  EXPECT_GT(paged_peak, request_peak);
+  // A request longer than the cache can hold whole is refused by every policy; max_length refuses
+  // what cannot hold max_length tokens even when the request itself is short.
+  BatchingPolicy small;
+  small.kv_blocks = 10;
+  small.kv_reservation = KvReservation::max_length;
+  small.max_length = 2048;
+  ContinuousBatcher refuses(small);
+  EXPECT_FALSE(refuses.enqueue(0, 10, 10));
+  small.max_length = 0;
+  EXPECT_THROW(ContinuousBatcher{small}, std::invalid_argument);
 }
 
 TEST(ContinuousBatcher, ChunksLongPromptsAndWithoutChunkingRunsThemWhole) {
