@@ -761,6 +761,7 @@ Scenario read_scenario(const YAML::Node& root, const std::function<YAML::Node()>
     if (const std::string why = serving_problem(*s.serving, s.cluster); !why.empty()) {
       serving.fail(s.serving->per_sample ? "batching" : "tensor", why);  // what to change: the batch, or the split
     }
+    if (const std::string why = serving_reservation_problem(*s.serving, s.cluster); !why.empty()) serving.fail("batching", why);
     MapReader output(top.node("output"), "output", source, true);
     if (output.has("jobs_csv")) output.fail("jobs_csv", "serving runs write output.results, output.csv (a row per request) and output.trace; no jobs_csv");
     s.output = read_output(output);

@@ -190,6 +190,23 @@ std::string serving_problem(const ServingConfig& c, const ClusterConfig& cluster
   return "";
 }
 
+std::string serving_reservation_problem(const ServingConfig& c, const ClusterConfig& cluster) {
+  if (c.per_sample || !c.batching.continuous || c.batching.kv_reservation != models::KvReservation::max_length) return "";
+  try {
+    const models::ServingStepModel step(c.model, cluster.device, cluster.profile, step_options(c), [](double) { return 0.0; });
+    const std::int64_t blocks = static_cast<std::int64_t>(step.kv_capacity_tokens()) / c.batching.block_tokens;
+    const std::int64_t reserved = (static_cast<std::int64_t>(c.batching.max_length) + c.batching.block_tokens - 1) / c.batching.block_tokens;
+    if (reserved > blocks) {
+      return "max_length " + std::to_string(c.batching.max_length) + " tokens per sequence exceed the KV cache of " +
+             std::to_string(blocks * c.batching.block_tokens) + " tokens per replica: no request could be admitted; lower max_length or "
+             "raise tensor";
+    }
+  } catch (const std::invalid_argument&) {
+    return "";  // serving_problem reports it
+  }
+  return "";
+}
+
 std::vector<scheduler::ServingRequest> serving_requests(const ServingConfig& c, std::uint64_t seed) {
   const ServingRequestsConfig& q = c.requests;
   if (!q.trace_path.empty()) {

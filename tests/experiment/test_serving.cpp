@@ -121,6 +121,9 @@ TEST(Serving, ReservingTheKvCacheAsOrcaDidQueuesRequestsLonger) {
   EXPECT_NE(error_of(synthetic("  batching: {max_length: 2048}\n")).find("serving.batching.max_length"), std::string::npos);
   EXPECT_NE(error_of(synthetic("  batching: {policy: static, kv_reservation: request}\n")).find("static batching reserves"),
             std::string::npos);
+  const std::string too_long = error_of(synthetic("  batching: {kv_reservation: max-length, max_length: 10000000}\n"));
+  EXPECT_NE(too_long.find("serving.batching: max_length 10000000 tokens per sequence exceed the KV cache"), std::string::npos)
+      << too_long;
 }
 
 TEST(Serving, MoreLoadWaitsLongerAndBurstierArrivalsToo) {
