@@ -13,7 +13,8 @@
 //       limit: 1000                # the first N requests (default: all)
 //     # ... or a synthetic stream: arrival poisson | gamma (cv: burstiness) | diurnal (amplitude,
 //     #     period, peak: a daily cycle around the mean rate), rate (requests/s),
-//     #     count or duration, prompt_tokens, output_tokens
+//     #     count or duration, prompt_tokens, output_tokens (a number, or {mean, cv}: lognormal
+//     #     lengths, each request its own)
 //     batching: {max_batch_tokens: 8192, max_sequences: 256, chunked_prefill: true,
 //                block_tokens: 16, memory_utilization: 0.9}
 //     targets: {ttft: 2s, tpot: 200ms}   # goodput counts requests within both
@@ -61,8 +62,10 @@ struct ServingRequestsConfig {
   double amplitude = 0.5, period_s = 86400, peak_s = 43200;
   long long count = 0;        // requests (or derived from duration x rate)
   double duration_s = 0;
-  int prompt_tokens = 0;
+  int prompt_tokens = 0;      // every request's, or the mean of a lognormal draw when its cv > 0
   int output_tokens = 0;
+  double prompt_cv = 0;       // coefficient of variation of the lengths (0: all the same)
+  double output_cv = 0;
 };
 
 // Serverless functions (serving.platform: function), as AWS Lambda bills and sizes them: CPU in

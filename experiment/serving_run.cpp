@@ -207,6 +207,23 @@ std::string serving_reservation_problem(const ServingConfig& c, const ClusterCon
   return "";
 }
 
+namespace {
+
+// A lognormal token count of that mean and coefficient of variation (sigma^2 = ln(1 + cv^2),
+// mu = ln(mean) - sigma^2 / 2), the normal drawn by Box-Muller from the stream's uniforms (so the
+// draws are the same on every standard library), rounded, at least 1. cv 0: the mean.
+int lognormal_tokens(sim::RandomStream& rng, int mean, double cv) {
+  if (!(cv > 0)) return mean;
+  const double sigma2 = std::log1p(cv * cv);
+  const double mu = std::log(static_cast<double>(mean)) - sigma2 / 2;
+  const double u1 = 1.0 - rng.uniform(), u2 = rng.uniform();  // u1 in (0, 1]
+  const double z = std::sqrt(-2 * std::log(u1)) * std::cos(2 * 3.14159265358979323846 * u2);
+  const double x = std::exp(mu + std::sqrt(sigma2) * z);
+  return static_cast<int>(std::clamp(std::round(x), 1.0, 1e7));
+}
+
+}  // namespace
+
 std::vector<scheduler::ServingRequest> serving_requests(const ServingConfig& c, std::uint64_t seed) {
   const ServingRequestsConfig& q = c.requests;
   if (!q.trace_path.empty()) {
@@ -238,6 +255,15 @@ std::vector<scheduler::ServingRequest> serving_requests(const ServingConfig& c, 
       t += q.arrival == "gamma" ? gamma(rng) : rng.exponential(mean_gap);
     }
     out[i] = {t, q.prompt_tokens, q.output_tokens};
+  }
+  // Lengths of their own (lognormal, mean and cv as given) from a stream apart from the arrivals',
+  // so that the arrivals do not change with them.
+  if (q.prompt_cv > 0 || q.output_cv > 0) {
+    sim::RandomStream& lengths = streams.stream("serving.lengths");
+    for (scheduler::ServingRequest& x : out) {
+      x.prompt_tokens = lognormal_tokens(lengths, q.prompt_tokens, q.prompt_cv);
+      x.output_tokens = lognormal_tokens(lengths, q.output_tokens, q.output_cv);
+    }
   }
   return out;
 }

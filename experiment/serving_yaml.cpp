@@ -21,6 +21,20 @@ constexpr long long kMaxRequests = 10'000'000;
 constexpr double kMaxSpanSeconds = 1e8;
 
 // `per_sample`: a request is one sample of a CNN or encoder (no token counts; a trace's are ignored).
+// A synthetic stream's token count: every request the same (a number), or each its own, drawn
+// from a lognormal of that mean and coefficient of variation ({mean: 161, cv: 1.2}).
+void read_token_count(MapReader& r, const char* key, int& mean, double& cv) {
+  const YAML::Node n = r.node(key);
+  if (!n.IsMap()) {
+    mean = static_cast<int>(r.integer(key, 1, kMaxTokens));
+    return;
+  }
+  MapReader d(n, r.path_of(key), r.source());
+  mean = static_cast<int>(d.integer("mean", 1, kMaxTokens));
+  cv = d.number("cv", 0, 10);
+  d.finish();
+}
+
 ServingRequestsConfig read_requests(MapReader& r, const std::string& base_dir, bool per_sample) {
   ServingRequestsConfig q;
   if (r.has("trace")) {
@@ -75,8 +89,8 @@ ServingRequestsConfig read_requests(MapReader& r, const std::string& base_dir, b
     }
     q.prompt_tokens = q.output_tokens = 1;
   } else {
-    q.prompt_tokens = static_cast<int>(r.integer("prompt_tokens", 1, kMaxTokens));
-    q.output_tokens = static_cast<int>(r.integer("output_tokens", 1, kMaxTokens));
+    read_token_count(r, "prompt_tokens", q.prompt_tokens, q.prompt_cv);
+    read_token_count(r, "output_tokens", q.output_tokens, q.output_cv);
   }
   if (r.has("limit")) r.fail("limit", "takes the first requests of a trace; a synthetic stream has count");
   r.finish();

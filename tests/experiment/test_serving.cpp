@@ -259,6 +259,41 @@ TEST(Serving, DiurnalArrivalsFollowTheDayAroundTheMeanRate) {
   EXPECT_NE(stray.find("serving.requests.amplitude"), std::string::npos) << stray;
 }
 
+// Lengths of their own: lognormal of the given mean and cv, drawn apart from the arrivals (the
+// same arrivals as with fixed lengths), the same again from the same seed.
+TEST(Serving, LognormalLengthsHaveTheirMeanAndSpreadAndLeaveTheArrivalsAlone) {
+  const std::string stream = "serving.requests={arrival: poisson, rate: 20, count: 20000, ";
+  const Scenario fixed = load_scenario_text(synthetic(), "s.yaml", {stream + "prompt_tokens: 161, output_tokens: 338}"});
+  const Scenario drawn = load_scenario_text(
+      synthetic(), "s.yaml", {stream + "prompt_tokens: {mean: 161, cv: 1.5}, output_tokens: {mean: 338, cv: 0.5}}"});
+  const std::vector<scheduler::ServingRequest> a = serving_requests(*fixed.serving, fixed.seed);
+  const std::vector<scheduler::ServingRequest> b = serving_requests(*drawn.serving, drawn.seed);
+  ASSERT_EQ(a.size(), b.size());
+  double sum_p = 0, sum_p2 = 0, sum_o = 0, sum_o2 = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].arrival_s, b[i].arrival_s);
+    EXPECT_GE(b[i].prompt_tokens, 1);
+    sum_p += b[i].prompt_tokens;
+    sum_p2 += double(b[i].prompt_tokens) * b[i].prompt_tokens;
+    sum_o += b[i].output_tokens;
+    sum_o2 += double(b[i].output_tokens) * b[i].output_tokens;
+  }
+  const double n = double(b.size());
+  const double mean_p = sum_p / n, mean_o = sum_o / n;
+  EXPECT_NEAR(mean_p, 161, 0.05 * 161);
+  EXPECT_NEAR(mean_o, 338, 0.02 * 338);
+  EXPECT_NEAR(std::sqrt(sum_p2 / n - mean_p * mean_p) / mean_p, 1.5, 0.25);
+  EXPECT_NEAR(std::sqrt(sum_o2 / n - mean_o * mean_o) / mean_o, 0.5, 0.03);
+  const std::vector<scheduler::ServingRequest> again = serving_requests(*drawn.serving, drawn.seed);
+  for (std::size_t i = 0; i < b.size(); ++i) EXPECT_EQ(again[i].prompt_tokens, b[i].prompt_tokens);
+  try {
+    load_scenario_text(synthetic(), "s.yaml", {"serving.requests.prompt_tokens={mean: 161, cv: -1}"});
+    ADD_FAILURE() << "a negative cv was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.key_path(), "serving.requests.prompt_tokens.cv") << e.what();
+  }
+}
+
 TEST(Serving, BadSectionsAreLocatedErrors) {
   try {
     load_scenario_text(synthetic(), "s.yaml", {"serving.tensor=16"});
