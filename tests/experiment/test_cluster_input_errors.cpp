@@ -47,6 +47,24 @@ void expect_error(const ConfigError& e, const std::string& key_path, int line, c
   EXPECT_EQ(e.message().find("yaml-cpp"), std::string::npos) << e.what();
 }
 
+// A synthetic trace too large over all its variants (each generates its own) is refused at its
+// `jobs` before anything is generated, instead of running out of memory (a fuzzer finding:
+// 20,001,281 jobs in each of 10 variants).
+TEST(ClusterInputErrors, SyntheticJobsOverAllVariantsAreBounded) {
+  const std::string base = "seed: 3\npools:\n  - {name: a, instance: aws/p3.16xlarge, nodes: 2}\n"
+                           "trace: {format: synthetic, jobs: 500000}\n";
+  try {
+    load_scenario_text(base + "variants:\n  - {}\n  - {}\n  - {}\n  - {}\n  - {}\n", "c.yaml");
+    ADD_FAILURE() << "2,500,000 jobs over 5 variants accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.key_path(), "trace.jobs") << e.what();
+    EXPECT_EQ(e.where().line, 4) << e.what();
+    EXPECT_NE(e.message().find("more than 2000000 in all"), std::string::npos) << e.what();
+  }
+  // The same trace in one variant is within the bound.
+  EXPECT_NO_THROW(load_scenario_text(base, "c.yaml"));
+}
+
 TEST(ClusterInputErrors, OutputScalar) { expect_error(error_of("output: x.h5\n"), "output", 7, "expected a mapping"); }
 
 TEST(ClusterInputErrors, CatalogMapping) {
