@@ -134,7 +134,8 @@ struct WorkloadConfig {
   // with tensor-core math cuDNN then transposes each convolution's tensors (models/layer_kernels.cpp).
   bool channels_first = false;
   // workload.fused_kernels: a decoder transformer's bias-GeLU, bias-dropout-add and
-  // scale-mask-softmax fused as Megatron-LM runs them (default), or each a kernel of its own.
+  // scale-mask-softmax fused as Megatron-LM runs them (default), or each a kernel of its own; an
+  // encoder's (BERT, ViT) scale-mask-softmax and dropout-add likewise.
   bool fused_kernels = true;
   // workload.fused_cross_entropy: the loss as one fused kernel (default), or Megatron-LM's
   // vocabulary-parallel cross-entropy in separate kernels.

@@ -356,28 +356,40 @@ void resolve_attention(const MapReader& w, WorkloadConfig& wl, const models::Dev
 // Hugging Face's BERT run scaled_dot_product_attention, whose flash backend takes them where it
 // runs; built unfused, the model is built again with one FlashAttention kernel per layer.
 void resolve_encoder_attention(const MapReader& w, WorkloadConfig& wl, const models::DeviceSpec& device, const std::string& choice,
-                               const std::string& key, const YAML::Node& at, int mlm_positions) {
+                               const std::string& key, const YAML::Node& at, models::EncoderOptions& encoder) {
   if (!flash_attention_chosen(w, wl, device, choice, key, at)) return;
-  wl.model = models::encoder_model(wl.model_name, {wl.sequence_length, mlm_positions, true});
+  encoder.flash_attention = true;
+  wl.model = models::encoder_model(wl.model_name, encoder);
 }
 
 // workload.fused_kernels and workload.fused_cross_entropy (scenario.hpp): a decoder transformer's
 // bias-GeLU, bias-dropout-add and scale-mask-softmax, and its loss, fused (default) or as separate
 // kernels; unfused with 16-bit activations the softmax and the loss run in FP32, as Megatron-LM
-// runs them (models/zoo_decoder.cpp).
-void read_kernel_fusion(MapReader& w, WorkloadConfig& wl) {
+// runs them (models/zoo_decoder.cpp). An encoder of the zoo (`encoder`, else null) takes
+// fused_kernels alone: unfused, its softmax runs in FP32 under 16-bit training too, as PyTorch's
+// autocast runs it (models/zoo.hpp EncoderOptions).
+void read_kernel_fusion(MapReader& w, WorkloadConfig& wl, models::EncoderOptions* encoder) {
   const bool fused = w.boolean("fused_kernels", true);
   const bool fused_loss = w.boolean("fused_cross_entropy", true);
+  const bool sixteen_bit = models::bytes_per_element(models::storage_precision(wl.precision)) <= 2;
+  if (encoder != nullptr) {
+    if (w.has("fused_cross_entropy")) w.fail("fused_cross_entropy", "chooses a decoder transformer's loss kernel; model '" + wl.model_name + "' is not one");
+    wl.fused_kernels = fused;
+    if (fused) return;
+    encoder->fused_kernels = false;
+    encoder->softmax_in_fp32 = sixteen_bit;
+    wl.model = models::encoder_model(wl.model_name, *encoder);
+    return;
+  }
   if (!wl.decoder) {
     for (const char* key : {"fused_kernels", "fused_cross_entropy"}) {
-      if (w.has(key)) w.fail(key, "chooses a decoder transformer's kernel fusion; model '" + wl.model_name + "' is not one");
+      if (w.has(key)) w.fail(key, "chooses a transformer's kernel fusion; model '" + wl.model_name + "' is not one");
     }
     return;
   }
   wl.fused_kernels = fused;
   wl.fused_cross_entropy = fused_loss;
   if (fused == wl.decoder->fused_kernels && fused_loss == wl.decoder->fused_cross_entropy) return;
-  const bool sixteen_bit = models::bytes_per_element(models::storage_precision(wl.precision)) <= 2;
   wl.decoder->fused_kernels = fused;
   wl.decoder->softmax_in_fp32 = !fused && sixteen_bit;
   wl.decoder->fused_cross_entropy = fused_loss;
@@ -417,7 +429,7 @@ WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
   WorkloadConfig wl;
   std::string attention = "auto";  // a transformer's attention core (resolve_attention)
   bool encoder = false;            // a zoo encoder (BERT, ViT): its attention core is a choice too
-  int mlm_positions = 0;           // BERT's masked-LM positions (0: all)
+  models::EncoderOptions encoder_options;  // a zoo encoder's build options (BERT's mlm_positions, ...)
   std::string attention_key = w.path_of("model") + ".transformer.attention";
   const YAML::Node model = w.node("model");
   YAML::Node attention_at = model;
@@ -449,10 +461,10 @@ WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
     const bool bert = wl.model_name == "bert-base" || wl.model_name == "bert-large";
     if (w.has("mlm_positions") && !bert) w.fail("mlm_positions", "is BERT's masked-LM head setting; model '" + wl.model_name + "' has none");
     if (bert && w.has("mlm_positions")) {
-      mlm_positions = static_cast<int>(w.integer("mlm_positions", 1, wl.sequence_length, 0));
-      wl.model = wl.model_name == "bert-base" ? models::bert_base(wl.sequence_length, mlm_positions)
-                                              : models::bert_large(wl.sequence_length, mlm_positions);
+      encoder_options.mlm_positions = static_cast<int>(w.integer("mlm_positions", 1, wl.sequence_length, 0));
     }
+    encoder_options.sequence_length = wl.sequence_length;
+    if (bert && w.has("mlm_positions")) wl.model = models::encoder_model(wl.model_name, encoder_options);
     const auto decoders = models::decoder_model_names();
     if (std::find(decoders.begin(), decoders.end(), wl.model_name) != decoders.end()) wl.decoder = models::decoder_config(wl.model_name);
     encoder = models::zoo_model_is_encoder(wl.model_name);
@@ -475,8 +487,8 @@ WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
     w.fail("precision", "accelerator " + cluster.device.name + " has no " + precision + " support; it supports: " + supported);
   }
   if (wl.decoder) resolve_attention(w, wl, cluster.device, attention, attention_key, attention_at);
-  if (encoder) resolve_encoder_attention(w, wl, cluster.device, attention, attention_key, attention_at, mlm_positions);
-  read_kernel_fusion(w, wl);
+  if (encoder) resolve_encoder_attention(w, wl, cluster.device, attention, attention_key, attention_at, encoder_options);
+  read_kernel_fusion(w, wl, encoder ? &encoder_options : nullptr);
   read_vocabulary_padding(w, wl);
   read_memory_format(w, wl);
   wl.optimizer = *models::optimizer_from_string(w.choice("optimizer", models::optimizer_names(), "sgd-momentum"));

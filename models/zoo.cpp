@@ -41,15 +41,6 @@ bool zoo_model_is_encoder(const std::string& name) {
   return name == "bert-base" || name == "bert-large" || name == "vit-b16" || name == "vit-l16";
 }
 
-ModelGraph encoder_model(const std::string& name, const EncoderOptions& o) {
-  const int s = o.sequence_length == 0 ? 128 : o.sequence_length;
-  if (name == "bert-base") return bert_base(s, o.mlm_positions, o.flash_attention);
-  if (name == "bert-large") return bert_large(s, o.mlm_positions, o.flash_attention);
-  if (name == "vit-b16") return vit_b16(o.flash_attention);
-  if (name == "vit-l16") return vit_l16(o.flash_attention);
-  throw std::out_of_range("'" + name + "' is not an encoder of the zoo (bert-base, bert-large, vit-b16, vit-l16)");
-}
-
 ModelGraph zoo_model(const std::string& name, int sequence_length) {
   // Images: sequence_length does not apply.
   if (const ImageModel* m = find_image_model(name)) return m->build();

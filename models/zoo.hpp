@@ -93,10 +93,17 @@ ModelGraph decoder_model(const std::string& name, int sequence_length);
 // mlm_positions as bert_base (BERT only). Throws std::out_of_range for a name that is not one,
 // std::invalid_argument as the builders do.
 bool zoo_model_is_encoder(const std::string& name);
+// fused_kernels: scale-mask-softmax one kernel and BERT's dropout fused with the residual add
+// that follows (Megatron-LM's fusions); false: each step a kernel of its own (eager PyTorch, as
+// DeepLearningExamples' and Hugging Face's BERT run), and with softmax_in_fp32 (16-bit training
+// under PyTorch autocast, which runs softmax in FP32) the softmax steps on an FP32 copy between
+// two conversions.
 struct EncoderOptions {
   int sequence_length = 0;
   int mlm_positions = 0;
   bool flash_attention = false;
+  bool fused_kernels = true;
+  bool softmax_in_fp32 = false;
 };
 ModelGraph encoder_model(const std::string& name, const EncoderOptions& options);
 

@@ -95,18 +95,6 @@ Layer& bias_add(Layers& out, const std::string& name, double elements) {
   return l;
 }
 
-// Steps that Megatron-LM runs on an FP32 copy of 16-bit activations (the unfused softmax and
-// cross-entropy): their inputs and outputs at `in` and `out` bytes per element when `fp32`, else
-// at the training precision's. What such a step saves counts at the precision's element size, so
-// an FP32 tensor of n elements is 2n 16-bit ones.
-constexpr double kHalfBytes = 2, kSingleBytes = 4;
-void fp32_island(Layer& l, bool fp32, double in, double out) {
-  if (!fp32) return;
-  l.input_element_bytes = in;
-  l.output_element_bytes = out;
-}
-double saved_at_fp32(bool fp32, double elements) { return fp32 ? elements * kSingleBytes / kHalfBytes : elements; }
-
 // LayerNorm (scale and shift, 2h parameters) or RMSNorm (scale only, h parameters).
 void norm(Layers& out, const std::string& name, const DecoderConfig& c, double tokens) {
   const double h = c.hidden;
@@ -128,27 +116,6 @@ void flash_attention(Layers& out, const std::string& p, const DecoderConfig& c, 
   saves(a, s * (h + 2 * kv) + 2 * double(c.heads) * s);
 }
 
-// Scale, mask and softmax as separate kernels over the heads x s x s scores (`probabilities`
-// elements), each reading and writing them; with softmax_in_fp32 they run on an FP32 copy, made
-// before and converted back after (each conversion one more pass, and the FP32 softmax output is
-// what backward keeps). The scaled-and-masked FLOPs stay with the softmax, as in the fused kernel.
-void unfused_softmax(Layers& out, const std::string& p, const DecoderConfig& c, double probabilities, double scores) {
-  const bool fp32 = c.softmax_in_fp32;
-  const auto step = [&](const std::string& name, double in_bytes, double out_bytes) -> Layer& {
-    Layer& l = attention_core(push(out, p + ".attn." + name, LayerKind::elementwise, 0, 0, probabilities, probabilities));
-    fp32_island(l, fp32, in_bytes, out_bytes);
-    return l;
-  };
-  if (fp32) step("softmax_to_fp32", kHalfBytes, kSingleBytes);
-  step("scale", kSingleBytes, kSingleBytes);
-  step("mask", kSingleBytes, kSingleBytes);
-  Layer& softmax = step("softmax", kSingleBytes, kSingleBytes);
-  softmax.kind = LayerKind::softmax;
-  softmax.forward_flops = kSoftmaxFlops * scores;
-  saves(softmax, saved_at_fp32(fp32, probabilities));
-  if (fp32) step("softmax_to_half", kSingleBytes, kHalfBytes);
-}
-
 // The unfused attention core as Megatron-LM (2021) and Hugging Face run it: batched GEMMs over the
 // full s x s scores (baddbmm/bmm compute the masked half too; grouped K/V heads are expanded to
 // the query heads), a fused scale-mask-softmax kernel over all s x s entries, dropout on the
@@ -165,7 +132,7 @@ void unfused_attention(Layers& out, const std::string& p, const DecoderConfig& c
                               probabilities)),
           probabilities);
   } else {
-    unfused_softmax(out, p, c, probabilities, scores);
+    unfused_softmax(out, p + ".attn.", c.softmax_in_fp32, true, probabilities, scores);
   }
   if (c.dropout) {
     Layer& drop = elementwise(out, p + ".attn.dropout", kDropoutFlops, probabilities);

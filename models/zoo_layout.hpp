@@ -51,4 +51,40 @@ inline Layer& saves(Layer& l, double elements) {
   return l;
 }
 
+// Steps that run on an FP32 copy of 16-bit activations (Megatron-LM's unfused softmax and
+// cross-entropy, PyTorch autocast's softmax): their inputs and outputs at `in` and `out` bytes
+// per element when `fp32`, else at the training precision's. What such a step saves counts at
+// the precision's element size, so an FP32 tensor of n elements is 2n 16-bit ones.
+constexpr double kHalfBytes = 2, kSingleBytes = 4;
+inline void fp32_island(Layer& l, bool fp32, double in, double out) {
+  if (!fp32) return;
+  l.input_element_bytes = in;
+  l.output_element_bytes = out;
+}
+inline double saved_at_fp32(bool fp32, double elements) { return fp32 ? elements * kSingleBytes / kHalfBytes : elements; }
+
+// The attention softmax unfused: scale, then the mask where there is one (`masked`), then the
+// softmax, each a kernel reading and writing the heads x s x s scores (`probabilities`
+// elements); with `fp32` they run on an FP32 copy, made before and converted back after (each
+// conversion one more pass; the FP32 softmax output is what backward keeps). `scores`: the
+// (query, key) pairs actually scored, which carry the softmax's FLOPs as in the fused kernel.
+// Layer names are `prefix` + step.
+inline void unfused_softmax(Layers& out, const std::string& prefix, bool fp32, bool masked, double probabilities,
+                            double scores) {
+  constexpr double kSoftmaxFlops = 5;  // 1/sqrt(d) scale, max, exp, sum, divide
+  const auto step = [&](const std::string& name, double in_bytes, double out_bytes) -> Layer& {
+    Layer& l = attention_core(push(out, prefix + name, LayerKind::elementwise, 0, 0, probabilities, probabilities));
+    fp32_island(l, fp32, in_bytes, out_bytes);
+    return l;
+  };
+  if (fp32) step("softmax_to_fp32", kHalfBytes, kSingleBytes);
+  step("scale", kSingleBytes, kSingleBytes);
+  if (masked) step("mask", kSingleBytes, kSingleBytes);
+  Layer& softmax = step("softmax", kSingleBytes, kSingleBytes);
+  softmax.kind = LayerKind::softmax;
+  softmax.forward_flops = kSoftmaxFlops * scores;
+  saves(softmax, saved_at_fp32(fp32, probabilities));
+  if (fp32) step("softmax_to_half", kSingleBytes, kHalfBytes);
+}
+
 }  // namespace dlsim::models::zoo_layout

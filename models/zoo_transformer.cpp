@@ -1,5 +1,14 @@
 // Encoder transformers built layer by layer: BERT (Devlin et al. 2019) and the Vision
-// Transformer (Dosovitskiy et al. 2021). A multiply-add is 2 FLOPs; dropout is not modelled.
+// Transformer (Dosovitskiy et al. 2021). A multiply-add is 2 FLOPs.
+//
+// Dropout: BERT pre-trains with dropout 0.1 on the attention probabilities, on the attention and
+// FFN outputs and on the embeddings (Devlin et al. 2019, A.2; the reference implementation,
+// NVIDIA DeepLearningExamples and Megatron-LM keep it), so BERT gets those dropout layers as the
+// decoders of zoo_decoder.cpp do: a memory-bound pass each, a one-byte mask kept for backward
+// (half an element), and the dropped-out probabilities kept by the context product. The output
+// dropouts run fused with the residual add that follows (Megatron's bias-dropout-add; the add
+// then moves only the residual it reads). FlashAttention drops out inside its kernel. ViT as
+// torchvision trains it uses no dropout (vit_b_16/vit_l_16: dropout 0.0), so it has none.
 //
 // BERT: embeddings, L post-LN encoder layers, the pooler and the masked-LM head, as in the
 // reference implementation and Hugging Face BertForMaskedLM/BertForPreTraining (the 2-way
@@ -19,9 +28,11 @@
 // embedding (vocabulary-parallel, all-reduced; its position and token-type rows are counted with
 // it) and MLM decoder are split. Norms, residual adds, the pooler, the MLM transform, ViT's patch
 // embedding and head are replicated.
-// Saved for backward (Korthikanti et al. 2022, sec. 4.1, without dropout): norms, QKV, attention
-// output and FFN linears keep their input; scores keep Q and K (2sh); softmax its output
-// (heads*s*s); context only V (sh); GELU its input (4sh); residual adds nothing.
+// Saved for backward (Korthikanti et al. 2022, sec. 4.1): norms, QKV, attention output and FFN
+// linears keep their input; scores keep Q and K (2sh); softmax its output (heads*s*s); context V
+// (sh) and, with dropout, the dropped-out probabilities (heads*s*s); GELU its input (4sh);
+// residual adds nothing; each dropout its mask. A BERT layer thus keeps 17sh + 2.5 heads*s^2
+// elements, Korthikanti's 34sbh + 5as^2b bytes at 2-byte elements (16sh + heads*s^2 for ViT).
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -38,12 +49,18 @@ constexpr double kSoftmaxFlops = 5;    // 1/sqrt(d) scale, max, exp, sum, divide
 constexpr double kGeluFlops = 8;       // tanh approximation: cube, multiply-adds, tanh
 constexpr double kTanhFlops = 4;
 constexpr double kAddFlops = 1;
+constexpr double kDropoutFlops = 2;    // random draw compared with p, then scale-or-zero
+constexpr double kMaskElements = 0.5;  // a one-byte mask per element, in two-byte element units
 
 struct EncoderConfig {
   std::string name;
   int layers = 0, hidden = 0, heads = 0, ffn = 0;
   int vocab = 30522, max_positions = 512, type_vocab = 2;  // BERT only
   bool flash_attention = false;  // the attention core as one FlashAttention kernel (not causal)
+  bool dropout = false;          // trained with dropout (BERT), see the header
+  bool masked = false;           // the scores get an attention mask (BERT's padding mask)
+  bool fused_kernels = true;     // scale-mask-softmax and dropout-add fused (EncoderOptions)
+  bool softmax_in_fp32 = false;  // unfused: the softmax steps on an FP32 copy (EncoderOptions)
 };
 
 // push() and the tensor-parallel annotations (zoo_layout.hpp).
@@ -60,6 +77,13 @@ Layer& elementwise(Layers& out, const std::string& name, double flops_per_elemen
                    double elements, double inputs_per_element = 1) {
   return push(out, name, LayerKind::elementwise, 0, flops_per_element * elements,
               inputs_per_element * elements, elements);
+}
+
+// A dropout pass over `elements` that keeps its one-byte mask for backward.
+Layer& dropout(Layers& out, const std::string& name, double elements) {
+  Layer& drop = saves(elementwise(out, name, kDropoutFlops, elements), kMaskElements * elements);
+  drop.memory_kernel = MemoryKernel::dropout;
+  return drop;
 }
 
 void layer_norm(Layers& out, const std::string& name, double tokens, double hidden) {
@@ -94,10 +118,15 @@ void self_attention(Layers& out, const std::string& p, const EncoderConfig& c, d
   }
   gemm(attention_core(push(out, p + ".scores", LayerKind::matmul, 0, 2 * s * s * h, 2 * s * h, scores)), s, d, s,
        c.heads, true);
-  saves(attention_core(push(out, p + ".softmax", LayerKind::softmax, 0, kSoftmaxFlops * scores,
-                            scores, scores)),
-        scores);
-  gemm(saves(attention_core(push(out, p + ".context", LayerKind::matmul, 0, 2 * s * s * h, scores + s * h, s * h)), s * h),
+  if (c.fused_kernels) {
+    saves(attention_core(push(out, p + ".softmax", LayerKind::softmax, 0, kSoftmaxFlops * scores, scores, scores)),
+          scores);
+  } else {
+    unfused_softmax(out, p + ".", c.softmax_in_fp32, c.masked, scores, scores);
+  }
+  if (c.dropout) attention_core(dropout(out, p + ".probs_dropout", scores));
+  gemm(saves(attention_core(push(out, p + ".context", LayerKind::matmul, 0, 2 * s * s * h, scores + s * h, s * h)),
+             s * h + (c.dropout ? scores : 0.0)),
        s, s, d, c.heads, true);
   row_parallel(linear(out, p + ".output", s, h, h));
 }
@@ -111,14 +140,21 @@ void mlp(Layers& out, const std::string& p, const EncoderConfig& c, double s,
   row_parallel(linear(out, p + down_name, s, f, h));
 }
 
+// The residual add after a sublayer's output, behind its dropout when the model has one (the
+// add then fused into the dropout's kernel, unless the kernels are unfused).
+void residual(Layers& out, const std::string& p, const EncoderConfig& c, double elements) {
+  if (c.dropout) dropout(out, p + ".output_dropout", elements);
+  elementwise(out, p + ".residual", kAddFlops, elements, 2).fused = c.dropout && c.fused_kernels;
+}
+
 // Post-LN BERT layer: attention, residual, LayerNorm; FFN, residual, LayerNorm.
 void bert_layer(Layers& out, const std::string& p, const EncoderConfig& c, double s) {
   const double h = c.hidden;
   self_attention(out, p + ".attention", c, s);
-  elementwise(out, p + ".attention.residual", kAddFlops, s * h, 2);
+  residual(out, p + ".attention", c, s * h);
   layer_norm(out, p + ".attention.layernorm", s, h);
   mlp(out, p + ".ffn", c, s, ".intermediate", ".output");
-  elementwise(out, p + ".ffn.residual", kAddFlops, s * h, 2);
+  residual(out, p + ".ffn", c, s * h);
   layer_norm(out, p + ".ffn.layernorm", s, h);
 }
 
@@ -127,10 +163,10 @@ void vit_layer(Layers& out, const std::string& p, const EncoderConfig& c, double
   const double h = c.hidden;
   layer_norm(out, p + ".ln_1", s, h);
   self_attention(out, p + ".attention", c, s);
-  elementwise(out, p + ".attention.residual", kAddFlops, s * h, 2);
+  residual(out, p + ".attention", c, s * h);
   layer_norm(out, p + ".ln_2", s, h);
   mlp(out, p + ".mlp", c, s, ".fc1", ".fc2");
-  elementwise(out, p + ".mlp.residual", kAddFlops, s * h, 2);
+  residual(out, p + ".mlp", c, s * h);
 }
 
 // Appends `layers` encoder layers built by `layer`, each tagged with its block index.
@@ -150,6 +186,7 @@ void bert_embeddings(Layers& out, const EncoderConfig& c, double s) {
                     (double(c.vocab) + c.max_positions + c.type_vocab) * h, 2 * s * h, 3 * s * h,
                     s * h));
   layer_norm(out, "embeddings.layernorm", s, h);
+  if (c.dropout) dropout(out, "embeddings.dropout", s * h);
 }
 
 // Pooler: dense + tanh on the [CLS] token only (tanh's backward needs its output).
@@ -214,34 +251,46 @@ ModelGraph build_vit(const EncoderConfig& c) {
   return g;
 }
 
+// The configuration of an encoder of the zoo by name, with the options that vary per run.
+// Table 1 of Devlin et al.: BERT-base L=12, H=768, A=12; BERT-large L=24, H=1024, A=16; the
+// feed-forward size is 4H. Table 1 of Dosovitskiy et al.: ViT-Base L=12, D=768, MLP 3072, 12
+// heads; ViT-Large L=24, D=1024, MLP 4096, 16 heads.
+EncoderConfig encoder_config(const std::string& name, const EncoderOptions& o) {
+  EncoderConfig c;
+  if (name == "bert-base") c = {"bert-base", 12, 768, 12, 4 * 768};
+  else if (name == "bert-large") c = {"bert-large", 24, 1024, 16, 4 * 1024};
+  else if (name == "vit-b16") c = {"vit-b16", 12, 768, 12, 3072};
+  else if (name == "vit-l16") c = {"vit-l16", 24, 1024, 16, 4096};
+  else throw std::out_of_range("'" + name + "' is not an encoder of the zoo (bert-base, bert-large, vit-b16, vit-l16)");
+  const bool bert = name.rfind("bert-", 0) == 0;
+  c.dropout = bert;
+  c.masked = bert;
+  c.flash_attention = o.flash_attention;
+  c.fused_kernels = o.fused_kernels;
+  c.softmax_in_fp32 = !o.fused_kernels && o.softmax_in_fp32;
+  return c;
+}
+
 }  // namespace
 
-// Table 1 of Devlin et al.: BERT-base L=12, H=768, A=12; BERT-large L=24, H=1024, A=16;
-// the feed-forward size is 4H.
+ModelGraph encoder_model(const std::string& name, const EncoderOptions& o) {
+  const EncoderConfig c = encoder_config(name, o);
+  if (name.rfind("vit-", 0) == 0) return build_vit(c);
+  return build_bert(c, o.sequence_length == 0 ? 128 : o.sequence_length, o.mlm_positions);
+}
+
 ModelGraph bert_base(int sequence_length, int mlm_positions, bool flash_attention) {
-  EncoderConfig c{"bert-base", 12, 768, 12, 4 * 768};
-  c.flash_attention = flash_attention;
-  return build_bert(c, sequence_length, mlm_positions);
+  return build_bert(encoder_config("bert-base", {sequence_length, mlm_positions, flash_attention}), sequence_length,
+                    mlm_positions);
 }
 
 ModelGraph bert_large(int sequence_length, int mlm_positions, bool flash_attention) {
-  EncoderConfig c{"bert-large", 24, 1024, 16, 4 * 1024};
-  c.flash_attention = flash_attention;
-  return build_bert(c, sequence_length, mlm_positions);
+  return build_bert(encoder_config("bert-large", {sequence_length, mlm_positions, flash_attention}), sequence_length,
+                    mlm_positions);
 }
 
-// Table 1 of Dosovitskiy et al.: ViT-Base L=12, D=768, MLP 3072, 12 heads; ViT-Large L=24,
-// D=1024, MLP 4096, 16 heads.
-ModelGraph vit_b16(bool flash_attention) {
-  EncoderConfig c{"vit-b16", 12, 768, 12, 3072};
-  c.flash_attention = flash_attention;
-  return build_vit(c);
-}
+ModelGraph vit_b16(bool flash_attention) { return encoder_model("vit-b16", {0, 0, flash_attention}); }
 
-ModelGraph vit_l16(bool flash_attention) {
-  EncoderConfig c{"vit-l16", 24, 1024, 16, 4096};
-  c.flash_attention = flash_attention;
-  return build_vit(c);
-}
+ModelGraph vit_l16(bool flash_attention) { return encoder_model("vit-l16", {0, 0, flash_attention}); }
 
 }  // namespace dlsim::models

@@ -79,15 +79,16 @@ TEST(ZooLayout, EveryBlockHasTwoAllReducesAndItsAttentionCoreLayers) {
       }
       if (l.attention_core) {
         EXPECT_TRUE(ends_with(l.name, "scores") || ends_with(l.name, "softmax") ||
-                    ends_with(l.name, "attn.dropout") || ends_with(l.name, "context"))
+                    ends_with(l.name, "attn.dropout") || ends_with(l.name, "probs_dropout") ||
+                    ends_with(l.name, "context"))
             << t.name << " " << l.name;
       }
     }
     for (int i = 0; i < t.layers; ++i) {
       EXPECT_EQ(all_reduces[i], 2) << t.name << " block " << i;
       // Scores, softmax, context, and the attention dropout in models trained with dropout.
-      const bool dropout = zoo_model_has_sequence(t.name) && t.block_prefix == std::string("decoder.layer.") &&
-                           decoder_config(t.name).dropout;
+      const bool bert = t.name.starts_with("bert-");
+      const bool dropout = bert || (t.block_prefix == std::string("decoder.layer.") && decoder_config(t.name).dropout);
       EXPECT_EQ(core[i], dropout ? 4 : 3) << t.name << " block " << i;
     }
     EXPECT_TRUE(g.has_tensor_layout()) << t.name;
@@ -169,6 +170,51 @@ TEST(ZooLayout, SavedActivationsMatchKorthikanti) {
   no_dropout.dropout = false;
   const ModelGraph plain = decoder_transformer(no_dropout, int(s));
   EXPECT_DOUBLE_EQ(block_saved_bytes(plain, 0), 32 * s * b * h + 2 * a * s * s * b);
+}
+
+// BERT pre-trains with dropout 0.1 (Devlin et al. 2019): its post-LN layer keeps what a GPT-3
+// layer keeps, sbh(34 + 5as/h) bytes, fused or not (the unfused scale and mask keep nothing; the
+// FP32 softmax of 16-bit training keeps its output at 4 bytes: 2as^2b more). ViT trains without
+// dropout: 32sbh + 2as^2b.
+TEST(ZooLayout, EncoderLayersKeepKorthikantisActivations) {
+  const double s = 128, b = 1, h = 1024, a = 16;
+  const double with_dropout = s * b * h * (34 + 5 * a * s / h);
+  EXPECT_DOUBLE_EQ(block_saved_bytes(bert_large(int(s)), 0), with_dropout);
+  EXPECT_DOUBLE_EQ(block_saved_bytes(bert_large(int(s)), 23), with_dropout);
+  const ModelGraph unfused = encoder_model("bert-large", {int(s), 0, false, false, false});
+  EXPECT_DOUBLE_EQ(block_saved_bytes(unfused, 0), with_dropout);
+  const ModelGraph fp32_softmax = encoder_model("bert-large", {int(s), 0, false, false, true});
+  EXPECT_DOUBLE_EQ(block_saved_bytes(fp32_softmax, 0), with_dropout + 2 * a * s * s * b);
+  const double vs = 197, vh = 768, va = 12;
+  EXPECT_DOUBLE_EQ(block_saved_bytes(vit_b16(), 0), 32 * vs * b * vh + 2 * va * vs * vs * b);
+}
+
+// Fused (Megatron's kernels, the default) an encoder layer's attention softmax is one kernel and
+// each dropout carries the residual add; unfused (eager PyTorch) BERT scales, masks and
+// normalises in three kernels and adds the residual in a fourth, ViT has no mask to apply, and
+// only with softmax_in_fp32 are there conversions. The FLOPs stay the same.
+TEST(ZooLayout, UnfusedEncoderKernelsAreSeparateLayers) {
+  const auto has = [](const ModelGraph& g, const std::string& name) {
+    return std::any_of(g.layers.begin(), g.layers.end(), [&](const Layer& l) { return l.name == name; });
+  };
+  const ModelGraph fused = bert_large(128);
+  const ModelGraph eager = encoder_model("bert-large", {128, 0, false, false, true});
+  const std::string p = "encoder.layer.0.attention.";
+  EXPECT_TRUE(has(fused, p + "softmax"));
+  EXPECT_FALSE(has(fused, p + "scale"));
+  EXPECT_TRUE(find_layer(fused, p + "residual").fused);
+  for (const char* step : {"softmax_to_fp32", "scale", "mask", "softmax", "softmax_to_half", "probs_dropout",
+                           "output_dropout"}) {
+    EXPECT_TRUE(has(eager, p + step)) << step;
+  }
+  EXPECT_FALSE(find_layer(eager, p + "residual").fused);
+  EXPECT_EQ(find_layer(eager, p + "softmax").output_element_bytes, 4);
+  EXPECT_DOUBLE_EQ(eager.forward_flops_per_sample(), fused.forward_flops_per_sample());
+  const ModelGraph vit = encoder_model("vit-b16", {0, 0, false, false, false});
+  EXPECT_TRUE(has(vit, "encoder.layers.0.attention.scale"));
+  EXPECT_FALSE(has(vit, "encoder.layers.0.attention.mask"));
+  EXPECT_FALSE(has(vit, "encoder.layers.0.attention.softmax_to_fp32"));
+  EXPECT_FALSE(has(vit, "encoder.layers.0.attention.probs_dropout"));
 }
 
 TEST(ZooLayout, SavedActivationsOfGatedGroupedQueryLayers) {
