@@ -125,11 +125,7 @@ int run_loaded(std::ostream& stdout_stream, const ScenarioOptions& o, const expe
     }
     out << ", seed " << scenario.seed << "\n";
     if (!scenario.cluster.profile_note.empty()) out << scenario.cluster.profile_note << "\n";
-    if (scenario.cluster.device.generation == models::Generation::cdna3) {
-      // experiment/network_yaml.cpp: RCCL has no model, so its collectives run ideal (docs/validation.md).
-      out << "note: " << scenario.cluster.device.name << " collectives run as ideal phases at line rate (RCCL is not "
-          << "modelled) and its kernels at the H100's fractions of peak: an upper bound\n";
-    }
+    if (!scenario.cluster.accuracy_note.empty()) out << "note: " << scenario.cluster.accuracy_note << "\n";
     experiment::print_table(out, results);
   }
   if (!scenario.output.results.empty()) {

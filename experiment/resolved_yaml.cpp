@@ -49,6 +49,7 @@ void emit_cluster(YAML::Emitter& out, const ClusterConfig& c) {
   out << YAML::Key << "price_date" << YAML::Value << t.price_date;
   out << YAML::Key << "source" << YAML::Value << t.source;
   if (!c.profile_path.empty()) out << YAML::Key << "profile_file" << YAML::Value << c.profile_path;
+  if (!c.accuracy_note.empty()) out << YAML::Key << "note" << YAML::Value << c.accuracy_note;
   emit_device(out, c.device, c.profile);
   out << YAML::EndMap;
 }

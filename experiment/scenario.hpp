@@ -35,6 +35,10 @@ struct ClusterConfig {
   int nodes = 1;
   std::string profile_path;       // cluster.profile resolved against the scenario's folder, or ""
   std::string profile_note;       // how the profile applies ("measured on ...", "transferred ..."), or ""
+  // What the prediction for this device leaves out, so that it is a bound rather than an
+  // estimate (AMD's MI300X: RCCL not modelled), or "": printed with the results and kept in the
+  // resolved scenario (HDF5, Python) as cluster.note.
+  std::string accuracy_note;
 };
 
 // The fabric: one node design (from the instance type unless overridden) and how nodes connect.

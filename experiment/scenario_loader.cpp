@@ -103,6 +103,11 @@ ClusterConfig read_cluster(MapReader& r, const models::Catalog& catalog, const s
     c.profile = *catalog.find_profile(c.instance.device);
   }
   apply_cluster_profile(r, c, base_dir);
+  if (c.device.generation == models::Generation::cdna3) {
+    // network_yaml.cpp: RCCL has no model, so its collectives run ideal (docs/validation.md).
+    c.accuracy_note = c.device.name + " collectives run as ideal phases at line rate (RCCL is not modelled) and its kernels at "
+                      "the H100's fractions of peak: an upper bound";
+  }
   r.finish();
   return c;
 }
@@ -770,10 +775,7 @@ Scenario read_scenario(const YAML::Node& root, const std::function<YAML::Node()>
     sweep.finish();
     MapReader serving(top.node("serving"), "serving", source);
     s.serving = read_serving(serving, s.cluster, base_dir);
-    if (const std::string why = serving_problem(*s.serving, s.cluster); !why.empty()) {
-      serving.fail(s.serving->per_sample ? "batching" : "tensor", why);  // what to change: the batch, or the split
-    }
-    if (const std::string why = serving_reservation_problem(*s.serving, s.cluster); !why.empty()) serving.fail("batching", why);
+    if (const ServingProblem problem = serving_problem(*s.serving, s.cluster); !problem.why.empty()) serving.fail(problem.key, problem.why);
     MapReader output(top.node("output"), "output", source, true);
     if (output.has("jobs_csv")) output.fail("jobs_csv", "serving runs write output.results, output.csv (a row per request) and output.trace; no jobs_csv");
     s.output = read_output(output);

@@ -159,52 +159,46 @@ models::InferencePass inference_pass(const ServingConfig& c, const ClusterConfig
 
 }  // namespace
 
-std::string serving_problem(const ServingConfig& c, const ClusterConfig& cluster) {
+ServingProblem serving_problem(const ServingConfig& c, const ClusterConfig& cluster) {
   if (c.per_sample) {
     const models::DeviceSpec& device = c.function ? c.function_config.device : cluster.device;
     try {
       const models::InferencePass pass = inference_pass(c, cluster);
       const double workspace = pass.workspace_bytes(c.batching.max_sequences);
       if (pass.weight_bytes() + workspace >= device.memory_bytes) {
-        return c.model_name + "'s weights (" + format_size(pass.weight_bytes()) + ") and the activations of a batch of " +
-               std::to_string(c.batching.max_sequences) + " (" + format_size(workspace) + ") do not fit " + device.name + "'s memory (" +
-               format_size(device.memory_bytes) + "): lower batching.max_batch" + (c.function ? " or raise function.memory" : "");
+        return {"batching", c.model_name + "'s weights (" + format_size(pass.weight_bytes()) + ") and the activations of a batch of " +
+                                std::to_string(c.batching.max_sequences) + " (" + format_size(workspace) + ") do not fit " + device.name +
+                                "'s memory (" + format_size(device.memory_bytes) + "): lower batching.max_batch" +
+                                (c.function ? " or raise function.memory" : "")};
       }
     } catch (const std::invalid_argument& e) {
-      return e.what();
+      return {"batching", e.what()};
     }
-    return "";
+    return {};
   }
-  const models::ServingStepOptions options = step_options(c);
-  try {
-    const models::ServingStepModel step(c.model, cluster.device, cluster.profile, options, [](double) { return 0.0; });
-    if (static_cast<std::int64_t>(step.kv_capacity_tokens()) / c.batching.block_tokens < 1) {
-      return c.model_name + "'s weights (" + format_size(step.weight_bytes()) + " per GPU at tensor " + std::to_string(c.tensor) +
-             ") and the workspace of a " + std::to_string(c.batching.max_batch_tokens) + "-token iteration leave no memory for a KV cache on " +
-             cluster.device.name + " (" + format_size(cluster.device.memory_bytes) + " x memory_utilization " +
-             format_number(c.memory_utilization, "%.2f") + "): raise tensor or lower batching.max_batch_tokens";
-    }
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
-}
-
-std::string serving_reservation_problem(const ServingConfig& c, const ClusterConfig& cluster) {
-  if (c.per_sample || !c.batching.continuous || c.batching.kv_reservation != models::KvReservation::max_length) return "";
   try {
     const models::ServingStepModel step(c.model, cluster.device, cluster.profile, step_options(c), [](double) { return 0.0; });
     const std::int64_t blocks = static_cast<std::int64_t>(step.kv_capacity_tokens()) / c.batching.block_tokens;
-    const std::int64_t reserved = (static_cast<std::int64_t>(c.batching.max_length) + c.batching.block_tokens - 1) / c.batching.block_tokens;
-    if (reserved > blocks) {
-      return "max_length " + std::to_string(c.batching.max_length) + " tokens per sequence exceed the KV cache of " +
-             std::to_string(blocks * c.batching.block_tokens) + " tokens per replica: no request could be admitted; lower max_length or "
-             "raise tensor";
+    if (blocks < 1) {
+      return {"tensor", c.model_name + "'s weights (" + format_size(step.weight_bytes()) + " per GPU at tensor " + std::to_string(c.tensor) +
+                            ") and the workspace of a " + std::to_string(c.batching.max_batch_tokens) +
+                            "-token iteration leave no memory for a KV cache on " + cluster.device.name + " (" +
+                            format_size(cluster.device.memory_bytes) + " x memory_utilization " +
+                            format_number(c.memory_utilization, "%.2f") + "): raise tensor or lower batching.max_batch_tokens"};
     }
-  } catch (const std::invalid_argument&) {
-    return "";  // serving_problem reports it
+    // A max-length reservation larger than the whole cache would admit no request.
+    if (c.batching.continuous && c.batching.kv_reservation == models::KvReservation::max_length) {
+      const std::int64_t reserved = (static_cast<std::int64_t>(c.batching.max_length) + c.batching.block_tokens - 1) / c.batching.block_tokens;
+      if (reserved > blocks) {
+        return {"batching", "max_length " + std::to_string(c.batching.max_length) + " tokens per sequence exceed the KV cache of " +
+                                std::to_string(blocks * c.batching.block_tokens) +
+                                " tokens per replica: no request could be admitted; lower max_length or raise tensor"};
+      }
+    }
+  } catch (const std::invalid_argument& e) {
+    return {"tensor", e.what()};
   }
-  return "";
+  return {};
 }
 
 namespace {
@@ -325,7 +319,7 @@ ServingResults run_serving(const Scenario& s) {
     } else {
       r.kv_reservation = "paged, blocks taken as sequences grow";
     }
-    if (policy.kv_blocks < 1) throw ConfigError(where, "serving.tensor", serving_problem(c, s.cluster));  // the loader's check
+    if (policy.kv_blocks < 1) throw ConfigError(where, "serving.tensor", serving_problem(c, s.cluster).why);  // the loader's check
   }
 
   scheduler::ServingScaling scaling = c.scaling;

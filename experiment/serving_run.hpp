@@ -73,10 +73,14 @@ struct ServingResults {
 };
 
 // Why a replica of the scenario cannot run (its device has no kernel profile, the model does
-// not split, the weights leave no KV cache), or "" when it can: the loader's check.
-std::string serving_problem(const ServingConfig& c, const ClusterConfig& cluster);
-// Why batching.max_length cannot be reserved (more than a replica's KV cache), or "".
-std::string serving_reservation_problem(const ServingConfig& c, const ClusterConfig& cluster);
+// not split, the weights leave no KV cache, batching.max_length exceeds the KV cache), and the
+// key under serving to blame (what to change: "batching" or "tensor"); `why` is empty when it
+// can run. The loader's check.
+struct ServingProblem {
+  std::string key;
+  std::string why;
+};
+ServingProblem serving_problem(const ServingConfig& c, const ClusterConfig& cluster);
 
 // Throws ConfigError when the replica cannot be built (no kernel profile for the device, the
 // weights leave no room for a KV cache).

@@ -33,8 +33,9 @@
 // as it has left of its current one (the phase source, the cluster simulation's clock; without
 // one every job starts at once). Each runs until every job has done kFlowWarmupIterations +
 // kFlowMeasuredIterations iterations (or all together kMaxTotalIterations); its iteration time
-// is the mean over the iterations after the warm-up. Costlier than the mean-rate fixed point (events per iteration of every job of
-// the component), exact for the traffic and phases it is given.
+// is the mean over the iterations after the warm-up. Costlier than the mean-rate fixed point
+// (events per iteration of every job of the component), exact for the traffic and phases it is
+// given.
 #pragma once
 #include <functional>
 #include <vector>

@@ -15,7 +15,8 @@ namespace dlsim::scheduler {
 namespace {
 
 // Iterations each job runs before and while its iteration time is measured. The first ones carry
-// the common start (every job's traffic begins at once) and are not counted.
+// the start (each job entering at its phase, or all at once without a phase source) until the
+// jobs' collisions settle, and are not counted.
 constexpr int kFlowWarmupIterations = 3;
 constexpr int kFlowMeasuredIterations = 12;
 // However different the jobs' periods, the co-simulation stops after this many iterations of all
