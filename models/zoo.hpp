@@ -96,8 +96,8 @@ bool zoo_model_is_encoder(const std::string& name);
 // fused_kernels: scale-mask-softmax one kernel and BERT's dropout fused with the residual add
 // that follows (Megatron-LM's fusions); false: each step a kernel of its own (eager PyTorch, as
 // DeepLearningExamples' and Hugging Face's BERT run), and with softmax_in_fp32 (16-bit training
-// under PyTorch autocast, which runs softmax in FP32) the softmax steps on an FP32 copy between
-// two conversions.
+// under PyTorch autocast, which runs softmax in FP32) the softmax steps, and BERT's dropout of
+// the probabilities, on an FP32 copy between two conversions.
 struct EncoderOptions {
   int sequence_length = 0;
   int mlm_positions = 0;

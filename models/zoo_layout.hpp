@@ -68,9 +68,11 @@ inline double saved_at_fp32(bool fp32, double elements) { return fp32 ? elements
 // elements); with `fp32` they run on an FP32 copy, made before and converted back after (each
 // conversion one more pass; the FP32 softmax output is what backward keeps). `scores`: the
 // (query, key) pairs actually scored, which carry the softmax's FLOPs as in the fused kernel.
-// Layer names are `prefix` + step.
+// `convert_back` false leaves the probabilities in FP32 for the caller (PyTorch's autocast
+// drops them out in FP32 and converts them at the next matrix product). Layer names are
+// `prefix` + step.
 inline void unfused_softmax(Layers& out, const std::string& prefix, bool fp32, bool masked, double probabilities,
-                            double scores) {
+                            double scores, bool convert_back = true) {
   constexpr double kSoftmaxFlops = 5;  // 1/sqrt(d) scale, max, exp, sum, divide
   const auto step = [&](const std::string& name, double in_bytes, double out_bytes) -> Layer& {
     Layer& l = attention_core(push(out, prefix + name, LayerKind::elementwise, 0, 0, probabilities, probabilities));
@@ -84,7 +86,7 @@ inline void unfused_softmax(Layers& out, const std::string& prefix, bool fp32, b
   softmax.kind = LayerKind::softmax;
   softmax.forward_flops = kSoftmaxFlops * scores;
   saves(softmax, saved_at_fp32(fp32, probabilities));
-  if (fp32) step("softmax_to_half", kSingleBytes, kHalfBytes);
+  if (fp32 && convert_back) step("softmax_to_half", kSingleBytes, kHalfBytes);
 }
 
 }  // namespace dlsim::models::zoo_layout

@@ -122,9 +122,17 @@ void self_attention(Layers& out, const std::string& p, const EncoderConfig& c, d
     saves(attention_core(push(out, p + ".softmax", LayerKind::softmax, 0, kSoftmaxFlops * scores, scores, scores)),
           scores);
   } else {
-    unfused_softmax(out, p + ".", c.softmax_in_fp32, c.masked, scores, scores);
+    // Under autocast the dropout runs on the FP32 probabilities; the context product converts them.
+    unfused_softmax(out, p + ".", c.softmax_in_fp32, c.masked, scores, scores, !c.dropout);
   }
-  if (c.dropout) attention_core(dropout(out, p + ".probs_dropout", scores));
+  if (c.dropout) {
+    Layer& drop = attention_core(dropout(out, p + ".probs_dropout", scores));
+    fp32_island(drop, c.softmax_in_fp32, kSingleBytes, kSingleBytes);
+    if (c.softmax_in_fp32) {
+      attention_core(push(out, p + ".probs_to_half", LayerKind::elementwise, 0, 0, scores, scores));
+      fp32_island(out.back(), true, kSingleBytes, kHalfBytes);
+    }
+  }
   gemm(saves(attention_core(push(out, p + ".context", LayerKind::matmul, 0, 2 * s * s * h, scores + s * h, s * h)),
              s * h + (c.dropout ? scores : 0.0)),
        s, s, d, c.heads, true);

@@ -192,7 +192,8 @@ TEST(ZooLayout, EncoderLayersKeepKorthikantisActivations) {
 // Fused (Megatron's kernels, the default) an encoder layer's attention softmax is one kernel and
 // each dropout carries the residual add; unfused (eager PyTorch) BERT scales, masks and
 // normalises in three kernels and adds the residual in a fourth, ViT has no mask to apply, and
-// only with softmax_in_fp32 are there conversions. The FLOPs stay the same.
+// only with softmax_in_fp32 are there conversions. The FLOPs stay the same. (In the decoders'
+// unfused path, Megatron-LM's, the probabilities go back to 16 bits before the dropout.)
 TEST(ZooLayout, UnfusedEncoderKernelsAreSeparateLayers) {
   const auto has = [](const ModelGraph& g, const std::string& name) {
     return std::any_of(g.layers.begin(), g.layers.end(), [&](const Layer& l) { return l.name == name; });
@@ -203,10 +204,14 @@ TEST(ZooLayout, UnfusedEncoderKernelsAreSeparateLayers) {
   EXPECT_TRUE(has(fused, p + "softmax"));
   EXPECT_FALSE(has(fused, p + "scale"));
   EXPECT_TRUE(find_layer(fused, p + "residual").fused);
-  for (const char* step : {"softmax_to_fp32", "scale", "mask", "softmax", "softmax_to_half", "probs_dropout",
+  for (const char* step : {"softmax_to_fp32", "scale", "mask", "softmax", "probs_dropout", "probs_to_half",
                            "output_dropout"}) {
     EXPECT_TRUE(has(eager, p + step)) << step;
   }
+  // Autocast drops the probabilities out in FP32 and converts them for the context product.
+  EXPECT_FALSE(has(eager, p + "softmax_to_half"));
+  EXPECT_EQ(find_layer(eager, p + "probs_dropout").output_element_bytes, 4);
+  EXPECT_EQ(find_layer(eager, p + "probs_to_half").output_element_bytes, 2);
   EXPECT_FALSE(find_layer(eager, p + "residual").fused);
   EXPECT_EQ(find_layer(eager, p + "softmax").output_element_bytes, 4);
   EXPECT_DOUBLE_EQ(eager.forward_flops_per_sample(), fused.forward_flops_per_sample());
