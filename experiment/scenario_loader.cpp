@@ -465,11 +465,11 @@ WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
     // BERT's masked-LM head on the masked positions only (zoo.hpp): max_predictions_per_seq.
     const bool bert = wl.model_name == "bert-base" || wl.model_name == "bert-large";
     if (w.has("mlm_positions") && !bert) w.fail("mlm_positions", "is BERT's masked-LM head setting; model '" + wl.model_name + "' has none");
+    encoder_options.sequence_length = wl.sequence_length;
     if (bert && w.has("mlm_positions")) {
       encoder_options.mlm_positions = static_cast<int>(w.integer("mlm_positions", 1, wl.sequence_length, 0));
+      wl.model = models::encoder_model(wl.model_name, encoder_options);
     }
-    encoder_options.sequence_length = wl.sequence_length;
-    if (bert && w.has("mlm_positions")) wl.model = models::encoder_model(wl.model_name, encoder_options);
     const auto decoders = models::decoder_model_names();
     if (std::find(decoders.begin(), decoders.end(), wl.model_name) != decoders.end()) wl.decoder = models::decoder_config(wl.model_name);
     encoder = models::zoo_model_is_encoder(wl.model_name);
