@@ -122,9 +122,11 @@ models::ModelGraph read_transformer(MapReader& model, const std::string& name, m
   // The attention core: "unfused" (batched GEMMs, softmax and dropout over the s x s scores, as
   // Megatron-LM 2021 and eager PyTorch run it), "flash" (one FlashAttention kernel), or "auto"
   // (the default: flash where the device and precision run it; decided by the workload, which
-  // knows them, see scenario_loader.cpp).
-  const std::string choice = t.choice("attention", {"auto", "unfused", "flash"}, "auto");
-  c.flash_attention = choice == "flash";
+  // knows them, see scenario_loader.cpp); "flash-triton": FlashAttention's Triton kernel (MPT's
+  // attn_impl: triton), slower than FA2 (models/attention_model.cpp R8).
+  const std::string choice = t.choice("attention", {"auto", "unfused", "flash", "flash-triton"}, "auto");
+  c.flash_attention = choice == "flash" || choice == "flash-triton";
+  c.triton_attention = choice == "flash-triton";
   if (attention) *attention = choice;
   read_experts(t, c);
   t.finish();

@@ -343,17 +343,20 @@ bool flash_attention_chosen(const MapReader& w, const WorkloadConfig& wl, const 
                             const std::string& key, const YAML::Node& at) {
   // Under fp8 attention runs in bf16 (Transformer Engine's recipe, models/fp8_recipe.hpp).
   const std::string unavailable = models::flash_attention_unavailable(models::storage_precision(wl.precision), device);
-  if (choice == "flash" && !unavailable.empty()) {
+  const bool asked = choice == "flash" || choice == "flash-triton";
+  if (asked && !unavailable.empty()) {
     throw ConfigError(w.source().locate(at, key), key, unavailable + "; use attention: unfused (or auto)");
   }
-  return choice == "flash" || (choice == "auto" && unavailable.empty());
+  return asked || (choice == "auto" && unavailable.empty());
 }
 
 void resolve_attention(const MapReader& w, WorkloadConfig& wl, const models::DeviceSpec& device, const std::string& choice,
                        const std::string& key, const YAML::Node& at) {
   const bool flash = flash_attention_chosen(w, wl, device, choice, key, at);
-  if (flash == wl.decoder->flash_attention) return;
+  const bool triton = choice == "flash-triton";
+  if (flash == wl.decoder->flash_attention && triton == wl.decoder->triton_attention) return;
   wl.decoder->flash_attention = flash;
+  wl.decoder->triton_attention = triton;
   rebuild_decoder(wl);
 }
 
@@ -364,6 +367,7 @@ void resolve_encoder_attention(const MapReader& w, WorkloadConfig& wl, const mod
                                const std::string& key, const YAML::Node& at, models::EncoderOptions& encoder) {
   if (!flash_attention_chosen(w, wl, device, choice, key, at)) return;
   encoder.flash_attention = true;
+  encoder.triton_attention = choice == "flash-triton";
   wl.model = models::encoder_model(wl.model_name, encoder);
 }
 
@@ -476,7 +480,7 @@ WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
     if (w.has("attention") && !wl.decoder && !encoder) {
       w.fail("attention", "chooses a transformer's attention core; model '" + wl.model_name + "' is not one");
     }
-    attention = w.choice("attention", {"auto", "unfused", "flash"}, "auto");
+    attention = w.choice("attention", {"auto", "unfused", "flash", "flash-triton"}, "auto");
     attention_key = w.path_of("attention");
     if (w.node("attention").IsDefined()) attention_at = w.node("attention");
   }

@@ -26,6 +26,9 @@ struct AttentionShape {
   double key_length = 1;
   double head_dim = 64;
   bool causal = true;
+  // The FlashAttention algorithm as its Triton kernel (MPT/llm-foundry's attn_impl: triton, the
+  // FA2 paper's "FlashAttention in Triton"), slower than FA2 in each pass (attention_model.cpp R8).
+  bool triton = false;
 };
 
 struct AttentionTime {

@@ -56,6 +56,33 @@ TEST(AttentionChoice, NewerDevicesDefaultToBf16WithFlash) {
   EXPECT_LT(b.rows[0].compute_s, h.rows[0].compute_s);
 }
 
+// flash-triton: the same FlashAttention kernels, as the Triton implementation runs them (slower,
+// models/attention_model.cpp R8), for zoo decoders, defined transformers and encoders; refused
+// where FlashAttention cannot run, at its key, as flash is.
+TEST(AttentionChoice, FlashTritonIsFlashAtTheTritonKernelsSpeed) {
+  const Results fa2 = run(load_scenario_text(decoder_scenario("aws/p4d.24xlarge", "bf16", "  attention: flash\n"), "a.yaml"));
+  const Scenario t = load_scenario_text(decoder_scenario("aws/p4d.24xlarge", "bf16", "  attention: flash-triton\n"), "t.yaml");
+  EXPECT_TRUE(t.workload.decoder->flash_attention);
+  EXPECT_TRUE(t.workload.decoder->triton_attention);
+  const Results triton = run(t);
+  EXPECT_GT(triton.rows[0].attention_s, 1.4 * fa2.rows[0].attention_s);
+  EXPECT_LT(triton.rows[0].attention_s, 2.0 * fa2.rows[0].attention_s);
+  EXPECT_DOUBLE_EQ(triton.rows[0].gemm_s, fa2.rows[0].gemm_s);
+  EXPECT_NE(triton.resolved_yaml.find("attention: flash-triton"), std::string::npos);
+  const std::string v100 = decoder_scenario("aws/p3.16xlarge", "fp16", "  attention: flash-triton\n");
+  EXPECT_EQ(test::error_loading(v100, "v.yaml").key_path(), "workload.attention");
+  const std::string defined =
+      "cluster:\n  instance: aws/p4d.24xlarge\nworkload:\n  model:\n    name: mpt-125m\n    transformer: {layers: 12, "
+      "hidden: 768, heads: 12, vocab: 50368, sequence_length: 2048, bias: false, attention: flash-triton}\n  precision: "
+      "bf16\n  optimizer: adamw\n  batch: {global: 16}\n  iterations: 10\n  plan: {micro_batch_size: 1}\n";
+  const Scenario d = load_scenario_text(defined, "d.yaml");
+  EXPECT_TRUE(d.workload.decoder->triton_attention);
+  EXPECT_GT(run(d).rows[0].attention_s, 0);
+  const std::string bert = "cluster:\n  instance: aws/p4d.24xlarge\nworkload:\n  model: bert-large\n  attention: flash-triton\n"
+                           "  precision: bf16\n  optimizer: lamb\n  batch: {per_device: 8}\n  iterations: 10\n";
+  EXPECT_NE(run(load_scenario_text(bert, "b.yaml")).resolved_yaml.find("attention: flash-triton"), std::string::npos);
+}
+
 TEST(AttentionChoice, UnfusedKeepsTheScoresAndCostsMemory) {
   const Scenario flash = load_scenario_text(decoder_scenario("aws/p4d.24xlarge", "bf16", "  attention: flash\n"), "a.yaml");
   const Scenario unfused = load_scenario_text(decoder_scenario("aws/p4d.24xlarge", "bf16", "  attention: unfused\n"), "u.yaml");

@@ -115,6 +115,20 @@ TEST(AttentionModel, H100IsFasterThanA100) {
   }
 }
 
+// R8: the Triton FlashAttention kernel (MPT's attn_impl: triton) takes the FA2 paper's "around
+// 1.3-1.5x" (forward) and "around 2x" (backward) over FA2, on any device; the FLOPs are the same.
+TEST(AttentionModel, TheTritonKernelIsTheFa2PapersFactorsSlower) {
+  for (const char* name : {"A100-80GB", "H100-SXM"}) {
+    AttentionShape s = paper_shape(2048, 128, true);
+    const AttentionTime fa2 = flash_attention_time(s, Precision::bf16, device(name));
+    s.triton = true;
+    const AttentionTime triton = flash_attention_time(s, Precision::bf16, device(name));
+    EXPECT_NEAR(triton.forward_s / fa2.forward_s, 1.4, 1e-12) << name;
+    EXPECT_NEAR(triton.backward_s / fa2.backward_s, 2.0, 1e-12) << name;
+    EXPECT_DOUBLE_EQ(triton.forward_flops, fa2.forward_flops);
+  }
+}
+
 // R1 for the generations no figure is tabulated for: Blackwell runs cuDNN's attention, FA2-on-A100's
 // fraction of its own peak (FlashAttention-4's 71% of the B200's) over FA4's 1.3x lead on cuDNN;
 // MI300X at FA2-on-H100's. On the papers' shape (enough tiles to fill every SM) the rates are the
