@@ -5,7 +5,7 @@
 //  - efficiency = the published TFLOP/s of the kernel the device generation runs, over the peak of the
 //    GPU the paper measured (A100: 312 TFLOP/s FP16/BF16; H100 SXM5 at the FA3 paper's fixed 1830 MHz:
 //    989.4 FP16/BF16, 1978.9 FP8), interpolated linearly in log2(sequence length) and log2(head dim)
-//    between the published panels; the rules R1-R7 below say what is used where nothing is published;
+//    between the published panels; the rules R1-R8 below say what is used where nothing is published;
 //  - occupancy = min(1, tiles / compute units): a kernel with fewer 128-row tiles than SMs leaves SMs idle.
 //
 // R1 Kernel per generation and precision.
