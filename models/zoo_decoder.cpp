@@ -61,13 +61,10 @@ namespace {
 // Approximate elementwise costs in FLOPs per element.
 constexpr double kLayerNormFlops = 7;  // mean (1) + variance (2) + normalize, scale, shift (4)
 constexpr double kRmsNormFlops = 4;    // square-sum (2) + normalize (1) + scale (1)
-constexpr double kSoftmaxFlops = 5;    // 1/sqrt(d) scale, max, exp, sum, divide
 constexpr double kGeluFlops = 8;       // tanh approximation: cube, multiply-adds, tanh
 constexpr double kSwiGluFlops = 6;     // SiLU (sigmoid 4 + multiply 1) + gate multiply 1
 constexpr double kRotaryFlops = 3;     // two multiplies and an add per rotated element
 constexpr double kAddFlops = 1;
-constexpr double kDropoutFlops = 2;    // random draw compared with p, then scale-or-zero
-constexpr double kMaskElements = 0.5;  // a one-byte mask per element, in two-byte element units
 
 // push() and the tensor-parallel annotations (zoo_layout.hpp).
 using namespace zoo_layout;
@@ -136,10 +133,7 @@ void unfused_attention(Layers& out, const std::string& p, const DecoderConfig& c
     unfused_softmax(out, p + ".attn.", c.softmax_in_fp32, true, probabilities, scores);
   }
   if (c.dropout) {
-    Layer& drop = elementwise(out, p + ".attn.dropout", kDropoutFlops, probabilities);
-    drop.forward_flops = kDropoutFlops * scores;
-    drop.memory_kernel = MemoryKernel::dropout;
-    saves(attention_core(drop), kMaskElements * probabilities);
+    attention_core(dropout(out, p + ".attn.dropout", probabilities)).forward_flops = kDropoutFlops * scores;
   }
   gemm(saves(attention_core(push(out, p + ".attn.context", LayerKind::matmul, 0, 2 * causal * h, probabilities + s * kv,
                                  s * h)),
@@ -154,8 +148,7 @@ void unfused_attention(Layers& out, const std::string& p, const DecoderConfig& c
 void residual(Layers& out, const std::string& p, const DecoderConfig& c, double elements) {
   if (!c.fused_kernels && c.linear_bias) bias_add(out, p + ".output_bias", elements);
   if (c.dropout) {
-    Layer& drop = saves(elementwise(out, p + ".output_dropout", kDropoutFlops, elements), kMaskElements * elements);
-    drop.memory_kernel = MemoryKernel::dropout;
+    dropout(out, p + ".output_dropout", elements);
   }
   elementwise(out, p + ".residual", kAddFlops, elements, 2).fused = c.dropout && c.fused_kernels;
 }

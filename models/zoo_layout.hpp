@@ -11,6 +11,12 @@ namespace dlsim::models::zoo_layout {
 
 using Layers = std::vector<Layer>;
 
+// Element-wise costs the transformer builders share, in FLOPs per element, and a dropout mask's
+// size: one byte per element, counted in two-byte elements.
+constexpr double kSoftmaxFlops = 5;    // 1/sqrt(d) scale, max, exp, sum, divide
+constexpr double kDropoutFlops = 2;    // random draw compared with p, then scale-or-zero
+constexpr double kMaskElements = 0.5;
+
 // Appends a layer with its per-sample costs; returns it for the annotations below (use the
 // reference at once, before the next push).
 inline Layer& push(Layers& out, std::string name, LayerKind kind, double params, double flops, double input_elements,
@@ -51,6 +57,14 @@ inline Layer& saves(Layer& l, double elements) {
   return l;
 }
 
+// A dropout pass over `elements` (a memory-bound stream) that keeps its mask for backward.
+inline Layer& dropout(Layers& out, std::string name, double elements) {
+  Layer& drop = saves(push(out, std::move(name), LayerKind::elementwise, 0, kDropoutFlops * elements, elements, elements),
+                      kMaskElements * elements);
+  drop.memory_kernel = MemoryKernel::dropout;
+  return drop;
+}
+
 // Steps that run on an FP32 copy of 16-bit activations (Megatron-LM's unfused softmax and
 // cross-entropy, PyTorch autocast's softmax): their inputs and outputs at `in` and `out` bytes
 // per element when `fp32`, else at the training precision's. What such a step saves counts at
@@ -73,7 +87,6 @@ inline double saved_at_fp32(bool fp32, double elements) { return fp32 ? elements
 // `prefix` + step.
 inline void unfused_softmax(Layers& out, const std::string& prefix, bool fp32, bool masked, double probabilities,
                             double scores, bool convert_back = true) {
-  constexpr double kSoftmaxFlops = 5;  // 1/sqrt(d) scale, max, exp, sum, divide
   const auto step = [&](const std::string& name, double in_bytes, double out_bytes) -> Layer& {
     Layer& l = attention_core(push(out, prefix + name, LayerKind::elementwise, 0, 0, probabilities, probabilities));
     fp32_island(l, fp32, in_bytes, out_bytes);

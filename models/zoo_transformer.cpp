@@ -45,12 +45,9 @@ namespace {
 
 // Approximate elementwise costs in FLOPs per element.
 constexpr double kLayerNormFlops = 7;  // mean (1) + variance (2) + normalize, scale, shift (4)
-constexpr double kSoftmaxFlops = 5;    // 1/sqrt(d) scale, max, exp, sum, divide
 constexpr double kGeluFlops = 8;       // tanh approximation: cube, multiply-adds, tanh
 constexpr double kTanhFlops = 4;
 constexpr double kAddFlops = 1;
-constexpr double kDropoutFlops = 2;    // random draw compared with p, then scale-or-zero
-constexpr double kMaskElements = 0.5;  // a one-byte mask per element, in two-byte element units
 
 struct EncoderConfig {
   std::string name;
@@ -78,13 +75,6 @@ Layer& elementwise(Layers& out, const std::string& name, double flops_per_elemen
                    double elements, double inputs_per_element = 1) {
   return push(out, name, LayerKind::elementwise, 0, flops_per_element * elements,
               inputs_per_element * elements, elements);
-}
-
-// A dropout pass over `elements` that keeps its one-byte mask for backward.
-Layer& dropout(Layers& out, const std::string& name, double elements) {
-  Layer& drop = saves(elementwise(out, name, kDropoutFlops, elements), kMaskElements * elements);
-  drop.memory_kernel = MemoryKernel::dropout;
-  return drop;
 }
 
 void layer_norm(Layers& out, const std::string& name, double tokens, double hidden) {
