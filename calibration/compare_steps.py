@@ -60,13 +60,31 @@ def profile_device(path):
     fail("profile %s has no device.name; give --device" % path)
 
 
+# pytorch_steps.py's Llama-shaped step as a defined transformer: Hugging Face's LlamaForCausalLM
+# with SDPA attention (PyTorch's FlashAttention-2 backend), RMSNorm, rotary positions, SwiGLU, no
+# biases or dropout, eager PyTorch (fused_kernels: false: every element-wise step its own kernel).
+def llama_model_lines(step):
+    shape = step["llama"]
+    return ["  model:", "    name: %s" % step["name"],
+            "    transformer: {attention: flash, layers: %d, hidden: %d, heads: %d, kv_heads: %d, ffn: %d, "
+            "ffn_kind: swiglu, vocab: %d, sequence_length: %d, tied_embeddings: true, positions: rotary, "
+            "norm: rmsnorm, bias: false, dropout: false}" % (
+                shape["layers"], shape["hidden"], shape["heads"], shape["kv_heads"], shape["ffn"], shape["vocab"],
+                step["sequence_length"]),
+            "  fused_kernels: false", "  pad_vocabulary: false"]
+
+
 def scenario_text(step, profile):
     lines = ["seed: 1", "catalog: catalog.yaml", "cluster:", "  instance: local/gpu-1x", "  nodes: 1"]
     if profile:
         lines.append("  profile: %s" % json.dumps(os.path.abspath(profile)))
-    lines += ["workload:", "  model: %s" % step["model"]]
-    if step.get("sequence_length"):
-        lines.append("  sequence_length: %d" % step["sequence_length"])
+    lines.append("workload:")
+    if step.get("llama"):
+        lines += llama_model_lines(step)
+    else:
+        lines.append("  model: %s" % step["model"])
+        if step.get("sequence_length"):
+            lines.append("  sequence_length: %d" % step["sequence_length"])
     if step["model"] in HUGGING_FACE_LANGUAGE_MODELS and not step.get("vocab"):
         lines.append("  pad_vocabulary: false")
     lines += ["  precision: %s" % step["precision"], "  optimizer: %s" % step["optimizer"],

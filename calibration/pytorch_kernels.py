@@ -146,29 +146,40 @@ def gpu_clock_and_power():
         return (None, None)
 
 
-def sustained(torch, gpu, prefix, seconds=6.0, window=0.05):
+def sustained(torch, gpu, prefix, seconds=6.0, window=0.05, fp8=False):
     """Matrix products back to back for `seconds`: the rate, SM clock and power every `window`
     seconds, to see whether a GPU under continuous tensor-core load keeps its clock (a training
-    step is such a load; a kernel table's few calls per shape are not)."""
-    table = Table(prefix + "-sustained.csv", ["gpu", "shape", "dtype", "t_s", "tflops", "sm_clock_mhz", "power_w"])
-    dev, dtype = torch.device("cuda"), torch.bfloat16
+    step is such a load; a kernel table's few calls per shape are not). fp8: the products in FP8
+    (E4M3, torch._scaled_mm with fast accumulation, BF16 output) instead of BF16."""
+    table = Table(prefix + ("-fp8-sustained.csv" if fp8 else "-sustained.csv"),
+                  ["gpu", "shape", "dtype", "t_s", "tflops", "sm_clock_mhz", "power_w"])
+    dev = torch.device("cuda")
     for m, n, k, label in [(8192, 8192, 8192, "8192x8192x8192"), (8192, 12288, 12288, "8192x12288x12288 (GPT-3 175B qkv, 8K tokens)")]:
-        a = torch.randn(m, k, device=dev, dtype=dtype)
-        b = torch.randn(n, k, device=dev, dtype=dtype)
-        one = median_call_seconds(torch, lambda: torch.matmul(a, b.t()), samples=3)
+        a = torch.randn(m, k, device=dev, dtype=torch.bfloat16)
+        b = torch.randn(n, k, device=dev, dtype=torch.bfloat16)
+        if fp8:
+            a, b = a.to(torch.float8_e4m3fn), b.to(torch.float8_e4m3fn)
+            scale = torch.ones((), device=dev, dtype=torch.float32)
+
+            def product():
+                torch._scaled_mm(a, b.t(), scale, scale, out_dtype=torch.bfloat16, use_fast_accum=True)
+        else:
+            def product():
+                torch.matmul(a, b.t())
+        one = median_call_seconds(torch, product, samples=3)
         calls = max(1, int(window / one))
         start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         elapsed = 0.0
         while elapsed < seconds:
             start.record()
             for _ in range(calls):
-                torch.matmul(a, b.t())
+                product()
             stop.record()
             stop.synchronize()
             dt = start.elapsed_time(stop) * 1e-3
             elapsed += dt
             clock, power = gpu_clock_and_power()
-            table.add(dict(gpu=gpu, shape=label, dtype="bf16", t_s="%.3f" % elapsed,
+            table.add(dict(gpu=gpu, shape=label, dtype="fp8_e4m3" if fp8 else "bf16", t_s="%.3f" % elapsed,
                            tflops="%.1f" % (2.0 * m * n * k * calls / dt / 1e12), sm_clock_mhz=clock or "",
                            power_w="%.0f" % power if power else ""))
         del a, b
@@ -178,14 +189,137 @@ def sustained(torch, gpu, prefix, seconds=6.0, window=0.05):
     torch.cuda.empty_cache()
 
 
+def fp8_sustained(torch, gpu, prefix):
+    """sustained() with FP8 products, 4 s per shape."""
+    sustained(torch, gpu, prefix, seconds=4.0, fp8=True)
+
+
+def fp8_gemms(torch, gpu, prefix):
+    """FP8 GEMMs as Transformer Engine runs them on Hopper (torch._scaled_mm, cuBLASLt): every product
+    in the one layout cuBLASLt allows for FP8 (row-major A [m x k] times B^T with B [n x k]: dlsim's
+    "NT"), E4M3 operands, per-tensor scales, BF16 output, once with fast accumulation (TE's forward
+    product) and once with the split accumulator (TE's data- and weight-gradient products), and the
+    same product in BF16 beside it (matmul, the same layout) for a ratio measured in the same run.
+    Shapes: square 1,024-16,384, the training products of GPT-3 6.7B and 175B layers (as
+    training_gemms), Llama 3 70B at tensor-parallel 4 and 8 and Llama 3.1 405B at 8 (8,192 tokens)."""
+    table = Table(prefix + "-fp8-gemm.csv", GEMM_COLUMNS + ["accumulate"])
+    dev = torch.device("cuda")
+    e4m3 = torch.float8_e4m3fn
+    one = torch.ones((), device=dev, dtype=torch.float32)
+    shapes = [("square", "square", 1, "forward", s, s, s) for s in (1024, 2048, 4096, 8192, 16384)]
+
+    def layer_shapes(name, tp, tokens, layers):
+        for op, out_f, in_f in layers:
+            yield (name, op, tp, "forward", tokens, out_f, in_f)
+            yield (name, op, tp, "data_gradient", tokens, in_f, out_f)
+            yield (name, op, tp, "weight_gradient", out_f, in_f, tokens)
+
+    for hidden, name in [(4096, "gpt3-6.7b"), (12288, "gpt3-175b")]:
+        for tp in (1, 8):
+            layers = [("qkv", 3 * hidden // tp, hidden), ("proj", hidden, hidden // tp),
+                      ("fc1", 4 * hidden // tp, hidden), ("fc2", hidden, 4 * hidden // tp)]
+            for tokens in (2048, 8192):
+                shapes += list(layer_shapes(name, tp, tokens, layers))
+    # Llama 3: grouped-query attention (8 KV heads of 128), SwiGLU (gate and up projections in one GEMM).
+    for hidden, ffn, name, tps in [(8192, 28672, "llama3-70b", (4, 8)), (16384, 53248, "llama3.1-405b", (8,))]:
+        for tp in tps:
+            layers = [("qkv", (hidden + 2 * 1024) // tp, hidden), ("proj", hidden, hidden // tp),
+                      ("fc1", 2 * ffn // tp, hidden), ("fc2", hidden, ffn // tp)]
+            shapes += list(layer_shapes(name, tp, 8192, layers))
+    for name, op, tp, pas, m, n, k in shapes:
+        labels = dict(gpu=gpu, source_model=name, op=op, tp=tp, m=m, n=n, k=k, layout="NT", **{"pass": pas})
+        try:
+            a = torch.randn(m, k, device=dev, dtype=torch.bfloat16)
+            b = torch.randn(n, k, device=dev, dtype=torch.bfloat16)
+            a8, b8 = a.to(e4m3), b.to(e4m3)
+            row = dict(labels, dtype="bf16", accumulate="fp32")
+            row["median_ms"] = "%.5f" % (1e3 * median_call_seconds(torch, lambda: torch.matmul(a, b.t())))
+            table.add(row)
+            for fast, acc in [(True, "fast"), (False, "split")]:
+                row = dict(labels, dtype="fp8_e4m3", accumulate=acc)
+                row["median_ms"] = "%.5f" % (1e3 * median_call_seconds(
+                    torch, lambda: torch._scaled_mm(a8, b8.t(), one, one, out_dtype=torch.bfloat16, use_fast_accum=fast)))
+                table.add(row)
+            del a, b, a8, b8
+        except Exception as e:  # noqa: BLE001 - recorded, the run goes on
+            table.add(dict(labels, dtype="fp8_e4m3", error=str(e).splitlines()[0][:200]))
+    torch.cuda.empty_cache()
+
+
+def duty_cycle(torch, gpu, prefix, seconds=3.0, settle=1.0, window=0.1):
+    """BF16 GEMMs (8192^3) interleaved with memory-bound kernels (an add over 512 MB) in set
+    proportions, each mix run back to back for `seconds`: the GEMMs' rate, the memory kernels'
+    bandwidth, the tensor-core share of the time (duty), the SM clock and the board power, as
+    medians over `window`-long samples after the first `settle` seconds. It measures how far
+    the clock drops when only part of a step is tensor-core work (models/power_limit.hpp)."""
+    table = Table(prefix + "-duty.csv", ["gpu", "memory_calls_per_gemm", "duty", "gemm_tflops", "memory_gbs",
+                                         "sm_clock_mhz", "power_w", "samples"])
+    import time
+    dev = torch.device("cuda")
+    n = 8192
+    a = torch.randn(n, n, device=dev, dtype=torch.bfloat16)
+    b = torch.randn(n, n, device=dev, dtype=torch.bfloat16)
+    x = torch.randn(256 * 1024 * 1024, device=dev, dtype=torch.bfloat16)
+    y = torch.empty_like(x)
+    moved = 2.0 * x.numel() * x.element_size()   # read x, write y
+    for per_gemm in (None, 0, 1, 2, 4, 8, 16, 32, "memory only"):
+        if per_gemm is None:   # an untimed warm-up mix, so the first row does not start cool
+            plan, label = (1, 2), None
+        elif per_gemm == "memory only":
+            plan, label = (0, 8), per_gemm
+        else:
+            plan, label = (1, per_gemm), per_gemm
+        gemms, mems = plan
+        rows, start = [], time.time()
+        while time.time() - start < (settle if label is None else settle + seconds):
+            events = []
+            t0 = time.time()
+            while time.time() - t0 < window:
+                for _ in range(gemms):
+                    e = (torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+                    e[0].record(); torch.matmul(a, b.t()); e[1].record()
+                    events.append(("gemm", e))
+                for _ in range(mems):
+                    e = (torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+                    e[0].record(); torch.add(x, 1.0, out=y); e[1].record()
+                    events.append(("memory", e))
+                torch.cuda.synchronize()
+            clock, power = gpu_clock_and_power()
+            g = sum(e[0].elapsed_time(e[1]) for k, e in events if k == "gemm") * 1e-3
+            m = sum(e[0].elapsed_time(e[1]) for k, e in events if k == "memory") * 1e-3
+            ng = sum(1 for k, _ in events if k == "gemm")
+            nm = len(events) - ng
+            if time.time() - start > settle:
+                rows.append((g / (g + m) if g + m > 0 else 0, 2.0 * n ** 3 * ng / g / 1e12 if g > 0 else 0,
+                             moved * nm / m / 1e9 if m > 0 else 0, clock or 0, power or 0))
+        if label is None or not rows:
+            continue
+        med = [statistics.median(r[i] for r in rows) for i in range(5)]
+        table.add(dict(gpu=gpu, memory_calls_per_gemm=label, duty="%.3f" % med[0], gemm_tflops="%.1f" % med[1],
+                       memory_gbs="%.0f" % med[2], sm_clock_mhz="%.0f" % med[3], power_w="%.0f" % med[4],
+                       samples=len(rows)))
+        print("duty %.2f: GEMM %.0f TFLOP/s, memory %.0f GB/s, %.0f MHz, %.0f W" % tuple(med), flush=True)
+        torch.cuda.synchronize()
+        time.sleep(1.0)
+    del a, b, x, y
+    torch.cuda.empty_cache()
+
+
+def attention_cudnn(torch, gpu, prefix):
+    attention(torch, gpu, prefix, cudnn=True)
+
+
 def training_gemms_sustained(torch, gpu, prefix):
     """training_gemms() with each product first run back to back for 0.4 s: their times under
     continuous load, with the SM clock after each (column sm_clock_mhz)."""
     training_gemms(torch, gpu, prefix, hold_s=0.4)
 
 
-def attention(torch, gpu, prefix):
-    table = Table(prefix + "-attention.csv",
+def attention(torch, gpu, prefix, cudnn=False):
+    """PyTorch's scaled_dot_product_attention restricted to one backend: FlashAttention-2 (flash),
+    or with cudnn=True cuDNN's fused attention (the backend PyTorch 2.11 picks by default on
+    Hopper), written to <prefix>-attention.csv or <prefix>-attention-cudnn.csv."""
+    table = Table(prefix + ("-attention-cudnn.csv" if cudnn else "-attention.csv"),
                   ["gpu", "backend", "batch", "heads", "seq", "head_dim", "causal", "dtype", "forward_ms",
                    "forward_backward_ms"])
     from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -196,13 +330,14 @@ def attention(torch, gpu, prefix):
         for seq in (512, 1024, 2048, 4096, 8192, 16384):
             batch = max(1, 32768 // seq)
             for causal in (False, True):
-                row = dict(gpu=gpu, backend="flash (FlashAttention-2 in PyTorch)", batch=batch, heads=heads, seq=seq,
+                row = dict(gpu=gpu, backend="cudnn (cuDNN fused attention)" if cudnn else "flash (FlashAttention-2 in PyTorch)",
+                           batch=batch, heads=heads, seq=seq,
                            head_dim=head_dim, causal=int(causal), dtype="bf16")
                 try:
                     q, k, v = (torch.randn(batch, heads, seq, head_dim, device=dev, dtype=dtype, requires_grad=True)
                                for _ in range(3))
                     dout = torch.randn(batch, heads, seq, head_dim, device=dev, dtype=dtype)
-                    with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
+                    with sdpa_kernel([SDPBackend.CUDNN_ATTENTION if cudnn else SDPBackend.FLASH_ATTENTION]):
                         def fwd():
                             with torch.no_grad():
                                 F.scaled_dot_product_attention(q, k, v, is_causal=causal)
@@ -267,7 +402,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out-prefix", required=True, help="path prefix of the CSV files")
     parser.add_argument("--gpu", help="label for the gpu column (default: the device's name)")
-    parser.add_argument("--only", action="append", choices=["gemm", "align", "attention", "conv", "sustained", "gemm-hot"])
+    parser.add_argument("--only", action="append", choices=["gemm", "align", "attention", "conv", "sustained", "gemm-hot", "fp8", "fp8-sustained", "duty", "attention-cudnn"])
     args = parser.parse_args()
     try:
         import torch
@@ -281,7 +416,9 @@ def main():
     gpu = args.gpu or torch.cuda.get_device_properties(0).name
     parts = args.only or ["gemm", "align", "attention", "conv"]
     for part, fn in [("gemm", training_gemms), ("align", aligned_gemms), ("attention", attention),
-                     ("conv", convolutions), ("sustained", sustained), ("gemm-hot", training_gemms_sustained)]:
+                     ("conv", convolutions), ("sustained", sustained), ("gemm-hot", training_gemms_sustained),
+                     ("fp8", fp8_gemms), ("fp8-sustained", fp8_sustained), ("duty", duty_cycle),
+                     ("attention-cudnn", attention_cudnn)]:
         if part in parts:
             print("pytorch_kernels.py: %s ..." % part, flush=True)
             fn(torch, gpu, args.out_prefix)

@@ -39,6 +39,13 @@ STEPS = [
 EXTRA_STEPS = [
     {"name": "gpt2-vocab50304", "model": "gpt2", "vocab": 50304, "batch": 8, "sequence_length": 1024,
      "precision": "bf16", "optimizer": "adam"},
+    # A Llama 3.2 1B-shaped decoder (Hugging Face's LlamaForCausalLM, SDPA attention: PyTorch's
+    # FlashAttention-2 backend for a causal mask; RMSNorm, rotary positions, SwiGLU, grouped-query
+    # attention with 8 KV heads, tied 128,256-word embeddings), at 2 x 4,096 tokens: today's LLM
+    # layer shapes on one GPU, for a defined transformer in dlsim (compare_steps.py).
+    {"name": "llama3.2-1b", "model": "llama", "batch": 2, "sequence_length": 4096, "precision": "bf16",
+     "optimizer": "adam", "llama": {"hidden": 2048, "ffn": 8192, "layers": 16, "heads": 32, "kv_heads": 8,
+                                    "vocab": 128256}},
 ]
 DISTINCT_BATCHES = 4
 
@@ -88,6 +95,14 @@ def build(torch, step):
         if step.get("vocab"):
             config.vocab_size = step["vocab"]
         model = transformers.GPT2LMHeadModel(config)
+    elif step["model"] == "llama":
+        shape = step["llama"]
+        config = transformers.LlamaConfig(hidden_size=shape["hidden"], intermediate_size=shape["ffn"],
+                                          num_hidden_layers=shape["layers"], num_attention_heads=shape["heads"],
+                                          num_key_value_heads=shape["kv_heads"], vocab_size=shape["vocab"],
+                                          max_position_embeddings=step["sequence_length"], tie_word_embeddings=True)
+        config._attn_implementation = "sdpa"
+        model = transformers.LlamaForCausalLM(config)
     else:
         fail("unknown model " + step["model"])
     model = model.to(dev)
@@ -133,6 +148,7 @@ def time_step(torch, step, warmup, repeats, profile_kernels=False):
     torch.cuda.synchronize()
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     times = []
+    sampler = ClockSampler()
     for i in range(repeats):
         torch.cuda.synchronize()
         start.record()
@@ -140,6 +156,7 @@ def time_step(torch, step, warmup, repeats, profile_kernels=False):
         stop.record()
         stop.synchronize()
         times.append(start.elapsed_time(stop) * 1e-3)
+    clocks = sampler.stop()
     peak = torch.cuda.max_memory_allocated()
     breakdown = None
     if profile_kernels:
@@ -155,7 +172,45 @@ def time_step(torch, step, warmup, repeats, profile_kernels=False):
                   max_s=max(times), repeats=repeats, warmup=warmup, peak_memory_bytes=peak, times_s=times)
     if breakdown:
         result["kernels"] = breakdown
+    if clocks:
+        result.update(clocks)
     return result
+
+
+class ClockSampler:
+    """The SM clock and board power (NVML, pynvml) every 10 ms on a thread while the timed steps
+    run: the clock a training step settles at under the power limit. Nothing without pynvml."""
+
+    def __init__(self, period=0.01):
+        import threading
+        self.samples, self.done = [], threading.Event()
+        try:
+            import pynvml
+            pynvml.nvmlInit()
+            handle = pynvml.nvmlDeviceGetHandleByIndex(0)
+        except Exception:  # noqa: BLE001 - clocks are extra information
+            self.thread = None
+            return
+
+        def run():
+            while not self.done.wait(period):
+                try:
+                    self.samples.append((pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_SM),
+                                         pynvml.nvmlDeviceGetPowerUsage(handle) / 1000.0))
+                except Exception:  # noqa: BLE001
+                    return
+        self.thread = threading.Thread(target=run, daemon=True)
+        self.thread.start()
+
+    def stop(self):
+        if self.thread is None:
+            return {}
+        self.done.set()
+        self.thread.join()
+        if not self.samples:
+            return {}
+        return {"sm_clock_mhz_median": statistics.median(c for c, _ in self.samples),
+                "power_w_median": statistics.median(p for _, p in self.samples), "clock_samples": len(self.samples)}
 
 
 # Kernel classes by CUDA kernel name (cuBLAS/CUTLASS GEMMs, cuDNN convolutions, FlashAttention);
@@ -220,9 +275,10 @@ def main():
     results = []
     for step in steps:
         r = time_step(torch, step, args.warmup, args.repeats, args.kernels)
-        print("%-10s batch %4d %-5s median %8.2f ms (p10 %.2f, p90 %.2f)" % (
-            r["name"], r["batch"], r["precision"], 1e3 * r["median_s"], 1e3 * r["p10_s"], 1e3 * r["p90_s"]),
-            flush=True)
+        print("%-10s batch %4d %-5s median %8.2f ms (p10 %.2f, p90 %.2f)%s" % (
+            r["name"], r["batch"], r["precision"], 1e3 * r["median_s"], 1e3 * r["p10_s"], 1e3 * r["p90_s"],
+            ", SM clock %.0f MHz, %.0f W" % (r["sm_clock_mhz_median"], r["power_w_median"])
+            if "sm_clock_mhz_median" in r else ""), flush=True)
         if "kernels" in r:
             k = r["kernels"]
             print("           device time %.2f ms in %d kernels: %s" % (

@@ -10,6 +10,7 @@
 #include "experiment/calibrate_import.hpp"
 #include "experiment/nearest_name.hpp"
 #include "experiment/units.hpp"
+#include "models/conv_model.hpp"
 #include "models/fp8_recipe.hpp"
 
 namespace dlsim::experiment {
@@ -103,9 +104,9 @@ GemmPrediction predict_gemm(const KernelDevice& device, const models::GemmShape&
   for (std::size_t q = 0; q < kernels.gemm.size(); ++q) {
     if (&kernels.gemm[q] == params) p.fitted = static_cast<Precision>(q);
   }
-  // FP8 without measured FP8 constants: the 16-bit constants at FP8's lower measured fraction of
-  // its peak, as the training replay runs Transformer Engine's FP8 GEMMs (models/fp8_recipe.hpp).
-  const models::GemmParams used = precision == Precision::fp8 ? models::fp8_gemm_params(kernels) : *params;
+  // FP8 without measured FP8 constants: the 16-bit constants at FP8's measured fraction of its
+  // peak, as the training replay runs Transformer Engine's forward FP8 GEMM (models/fp8_recipe.hpp).
+  const models::GemmParams used = models::lone_gemm_params(kernels, precision);
   p.estimate = models::gemm_time(p.shape, precision, *device.spec, used);
   p.tflops = 2 * shape.m * shape.n * shape.k * shape.batch / p.estimate.seconds / 1e12;
   p.interval = interval_of(kernels, models::KernelFamilyKind::gemm, p.estimate.seconds);
@@ -217,7 +218,9 @@ void print_gemm_prediction(std::ostream& out, const GemmPrediction& p) {
       << printf_string(", x %.3g (layout factor and shape correction)", (e.seconds - params.fixed_s) / e.mechanism_s)
       << " + " << format_duration(params.fixed_s) << " fixed";
   if (p.fitted != p.precision) out << "; constants fitted on " << models::to_string(p.fitted);
-  if (p.precision == Precision::fp8 && p.fitted != p.precision) out << ", peak fraction scaled for fp8";
+  if (p.precision == Precision::fp8 && p.fitted != p.precision) {
+    out << ", peak fraction scaled for fp8 (fast accumulation, Transformer Engine's forward product)";
+  }
   out << "\n";
   if (models::alignment_class(s.alignment_bytes) >= 0) {
     out << "  alignment   leading dimensions aligned to " << printf_string("%.0f", s.alignment_bytes)
@@ -228,6 +231,13 @@ void print_gemm_prediction(std::ostream& out, const GemmPrediction& p) {
                 ? std::string("no slowdown measured for this class on this device")
                 : std::string("no slowdown of its own before Hopper (within the fitted constants)"))
         << "\n";
+  }
+  const double rate = p.device.profile->kernels.sustained_tensor_rate;
+  if (rate < 1 && models::tensor_core_math(p.precision, *p.device.spec)) {
+    out << "  under load  " << format_duration(e.seconds / rate)
+        << printf_string(", %.4g TFLOP/s: tensor cores run back to back hold the GPU at its power limit (x %.3g, "
+                         "models/power_limit.hpp); a training step runs between the two\n",
+                         p.tflops * rate, rate);
   }
   print_interval(out, p.interval, "GEMMs (m >= 64)");
 }

@@ -13,6 +13,7 @@
 #include "experiment/atomic_file.hpp"
 #include "experiment/config_error.hpp"
 #include "experiment/kernel_predict.hpp"
+#include "models/fp8_recipe.hpp"
 
 namespace dlsim::experiment {
 namespace {
@@ -85,7 +86,7 @@ PredictedKernelRow predict_gemm_row(const calibration::MeasuredGemm& r, DeviceCa
   }
   try {
     const double s =
-        models::gemm_time(r.shape, r.precision, *d.spec, *d.profile->kernels.gemm_for(r.precision)).seconds;
+        models::gemm_time(r.shape, r.precision, *d.spec, models::lone_gemm_params(d.profile->kernels, r.precision)).seconds;
     return {r.line, r.op, d.name, s, r.seconds};
   } catch (const std::invalid_argument& e) {
     throw ConfigError({name, r.line, 0}, "", e.what());

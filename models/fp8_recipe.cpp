@@ -10,14 +10,21 @@ bool runs_in_fp8(const Layer& layer, Precision precision) {
          (layer.tensor == TensorSplit::split || layer.experts > 0);
 }
 
-GemmParams fp8_gemm_params(const KernelProfile& kernels) {
+GemmParams fp8_gemm_params(const KernelProfile& kernels, Fp8Accumulation accumulation) {
   const GemmParams& own = kernels.gemm[static_cast<std::size_t>(Precision::fp8)];
   if (own.fitted()) return own;
   const GemmParams* borrowed = kernels.gemm_for(Precision::fp16);
   if (borrowed == nullptr) throw std::invalid_argument("fp8: the kernel profile has no GEMM constants");
   GemmParams p = *borrowed;
-  p.peak_fraction *= kFp8PeakFractionScale;
+  p.peak_fraction *= accumulation == Fp8Accumulation::fast ? kFp8FastAccumulationScale : kFp8SplitAccumulatorScale;
   return p;
+}
+
+GemmParams lone_gemm_params(const KernelProfile& kernels, Precision precision) {
+  if (precision == Precision::fp8) return fp8_gemm_params(kernels, Fp8Accumulation::fast);
+  const GemmParams* params = kernels.gemm_for(precision);
+  if (params == nullptr) throw std::invalid_argument("the kernel profile has no GEMM constants");
+  return *params;
 }
 
 namespace {
@@ -34,12 +41,13 @@ constexpr double kAmaxUpdateBytes = kAmaxHistoryLength * 4 * 2;
 LayerKernelTimes fp8_linear_kernel_times(const Layer& share, double b, const Fp8Casts& casts, const DeviceSpec& device,
                                          const DeviceProfile& profile) {
   if (!device.supports(Precision::fp8)) throw std::invalid_argument("fp8: device " + device.name + " has no fp8 peak");
-  const GemmParams params = fp8_gemm_params(profile.kernels);
+  const GemmParams forward = fp8_gemm_params(profile.kernels, Fp8Accumulation::fast);
+  const GemmParams gradient = fp8_gemm_params(profile.kernels, Fp8Accumulation::split);
   const MatmulDims d = derive_matmul(share);
   const double m = d.batch_in_count ? d.rows : d.rows * b;
   const double count = d.count * (d.batch_in_count ? b : 1.0);
   // Every FP8 GEMM runs cuBLASLt's TN kernel, our forward layout (GemmLayout::nt).
-  const auto gemm = [&](double gm, double gn, double gk) {
+  const auto gemm = [&](double gm, double gn, double gk, const GemmParams& params) {
     return gemm_time({gm, gn, gk, count, GemmLayout::nt}, Precision::fp8, device, params).seconds;
   };
   const auto cast = [&](double bytes) {
@@ -61,14 +69,14 @@ LayerKernelTimes fp8_linear_kernel_times(const Layer& share, double b, const Fp8
   } else {
     t.forward.add(KernelFamilyKind::memory, weight_cast);
   }
-  t.forward.add(KernelFamilyKind::gemm, gemm(m, d.cols, d.depth));
+  t.forward.add(KernelFamilyKind::gemm, gemm(m, d.cols, d.depth, forward));
   // Backward: X's FP8 transpose where the norm wrote X, dY's cast-transpose (bias gradient fused,
   // dY's amax-history update), then the data- and weight-gradient GEMMs.
   if (casts.input_from_norm && d.weight_gradient) t.backward.add(KernelFamilyKind::memory, cast(input * kTransposeBytes));
   t.backward.add(KernelFamilyKind::memory, cast(output * kCastTransposeBytes + kAmaxUpdateBytes));
-  if (d.input_gradient) t.backward.add(KernelFamilyKind::gemm, gemm(m, d.depth, d.cols));
+  if (d.input_gradient) t.backward.add(KernelFamilyKind::gemm, gemm(m, d.depth, d.cols, gradient));
   if (d.weight_gradient) {
-    const double s = gemm(d.depth, d.cols, m);
+    const double s = gemm(d.depth, d.cols, m, gradient);
     t.backward.add(KernelFamilyKind::gemm, s);
     t.weight.add(KernelFamilyKind::gemm, s);  // a zero-bubble schedule's W pass (layer_kernels.hpp)
   }

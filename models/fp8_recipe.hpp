@@ -32,7 +32,9 @@
 // - backward: dY is cast and transposed (4 bytes per element of dY; a bias gradient is fused into
 //   it, TE's cast-transpose-dbias, so no separate bias kernel), then the data-gradient GEMM
 //   dX = dY W (with W's cached FP8 transpose) and the weight-gradient GEMM dW = dY^T X (with both
-//   transposes), both FP8 inputs. Every FP8 GEMM runs as a TN kernel: the forward layout's kernel.
+//   transposes), both FP8 inputs. Every FP8 GEMM runs as a TN kernel: the forward layout's kernel;
+//   the forward product with fast accumulation, the two gradient products with the split
+//   accumulator (kFp8SplitAccumulatorScale, below).
 // - delayed scaling: each FP8 tensor keeps an amax history (TE's DelayedScaling default
 //   amax_history_len = 1024, FP32) that TE rolls and turns into the next scale in a fused
 //   multi-tensor update; its bytes (read and write the history, 8 bytes per entry, per tensor)
@@ -64,24 +66,38 @@ inline constexpr double kBf16Bytes = 2;
 // TE's DelayedScaling default amax_history_len (TE >= 1.0; it was 1 in TE 0.x).
 inline constexpr double kAmaxHistoryLength = 1024;
 
-// H100's FP8 dense GEMM reaches a lower fraction of its (doubled) peak than its FP16 GEMM does:
-// cuBLASLt FP8 GEMMs measured on Azure ND H100 v5 (AI-benchmarking-guide; reference records
-// azure-h100-gemm-fp8: 1216.9 TFLOP/s at 4096^3 and 1290.1 at 8192^3 of 1978.9) reach 61.5% and
-// 65.2% of the FP8 peak, where the FP16 kernel model fitted on vidur's H100 GEMMs
-// (calibration/profiles/h100-sxm.yaml) predicts 79.3% and 77.6% of the FP16 peak at the same
-// shapes. The mean ratio of measured FP8 to FP16-model fractions, (0.776 + 0.840) / 2, scales
-// the FP16 constants' peak fraction for FP8 where no FP8 GEMM was measured. (Power-limited
-// clocks are the usual explanation for the gap; dlsim does not model clocks.)
-inline constexpr double kFp8PeakFractionScale = 0.808;
+// How fast an FP8 GEMM runs against a 16-bit one of the same shape on the same GPU, measured by
+// dlsim on an H200 (calibration/measured/h200/h200-fp8-gemm.csv: calibration/pytorch_kernels.py
+// --only fp8, 2026-11-27): the 132 training products (forward, data and weight gradients) of
+// GPT-3 6.7B and 175B layers at tensor-parallel 1 and 8, and of Llama 3 70B (tensor-parallel 4
+// and 8) and Llama 3.1 405B (8) layers, each timed in BF16 (torch.matmul) and in FP8 E4M3
+// (torch._scaled_mm: cuBLASLt, per-tensor scales, BF16 output) right after each other, so that
+// both saw the same clock. The median BF16 / FP8 time is 1.876 with fast accumulation and 1.804
+// with the split accumulator (partial sums promoted to FP32 every few K steps); over a doubled
+// peak, FP8 keeps 0.938 and 0.902 of the 16-bit constants' peak fraction. Transformer Engine runs
+// the forward product with fast accumulation and both gradient products with the split
+// accumulator (transformer_engine/pytorch/module/base.py: _2X_ACC_FPROP false, _2X_ACC_DGRAD and
+// _2X_ACC_WGRAD true). The ratio is one of the same die at the same clock, so it holds for the
+// H100 (same SMs and 700 W limit) and is borrowed wherever FP8 GEMMs were not measured. (Before
+// this measurement dlsim used 0.808, from Azure's FP8 GEMMs against the 16-bit model: that ratio
+// mixed in the power limit, power_limit.hpp, which the replay now models on its own.)
+enum class Fp8Accumulation { fast, split };
+inline constexpr double kFp8FastAccumulationScale = 0.938;
+inline constexpr double kFp8SplitAccumulatorScale = 0.902;
 
 // True when `layer` runs its GEMMs in FP8 under a plan of precision `precision` (fp8 only).
 bool runs_in_fp8(const Layer& layer, Precision precision);
 
 // The GEMM constants for FP8 on a device: its own fitted FP8 constants where measured; else its
 // FP16 (or BF16, or nearest, KernelProfile::gemm_for) constants applied to the FP8 peak with
-// their peak fraction scaled by kFp8PeakFractionScale. Throws std::invalid_argument when the
-// profile has no GEMM constants at all.
-GemmParams fp8_gemm_params(const KernelProfile& kernels);
+// their peak fraction scaled by the accumulation's scale (above). Throws std::invalid_argument
+// when the profile has no GEMM constants at all.
+GemmParams fp8_gemm_params(const KernelProfile& kernels, Fp8Accumulation accumulation);
+
+// The constants a lone GEMM of `precision` runs with (`dlsim kernel`, measured tables): FP8 as
+// Transformer Engine's forward product (fast accumulation), every other precision its own or
+// borrowed constants (KernelProfile::gemm_for). Throws std::invalid_argument when none are fitted.
+GemmParams lone_gemm_params(const KernelProfile& kernels, Precision precision);
 
 // Bytes of the FP8 copies TE caches per weight element: the FP8 weight and its transpose.
 inline constexpr double kFp8WeightCopyBytes = 2 * kFp8Bytes;

@@ -2,10 +2,14 @@
 #include "models/iteration_program.hpp"
 
 #include <algorithm>
+#include <array>
+#include <vector>
 
+#include "models/conv_model.hpp"
 #include "models/fp8_recipe.hpp"
 #include "models/layer_kernels.hpp"
 #include "models/pipeline_schedule.hpp"
+#include "models/power_limit.hpp"
 #include "models/roofline.hpp"
 
 namespace dlsim::models {
@@ -191,9 +195,7 @@ struct Builder {
   // B part and given there, before the host model (the W pass runs them later).
   KernelTimes layer_compute(int i, const Layer& share, bool backward, KernelTimes* weight = nullptr) {
     KernelTimes k;
-    // precision fp8: the linear layers' GEMMs in FP8, everything else in bf16 (fp8_recipe.hpp).
-    const bool fp8 = runs_in_fp8(share, plan.precision);
-    const Precision precision = fp8 ? Precision::fp8 : storage_precision(plan.precision);
+    const Precision precision = layer_precision(share);
     if (!profile.kernels.present()) {
       const LayerTime t = layer_time(share, plan.micro_batch_size, precision, device, profile, out_of_range);
       k.seconds = backward ? t.backward_s : t.forward_s;
@@ -207,12 +209,10 @@ struct Builder {
       k.by_family[static_cast<std::size_t>(family)] = k.seconds;
       return k;
     }
-    double chained = 0;
-    if (share.fused && i > 0) chained = rank_share(model.layers[static_cast<std::size_t>(i - 1)], plan).activation_elements;
-    const bool after_norm = i > 0 && model.layers[static_cast<std::size_t>(i - 1)].kind == LayerKind::norm;
-    const Fp8Casts cast{plan.zero_stage != 3, static_cast<double>(plan.micro_batches), after_norm};
-    const LayerKernelTimes t = fp8 ? fp8_linear_kernel_times(share, plan.micro_batch_size, cast, device, profile)
-                                   : layer_kernel_times(share, plan.micro_batch_size, precision, device, profile, chained);
+    LayerKernelTimes t = stage_kernel_times(i, share);
+    if (tensor_slowdown != 1 && is_tensor_core_work(precision)) {
+      for (KernelTimes* part : {&t.forward, &t.backward, &t.weight}) slow_tensor_core_kernels(*part);
+    }
     KernelTimes pass = backward ? t.backward : t.forward;
     if (weight != nullptr) {
       *weight = t.weight;
@@ -221,6 +221,69 @@ struct Builder {
       for (std::size_t f = 0; f < pass.by_family.size(); ++f) pass.by_family[f] -= t.weight.by_family[f];
     }
     return on_host(pass, backward);
+  }
+
+  // precision fp8: the linear layers' GEMMs in FP8, everything else in bf16 (fp8_recipe.hpp).
+  Precision layer_precision(const Layer& share) const {
+    return runs_in_fp8(share, plan.precision) ? Precision::fp8 : storage_precision(plan.precision);
+  }
+
+  // One layer's kernels on this rank at the kernel model's (cool-GPU) rates.
+  LayerKernelTimes kernel_times(int i, const Layer& share) const {
+    double chained = 0;
+    if (share.fused && i > 0) chained = rank_share(model.layers[static_cast<std::size_t>(i - 1)], plan).activation_elements;
+    const bool after_norm = i > 0 && model.layers[static_cast<std::size_t>(i - 1)].kind == LayerKind::norm;
+    const Fp8Casts cast{plan.zero_stage != 3, static_cast<double>(plan.micro_batches), after_norm};
+    return runs_in_fp8(share, plan.precision)
+               ? fp8_linear_kernel_times(share, plan.micro_batch_size, cast, device, profile)
+               : layer_kernel_times(share, plan.micro_batch_size, layer_precision(share), device, profile, chained);
+  }
+
+  // The stage's layers' kernel times, computed once (prepare_stage) and reused by every pass and
+  // recomputation that runs a layer: index i - stage_first. `share` is rank_share of layer i.
+  std::vector<LayerKernelTimes> stage_kernels;
+  int stage_first = 0;
+  LayerKernelTimes stage_kernel_times(int i, const Layer& share) const {
+    const int at = i - stage_first;
+    if (at >= 0 && at < static_cast<int>(stage_kernels.size())) return stage_kernels[static_cast<std::size_t>(at)];
+    return kernel_times(i, share);
+  }
+
+  // The power limit (power_limit.hpp): the tensor-core kernels of this stage, slowed by
+  // `tensor_slowdown`. GEMM and convolution kernels count when their math runs on tensor cores
+  // (the measured load); attention (FlashAttention) always does.
+  static constexpr std::array<KernelFamilyKind, 3> kTensorCoreFamilies{KernelFamilyKind::gemm, KernelFamilyKind::conv,
+                                                                       KernelFamilyKind::attention};
+  double tensor_slowdown = 1;
+  bool is_tensor_core_work(Precision precision) const { return tensor_core_math(precision, device); }
+  void slow_tensor_core_kernels(KernelTimes& k) const {
+    for (const KernelFamilyKind f : kTensorCoreFamilies) {
+      double& s = k.by_family[static_cast<std::size_t>(f)];
+      const double extra = s * (tensor_slowdown - 1);
+      s += extra;
+      k.seconds += extra;
+    }
+  }
+
+  // Before a stage's passes are built: its layers' kernel times, and from them the duty that sets
+  // how far the clock drops, the share of the stage's kernel time (one micro-batch, forward and
+  // backward, at the model's rates) in tensor-core kernels.
+  void prepare_stage(LayerRange range) {
+    stage_kernels.clear();
+    stage_first = range.first;
+    tensor_slowdown = 1;
+    if (!profile.kernels.present()) return;
+    double tensor = 0, all = 0;
+    for (int i = range.first; i < range.last; ++i) {
+      const Layer share = rank_share(model.layers[static_cast<std::size_t>(i)], plan);
+      const LayerKernelTimes& t = stage_kernels.emplace_back(kernel_times(i, share));
+      all += t.forward.seconds + t.backward.seconds;
+      if (!is_tensor_core_work(layer_precision(share))) continue;
+      for (const KernelFamilyKind f : kTensorCoreFamilies) {
+        tensor += t.forward.by_family[static_cast<std::size_t>(f)] + t.backward.by_family[static_cast<std::size_t>(f)];
+      }
+    }
+    tensor_slowdown = power_limited_slowdown(profile.kernels.sustained_tensor_rate, all > 0 ? tensor / all : 0);
   }
 
   // The kernels' device time once the host's launches are accounted (with_host); host stalls go
@@ -481,6 +544,7 @@ IterationProgram build_iteration_program(const ModelGraph& model, const Parallel
     stage.output_bytes = last.activation_elements / plan.context * plan.micro_batch_size * b.element;
 
     b.slack = 0;
+    b.prepare_stage(range);
     if (plan.zero_stage == 3) {
       zero3_passes(b, stage, model, plan, range, zero_host_costs(profile), program);
     } else {

@@ -50,6 +50,9 @@ struct KernelProfile {
   ConvParams conv;
   std::array<ErrorBand, kKernelFamilies> bands;
   HostOverhead host;
+  // The fraction of the fitted tensor-core rate the device keeps when its tensor cores run back to
+  // back (power_limit.hpp); 1: not measured, the fitted (cool, short-burst) rate throughout.
+  double sustained_tensor_rate = 1;
   std::string source;                 // the tables it was fitted on
 
   bool present() const;               // some GEMM precision fitted

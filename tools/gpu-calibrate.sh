@@ -6,7 +6,7 @@
 #
 # usage: tools/gpu-calibrate.sh --pack          # here: copy the libraries build/dlsim needs into .devlibs/
 #        tools/gpu-calibrate.sh OUT_DIR [STEP...] # on the GPU machine: writes OUT_DIR/log.txt, OUT_DIR/results.tgz
-#                                                 (STEP: tests calibrate steps kernels align sustained; default all)
+#                                                 (STEP: tests calibrate steps kernels align sustained fp8 llama power cudnn; default all)
 # Steps (each under its own time limit, so one that hangs leaves the others' results):
 #   1. the CUDA device tests (test_calibration --gtest_filter='Cuda*')
 #   2. dlsim calibrate --backend cuda --device <catalog name of the GPU>  (profile + measured tables)
@@ -14,6 +14,8 @@
 #   4. calibration/pytorch_steps.py --kernels (ResNet-50, BERT-base, GPT-2 small training steps, bf16,
 #      with each step's device time per kernel class)
 #   5. calibration/pytorch_kernels.py (training GEMMs, FlashAttention, ResNet-50 convolutions, bf16)
+#   6-11. misaligned GEMMs, continuous load (BF16), FP8 GEMMs beside BF16, a Llama-shaped training step,
+#         GEMMs and memory-bound kernels mixed at set shares (the clock against the duty), cuDNN attention
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,7 +34,7 @@ fi
 
 out=${1:?usage: tools/gpu-calibrate.sh OUT_DIR [STEP...] | --pack}
 shift
-steps=${*:-tests calibrate steps kernels align sustained}
+steps=${*:-tests calibrate steps kernels align sustained fp8 llama power cudnn}
 want() { [[ " $steps " == *" $1 "* ]]; }
 # WORK_DIR: where the results are made before results.tgz packs them (default a temporary folder;
 # a folder under OUT_DIR keeps them even when the run is cut short, for runs of a few files).
@@ -101,6 +103,29 @@ if want sustained; then
   PYTHONUNBUFFERED=1 timeout 150 $py calibration/pytorch_kernels.py --only sustained --only gemm-hot \
     --out-prefix "$work/$stem" --gpu "$device" 2>&1 | tail -10 | tee -a "$log"
   nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,power.draw,temperature.gpu,clocks_throttle_reasons.active --format=csv | tee -a "$log"
+  pack
+fi
+
+if want fp8; then
+  say "8. FP8 GEMMs (torch._scaled_mm) beside BF16, and FP8 under continuous load"
+  PYTHONUNBUFFERED=1 timeout 120 $py calibration/pytorch_kernels.py --only fp8 --only fp8-sustained \
+    --out-prefix "$work/$stem" --gpu "$device" 2>&1 | tail -10 | tee -a "$log"
+  pack
+fi
+if want llama; then
+  say "9. PyTorch training step of a Llama 3.2 1B-shaped decoder"
+  PYTHONUNBUFFERED=1 timeout 120 $py calibration/pytorch_steps.py --kernels --only llama3.2-1b \
+    --out "$work/$stem-steps-llama.json" 2>&1 | tail -10 | tee -a "$log"
+  pack
+fi
+if want power; then
+  say "10. The clock against the tensor-core share: GEMMs and memory-bound kernels mixed"
+  PYTHONUNBUFFERED=1 timeout 90 $py calibration/pytorch_kernels.py --only duty --out-prefix "$work/$stem" --gpu "$device" 2>&1 | tail -12 | tee -a "$log"
+  pack
+fi
+if want cudnn; then
+  say "11. cuDNN's fused attention (PyTorch's default SDPA backend on Hopper)"
+  PYTHONUNBUFFERED=1 timeout 60 $py calibration/pytorch_kernels.py --only attention-cudnn --out-prefix "$work/$stem" --gpu "$device" 2>&1 | tail -5 | tee -a "$log"
   pack
 fi
 

@@ -53,12 +53,17 @@ TEST(Fp8Recipe, OnlyTheBlocksTensorSplitAndExpertLinearsRunInFp8) {
   EXPECT_EQ(storage_precision(Precision::fp16), Precision::fp16);
 }
 
-TEST(Fp8Recipe, BorrowsTheSixteenBitConstantsAtALowerPeakFraction) {
+TEST(Fp8Recipe, BorrowsTheSixteenBitConstantsAtTheMeasuredPeakFractions) {
   KernelProfile k = profile().kernels;
-  EXPECT_DOUBLE_EQ(fp8_gemm_params(k).peak_fraction, kFp8PeakFractionScale);
+  EXPECT_DOUBLE_EQ(fp8_gemm_params(k, Fp8Accumulation::fast).peak_fraction, kFp8FastAccumulationScale);
+  EXPECT_DOUBLE_EQ(fp8_gemm_params(k, Fp8Accumulation::split).peak_fraction, kFp8SplitAccumulatorScale);
+  EXPECT_LT(kFp8SplitAccumulatorScale, kFp8FastAccumulationScale);  // the FP32 promotions cost time
+  EXPECT_DOUBLE_EQ(lone_gemm_params(k, Precision::fp8).peak_fraction, kFp8FastAccumulationScale);
+  EXPECT_DOUBLE_EQ(lone_gemm_params(k, Precision::bf16).peak_fraction, 1.0);
   k.gemm[static_cast<std::size_t>(Precision::fp8)] = test::ideal_gemm();  // measured FP8 wins
-  EXPECT_DOUBLE_EQ(fp8_gemm_params(k).peak_fraction, 1.0);
-  EXPECT_THROW(fp8_gemm_params(KernelProfile{}), std::invalid_argument);
+  EXPECT_DOUBLE_EQ(fp8_gemm_params(k, Fp8Accumulation::split).peak_fraction, 1.0);
+  EXPECT_THROW(fp8_gemm_params(KernelProfile{}, Fp8Accumulation::fast), std::invalid_argument);
+  EXPECT_THROW(lone_gemm_params(KernelProfile{}, Precision::bf16), std::invalid_argument);
 }
 
 TEST(Fp8Recipe, ALinearLayerRunsThreeFp8GemmsAndItsCastTransposes) {
@@ -67,18 +72,23 @@ TEST(Fp8Recipe, ALinearLayerRunsThreeFp8GemmsAndItsCastTransposes) {
   const DeviceSpec d = hopper();
   const DeviceProfile p = profile();
   const LayerKernelTimes t = fp8_linear_kernel_times(l, b, {true, 1, false}, d, p);
-  const GemmParams g = fp8_gemm_params(p.kernels);
-  const auto gemm = [&](double gm, double gn, double gk) { return gemm_time({gm, gn, gk, 1, GemmLayout::nt}, Precision::fp8, d, g).seconds; };
+  // The forward product with fast accumulation, the gradient products with the split accumulator.
+  const GemmParams fast = fp8_gemm_params(p.kernels, Fp8Accumulation::fast);
+  const GemmParams split = fp8_gemm_params(p.kernels, Fp8Accumulation::split);
+  const auto gemm = [&](double gm, double gn, double gk, const GemmParams& g) {
+    return gemm_time({gm, gn, gk, 1, GemmLayout::nt}, Precision::fp8, d, g).seconds;
+  };
   const auto stream = [&](double bytes) { return memory_kernel_time(MemoryKernel::stream, bytes, p.kernels.memory, 1e12, 1); };
   const double history = kAmaxHistoryLength * 8;
   const std::size_t memory = static_cast<std::size_t>(KernelFamilyKind::memory);
   // Forward: X and W each read in bf16 and written as FP8 and its FP8 transpose (4 B/element).
   EXPECT_DOUBLE_EQ(t.forward.by_family[memory], stream(m * 2048 * 4 + 2 * history) + stream(2048.0 * 4096 * 4));
-  EXPECT_DOUBLE_EQ(t.forward.seconds - t.forward.by_family[memory], gemm(m, 4096, 2048));
+  EXPECT_DOUBLE_EQ(t.forward.seconds - t.forward.by_family[memory], gemm(m, 4096, 2048, fast));
   EXPECT_EQ(t.forward.kernels, 3);
   // Backward: dY's cast-transpose, then data and weight gradients, all as TN FP8 GEMMs.
   EXPECT_DOUBLE_EQ(t.backward.by_family[memory], stream(m * 4096 * 4 + history));
-  EXPECT_DOUBLE_EQ(t.backward.seconds - t.backward.by_family[memory], gemm(m, 2048, 4096) + gemm(2048, 4096, m));
+  EXPECT_DOUBLE_EQ(t.backward.seconds - t.backward.by_family[memory], gemm(m, 2048, 4096, split) + gemm(2048, 4096, m, split));
+  EXPECT_GT(gemm(m, 2048, 4096, split), gemm(m, 2048, 4096, fast));
   EXPECT_EQ(t.backward.kernels, 3);
   // FP8's GEMMs beat bf16's, by less than the 2x of the peaks (a lower fraction of the peak).
   const LayerKernelTimes bf16 = layer_kernel_times(l, b, Precision::bf16, d, p);

@@ -1,0 +1,34 @@
+// The power limit: a GPU whose tensor cores run back to back holds its board power at the limit by
+// lowering its SM clock, so a training step's GEMMs run slower than the same kernels timed in
+// short bursts on a cool GPU, which is how every kernel table the model is fitted on was timed.
+//
+// Measured by dlsim on H200s (700 W, the H100 SXM's limit and SMs; calibration/measured/h200/):
+// back-to-back 8192^3 BF16 GEMMs run at 1,980 MHz and 760-825 TFLOP/s for the first 50 ms, then
+// at 1,425-1,485 MHz, 690 W and 655-695 TFLOP/s (h200-sustained*.csv); FP8 GEMMs the same way,
+// 1,560 then 1,260-1,300 TFLOP/s (h200-fp8-sustained.csv). The 96 training GEMMs each timed after
+// 0.4 s of such load, on two machines (h200-training-gemm-sustained.csv and its repeat, 192
+// rows), take 1.143x the time dlsim's default kernel model gives them (median): under continuous
+// load a Hopper GPU keeps 1 / 1.143 = 0.875 of the model's tensor-core rate
+// (tests/experiment/test_h200_measured.cpp recomputes it from those files).
+//
+// A step is not all tensor-core work: its memory-bound kernels draw less power, so the clock
+// sits between the two ends. The replay takes the simplest law that meets both measured ends:
+// with a share `duty` of the step's kernel time in tensor-core kernels (GEMMs, attention,
+// convolutions with tensor-core math, timed at the model's rates), tensor-core kernels keep
+// 1 - (1 - rate) x duty of their rate; a step of GEMMs alone keeps `rate`, one without any
+// keeps its clock. Exposed communication, which idles the GPU, is not counted (not measured).
+#pragma once
+
+namespace dlsim::models {
+
+// The fraction of the kernel model's tensor-core rate a Hopper GPU keeps under continuous load.
+inline constexpr double kHopperSustainedTensorRate = 0.875;
+
+// How much longer a tensor-core kernel runs in a step with that `duty` (0-1) on a device whose
+// profile keeps `sustained_rate` (KernelProfile::sustained_tensor_rate) under continuous load.
+inline double power_limited_slowdown(double sustained_rate, double duty) {
+  if (!(sustained_rate > 0) || sustained_rate >= 1 || !(duty > 0)) return 1.0;
+  return 1.0 / (1.0 - (1.0 - sustained_rate) * (duty < 1 ? duty : 1.0));
+}
+
+}  // namespace dlsim::models
