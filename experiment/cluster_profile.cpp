@@ -1,10 +1,12 @@
 // cluster.profile in training scenarios (profile_yaml.hpp).
+#include <cstdio>
 #include <filesystem>
 
 #include "experiment/config_error.hpp"
 #include "experiment/profile_yaml.hpp"
 #include "experiment/scenario.hpp"
 #include "experiment/yaml_reader.hpp"
+#include "models/power_limit.hpp"
 #include "models/profile_transfer.hpp"
 
 namespace dlsim::experiment {
@@ -28,6 +30,20 @@ void make_local_cpu(MapReader& r, ClusterConfig& c, const ProfileDocument& doc) 
   c.instance.intra_node_bandwidth = cal.spec.memory_bandwidth;
   c.instance.node_kind = network::NodeKind::pcie;
   c.instance.source = "the local machine (" + cal.info.name + "), from profile " + c.profile_path;
+}
+
+// A profile's kernels were timed in short bursts, as every calibration times them (dlsim's own
+// and the shipped tables alike), so on a Hopper GPU, whose measured rate under continuous load is
+// known, a profile that states none (sustained_tensor_rate 1, the default) takes that rate, as
+// the shipped Hopper profiles do (builtin_profiles.cpp, models/power_limit.hpp).
+void apply_power_limit(ClusterConfig& c) {
+  models::KernelProfile& k = c.profile.kernels;
+  if (!k.present() || k.sustained_tensor_rate < 1 || c.device.generation != models::Generation::hopper) return;
+  k.sustained_tensor_rate = models::kHopperSustainedTensorRate;
+  char note[128];
+  std::snprintf(note, sizeof note, "; tensor-core rate under continuous load x %.3g (Hopper's, measured on an H200)",
+                models::kHopperSustainedTensorRate);
+  c.profile_note += note;
 }
 
 }  // namespace
@@ -60,9 +76,11 @@ void apply_cluster_profile(MapReader& r, ClusterConfig& c, const std::string& ba
     // Measured on another device: scaled by datasheet ratios (models/profile_transfer.hpp).
     c.profile = models::transfer_profile(cal.profile, cal.spec, c.device);
     c.profile_note = "device profile " + c.profile_path + ": " + c.profile.source;  // "transferred from A to B by ..."
+    apply_power_limit(c);
     return;
   }
   c.profile_note = "device profile " + c.profile_path + ": " + cal.profile.source;
+  if (c.instance_name != kLocalCpuInstance) apply_power_limit(c);
 }
 
 }  // namespace dlsim::experiment

@@ -169,6 +169,7 @@ void emit_kernel_profile(YAML::Emitter& out, const models::KernelProfile& k) {
   out << YAML::Key << "forward_kernel_s" << YAML::Value << k.host.forward_kernel_s;
   out << YAML::Key << "backward_kernel_s" << YAML::Value << k.host.backward_kernel_s;
   out << YAML::EndMap;
+  if (k.sustained_tensor_rate < 1) out << YAML::Key << "sustained_tensor_rate" << YAML::Value << k.sustained_tensor_rate;
   out << YAML::Key << "error_bands" << YAML::Value << YAML::BeginMap;
   for (std::size_t f = 0; f < models::kKernelFamilies; ++f) {
     const models::ErrorBand& b = k.bands[f];
@@ -208,6 +209,7 @@ models::KernelProfile read_kernel_profile(MapReader& parent, const std::string& 
   k.host.forward_kernel_s = host.number("forward_kernel_s", 0, 1, k.host.forward_kernel_s);
   k.host.backward_kernel_s = host.number("backward_kernel_s", 0, 1, k.host.backward_kernel_s);
   host.finish();
+  k.sustained_tensor_rate = r.number("sustained_tensor_rate", 1e-3, 1, 1.0);
   MapReader bands(r.node("error_bands"), r.path_of("error_bands"), r.source(), true);
   for (std::size_t f = 0; f < models::kKernelFamilies; ++f) {
     const std::string name(models::to_string(static_cast<models::KernelFamilyKind>(f)));

@@ -11,6 +11,8 @@
 //       rms_norm: {bytes: [...], seconds: [...]}
 //     conv: {fp32.implicit_gemm.forward: factor, ...}   models::ConvParams::named()
 //     host: {forward_kernel_s, backward_kernel_s}
+//     sustained_tensor_rate: 0.875                   optional, (0, 1]: the tensor-core rate kept under
+//                                                    continuous load (models/power_limit.hpp); 1 if absent
 //     error_bands:                                   per family (gemm, memory, conv, attention)
 //       gemm: {cases, p10, p50, p90, median_abs, p90_abs}
 //

@@ -2,6 +2,7 @@
 // file:line:column and why. Scenarios use a profile through cluster.profile.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -9,6 +10,7 @@
 #include "experiment/config_error.hpp"
 #include "experiment/load.hpp"
 #include "experiment/profile_yaml.hpp"
+#include "models/power_limit.hpp"
 
 namespace dlsim::experiment {
 namespace {
@@ -142,6 +144,45 @@ TEST(ProfileYaml, ScenarioUsesTheProfile) {
   // fp16 on a CPU profile (fp32 and fp64 only): the usual precision error.
   EXPECT_NE(error_of("cluster: {instance: local/cpu, profile: cpu.yaml}\nworkload: {model: resnet50, precision: fp16, batch: {per_device: 2}, iterations: 3}\n")
                 .find("no fp16 support"), std::string::npos);
+}
+
+// A GPU profile measured on a Hopper device (dlsim's own H200 calibration, timed in short bursts)
+// takes the Hopper rate under continuous load unless it states its own; elsewhere it keeps 1.
+TEST(ProfileYaml, HopperProfilesTakeThePowerLimitedRateUnlessTheyStateOne) {
+  const char* root = std::getenv("DLSIM_SOURCE_DIR");
+  const std::string h200 = std::string(root ? root : ".") + "/calibration/profiles/h200.yaml";
+  ASSERT_TRUE(std::filesystem::is_regular_file(h200)) << h200;
+  const auto scenario = [](const std::string& instance, const std::string& profile) {
+    return "cluster: {instance: " + instance + ", profile: " + profile + "}\n"
+           "workload: {model: gpt2, batch: {per_device: 2}, iterations: 3}\n";
+  };
+  const Scenario on_h200 = load_scenario_text(scenario("aws/p5e.48xlarge", h200), "s.yaml", {}, ".");
+  EXPECT_EQ(on_h200.cluster.profile.kernels.sustained_tensor_rate, models::kHopperSustainedTensorRate);
+  EXPECT_NE(on_h200.cluster.profile_note.find("under continuous load"), std::string::npos) << on_h200.cluster.profile_note;
+  const Scenario on_a100 = load_scenario_text(scenario("aws/p4d.24xlarge", h200), "s.yaml", {}, ".");
+  EXPECT_EQ(on_a100.cluster.profile.kernels.sustained_tensor_rate, 1.0);
+  // A rate the profile states is written, read back and kept.
+  ProfileDocument doc = read_profile(h200);
+  EXPECT_EQ(doc.calibration.profile.kernels.sustained_tensor_rate, 1.0);  // absent from the file
+  doc.calibration.profile.kernels.sustained_tensor_rate = 0.9;
+  const auto dir = std::filesystem::path(::testing::TempDir()) / "dlsim_profile_power";
+  std::filesystem::create_directories(dir);
+  write_profile((dir / "h200-loaded.yaml").string(), doc);
+  EXPECT_EQ(read_profile((dir / "h200-loaded.yaml").string()).calibration.profile.kernels.sustained_tensor_rate, 0.9);
+  const Scenario stated = load_scenario_text(scenario("aws/p5e.48xlarge", "h200-loaded.yaml"), "s.yaml", {}, dir.string());
+  EXPECT_EQ(stated.cluster.profile.kernels.sustained_tensor_rate, 0.9);
+  // Out of (0, 1]: refused where it stands.
+  std::string text = profile_to_yaml(doc);
+  const std::size_t at = text.find("sustained_tensor_rate: 0.9");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 26, "sustained_tensor_rate: 1.5");
+  try {
+    read_profile_text(text, "bad.yaml");
+    ADD_FAILURE() << "a rate above 1 was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.yaml:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("sustained_tensor_rate"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
