@@ -123,10 +123,13 @@ models::ModelGraph read_transformer(MapReader& model, const std::string& name, m
   // Megatron-LM 2021 and eager PyTorch run it), "flash" (one FlashAttention kernel), or "auto"
   // (the default: flash where the device and precision run it; decided by the workload, which
   // knows them, see scenario_loader.cpp); "flash-triton": FlashAttention's Triton kernel (MPT's
-  // attn_impl: triton), slower than FA2 (models/attention_model.cpp R8).
-  const std::string choice = t.choice("attention", {"auto", "unfused", "flash", "flash-triton"}, "auto");
-  c.flash_attention = choice == "flash" || choice == "flash-triton";
-  c.triton_attention = choice == "flash-triton";
+  // attn_impl: triton), slower than FA2 (models/attention_model.cpp R8); "flash3": FlashAttention-3,
+  // Hopper only (R9; the workload refuses it elsewhere, at this key).
+  const std::string choice = t.choice("attention", kAttentionChoices, "auto");
+  c.flash_attention = choice == "flash" || choice == "flash-triton" || choice == "flash3";
+  c.flash_kernel = choice == "flash-triton" ? models::FlashKernel::triton
+                   : choice == "flash3"     ? models::FlashKernel::fa3
+                                            : models::FlashKernel::fa2;
   if (attention) *attention = choice;
   read_experts(t, c);
   t.finish();

@@ -17,16 +17,23 @@
 // .kind), the bad value and what is allowed.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "experiment/yaml_reader.hpp"
 #include "models/model_graph.hpp"
 #include "models/zoo.hpp"
 
 namespace dlsim::experiment {
 
+// workload.attention and a defined transformer's attention: "auto" (the default), "unfused",
+// "flash" (FlashAttention-2), "flash-triton" (its Triton kernel), "flash3" (FlashAttention-3, Hopper).
+inline const std::vector<std::string> kAttentionChoices{"auto", "unfused", "flash", "flash-triton", "flash3"};
+
 // Reads workload.model when it is a mapping: a user-defined model. Calls model.finish().
 // Throws ConfigError.
 // With `transformer_sizes`, a transformer definition's sizes are stored there, and with
-// `attention` its attention setting ("auto", "unfused" or "flash"; the graph is built unfused
+// `attention` its attention setting (kAttentionChoices; the graph is built unfused
 // for "auto": the caller, which knows the device, rebuilds it).
 models::ModelGraph read_model_definition(MapReader& model, models::DecoderConfig* transformer_sizes = nullptr,
                                          std::string* attention = nullptr);

@@ -255,12 +255,12 @@ void emit_workload(YAML::Emitter& out, const WorkloadConfig& w) {
   if (w.sequence_length > 0) out << YAML::Key << "sequence_length" << YAML::Value << w.sequence_length;
   if (w.decoder) {
     out << YAML::Key << "attention" << YAML::Value
-        << (w.decoder->flash_attention ? (w.decoder->triton_attention ? "flash-triton" : "flash") : "unfused");
+        << (w.decoder->flash_attention ? std::string(models::attention_choice(w.decoder->flash_kernel)) : "unfused");
   } else if (!w.user_model && models::zoo_model_is_encoder(w.model_name)) {
     const auto flash = std::find_if(w.model.layers.begin(), w.model.layers.end(),
                                     [](const models::Layer& l) { return l.kind == models::LayerKind::attention; });
     const bool found = flash != w.model.layers.end();
-    out << YAML::Key << "attention" << YAML::Value << (found ? (flash->attention.triton ? "flash-triton" : "flash") : "unfused");
+    out << YAML::Key << "attention" << YAML::Value << (found ? std::string(models::attention_choice(flash->attention.kernel)) : "unfused");
   }
   if (!w.pad_vocabulary) out << YAML::Key << "pad_vocabulary" << YAML::Value << false;
   if (w.channels_first) out << YAML::Key << "memory_format" << YAML::Value << "nchw";

@@ -335,6 +335,14 @@ void rebuild_decoder(WorkloadConfig& wl) {
   wl.model.name = name;
 }
 
+// workload.attention's FlashAttention choices and the kernel each names ("auto" and "unfused": FA2
+// wherever flash attention is then chosen).
+models::FlashKernel flash_kernel_of(const std::string& choice) {
+  if (choice == "flash-triton") return models::FlashKernel::triton;
+  if (choice == "flash3") return models::FlashKernel::fa3;
+  return models::FlashKernel::fa2;
+}
+
 // The attention core of a decoder transformer: "flash" where FlashAttention runs the device and
 // precision (and an error where it was asked for and does not), else "unfused"; "auto" (the
 // default) is what current frameworks do: PyTorch's SDPA and Megatron-Core with Transformer
@@ -342,8 +350,9 @@ void rebuild_decoder(WorkloadConfig& wl) {
 bool flash_attention_chosen(const MapReader& w, const WorkloadConfig& wl, const models::DeviceSpec& device, const std::string& choice,
                             const std::string& key, const YAML::Node& at) {
   // Under fp8 attention runs in bf16 (Transformer Engine's recipe, models/fp8_recipe.hpp).
-  const std::string unavailable = models::flash_attention_unavailable(models::storage_precision(wl.precision), device);
-  const bool asked = choice == "flash" || choice == "flash-triton";
+  const std::string unavailable =
+      models::flash_attention_unavailable(models::storage_precision(wl.precision), device, flash_kernel_of(choice));
+  const bool asked = choice == "flash" || choice == "flash-triton" || choice == "flash3";
   if (asked && !unavailable.empty()) {
     throw ConfigError(w.source().locate(at, key), key, unavailable + "; use attention: unfused (or auto)");
   }
@@ -353,10 +362,10 @@ bool flash_attention_chosen(const MapReader& w, const WorkloadConfig& wl, const 
 void resolve_attention(const MapReader& w, WorkloadConfig& wl, const models::DeviceSpec& device, const std::string& choice,
                        const std::string& key, const YAML::Node& at) {
   const bool flash = flash_attention_chosen(w, wl, device, choice, key, at);
-  const bool triton = choice == "flash-triton";
-  if (flash == wl.decoder->flash_attention && triton == wl.decoder->triton_attention) return;
+  const models::FlashKernel kernel = flash_kernel_of(choice);
+  if (flash == wl.decoder->flash_attention && kernel == wl.decoder->flash_kernel) return;
   wl.decoder->flash_attention = flash;
-  wl.decoder->triton_attention = triton;
+  wl.decoder->flash_kernel = kernel;
   rebuild_decoder(wl);
 }
 
@@ -367,7 +376,7 @@ void resolve_encoder_attention(const MapReader& w, WorkloadConfig& wl, const mod
                                const std::string& key, const YAML::Node& at, models::EncoderOptions& encoder) {
   if (!flash_attention_chosen(w, wl, device, choice, key, at)) return;
   encoder.flash_attention = true;
-  encoder.triton_attention = choice == "flash-triton";
+  encoder.flash_kernel = flash_kernel_of(choice);
   wl.model = models::encoder_model(wl.model_name, encoder);
 }
 
@@ -480,7 +489,7 @@ WorkloadConfig read_workload(MapReader& w, const ClusterConfig& cluster) {
     if (w.has("attention") && !wl.decoder && !encoder) {
       w.fail("attention", "chooses a transformer's attention core; model '" + wl.model_name + "' is not one");
     }
-    attention = w.choice("attention", {"auto", "unfused", "flash", "flash-triton"}, "auto");
+    attention = w.choice("attention", kAttentionChoices, "auto");
     attention_key = w.path_of("attention");
     if (w.node("attention").IsDefined()) attention_at = w.node("attention");
   }

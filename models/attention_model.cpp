@@ -56,10 +56,16 @@
 //    figures include no idle SMs; a smaller problem with tiles = batch x heads x ceil(L / 128) < SMs runs at
 //    tiles / SMs of that rate (L: query length forward, key length backward). Grouped-query attention does
 //    the same FLOPs (K/V are shared, not fewer), so kv_heads does not change the time.
-// R8 The Triton kernel (AttentionShape::triton): the FA2 paper (Dao 2023, Sec. 4.1) measures FA2 on A100
+// R8 The Triton kernel (FlashKernel::triton): the FA2 paper (Dao 2023, Sec. 4.1) measures FA2 on A100
 //    "around 1.3-1.5x faster than FlashAttention in Triton in the forward pass and around 2x faster in the
 //    backward pass": the device's FA2 time (R1) times 1.4 forward and 2 backward, on every generation (the
 //    Triton kernel has no Hopper-specific code path; no figure for it on H100 was found).
+// R9 FlashAttention-3 (FlashKernel::fa3, attention: flash3), Hopper only: FP16/BF16 forward and backward
+//    from the FA3 paper's own curves (Tables C1, C2 and R3's causal backward), at the device's 16-bit
+//    peak. It stands for the class of Hopper attention kernels (wgmma and TMA; the FA3 paper plots
+//    cuDNN 9.1's fused attention beside it): dlsim's own H200 measurement of a Llama 3.2 1B-shaped
+//    step, whose SDPA ran cuDNN's kernels, took 20.8 ms of attention where these curves give about
+//    21 ms (calibration/measured/h200/h200-steps-llama.json; FA2's curves give about 33 ms).
 //
 // Where the numbers come from. Every figure below is a value printed on top of a bar in the papers'
 // figures (the papers give no tables). They were taken from third-party transcriptions of those labels,
@@ -283,7 +289,15 @@ double occupancy(const AttentionShape& s, double tile_length, const DeviceSpec& 
 
 void check_runs(Precision precision, const DeviceSpec& device);
 
+// R9: FlashAttention-3 is written for Hopper (wgmma, TMA, warp specialisation) and runs nowhere else.
+std::string flash_kernel_unavailable(FlashKernel kernel, const DeviceSpec& device) {
+  if (kernel != FlashKernel::fa3 || device.generation == Generation::hopper) return "";
+  return "attention: FlashAttention-3 (flash3) runs on Hopper GPUs only (H100, H200), not on " + device.name +
+         " (generation " + std::string(to_string(device.generation)) + "); use attention: flash";
+}
+
 void check(const AttentionShape& s, Precision precision, const DeviceSpec& device) {
+  if (const std::string why = flash_kernel_unavailable(s.kernel, device); !why.empty()) throw std::invalid_argument(why);
   const double sizes[] = {s.batch, s.heads, s.kv_heads, s.query_length, s.key_length, s.head_dim};
   for (double x : sizes) {
     if (!(x >= 1) || !std::isfinite(x)) throw std::invalid_argument("attention: every size must be finite and >= 1");
@@ -294,13 +308,13 @@ void check(const AttentionShape& s, Precision precision, const DeviceSpec& devic
 
 }  // namespace
 
-std::string flash_attention_unavailable(Precision precision, const DeviceSpec& device) {
+std::string flash_attention_unavailable(Precision precision, const DeviceSpec& device, FlashKernel kernel) {
   try {
     check_runs(precision, device);
   } catch (const std::invalid_argument& e) {
     return e.what();
   }
-  return "";
+  return flash_kernel_unavailable(kernel, device);
 }
 
 namespace {
@@ -333,7 +347,7 @@ AttentionTime flash_attention_time(const AttentionShape& shape, Precision precis
   const bool hopper = device.generation == Generation::hopper;
   const bool fp8 = precision == Precision::fp8;
   // R1: MI300X takes FA2-on-H100's fractions; Blackwell keeps the A100 ones (below), slowed to cuDNN's.
-  const bool h100_fractions = (hopper || device.generation == Generation::cdna3) && !fp8;
+  const bool h100_fractions = (hopper || device.generation == Generation::cdna3) && !fp8 && shape.kernel != FlashKernel::fa3;
   const double stack_factor = device.generation == Generation::blackwell ? 1.0 / kFa4OverCudnnBlackwell : 1.0;
 
   // R1: the kernel's curves for each pass, and the peak each pass runs against.
@@ -344,6 +358,9 @@ AttentionTime flash_attention_time(const AttentionShape& shape, Precision precis
   if (h100_fractions) {
     forward = curves(kH100Fa2Forward, kLengths, kH100Peak);
     backward = curves(kH100Fa2Backward, kLengths, kH100Peak);
+  } else if (hopper && shape.kernel == FlashKernel::fa3) {  // R9
+    forward = curves(kH100Fa3Forward, kLengths, kH100Peak);
+    backward = curves(kH100Fa3Backward, kLengths, kH100Peak);
   } else if (hopper && fp8) {
     forward = curves(kH100Fp8Forward, kFp8Lengths, kH100Fp8Peak);
     backward = curves(kH100Fa3Backward, kLengths, kH100Peak);
@@ -368,7 +385,7 @@ AttentionTime flash_attention_time(const AttentionShape& shape, Precision precis
                                occupancy(shape, shape.key_length, device);
   t.forward_s = t.forward_flops / forward_rate;
   t.backward_s = t.backward_flops / backward_rate;
-  if (shape.triton) {  // R8
+  if (shape.kernel == FlashKernel::triton) {  // R8
     t.forward_s *= kTritonForwardSlowdown;
     t.backward_s *= kTritonBackwardSlowdown;
   }

@@ -14,6 +14,7 @@
 #pragma once
 #include <string>
 #include "models/device_spec.hpp"
+#include "models/flash_kernel.hpp"
 #include "models/precision.hpp"
 
 namespace dlsim::models {
@@ -26,9 +27,10 @@ struct AttentionShape {
   double key_length = 1;
   double head_dim = 64;
   bool causal = true;
-  // The FlashAttention algorithm as its Triton kernel (MPT/llm-foundry's attn_impl: triton, the
-  // FA2 paper's "FlashAttention in Triton"), slower than FA2 in each pass (attention_model.cpp R8).
-  bool triton = false;
+  // The implementation: FA2 (the default), its Triton kernel (MPT/llm-foundry's attn_impl: triton,
+  // the FA2 paper's "FlashAttention in Triton", slower than FA2 in each pass: attention_model.cpp
+  // R8), or FlashAttention-3 on Hopper (R9).
+  FlashKernel kernel = FlashKernel::fa2;
 };
 
 struct AttentionTime {
@@ -41,12 +43,15 @@ struct AttentionTime {
 // Throws std::invalid_argument for sizes < 1 (or kv_heads > heads), a device without a peak for
 // `precision`, a device FlashAttention does not run on or has no figures for (pre-Ampere GPUs: FA2
 // needs sm80+; TPUs; an unknown generation or SM count), and precisions it does not run (fp32, tf32,
-// fp64; fp8 except on Hopper, where FA3's FP8 forward is used and its backward runs in bf16).
+// fp64; fp8 except on Hopper, where FA3's FP8 forward is used and its backward runs in bf16), and
+// FlashKernel::fa3 anywhere but on Hopper.
 AttentionTime flash_attention_time(const AttentionShape& shape, Precision precision, const DeviceSpec& device);
 
 // Why FlashAttention cannot run `precision` on `device` (the reasons above, sizes aside), or ""
 // when it can: what frameworks' automatic choice (PyTorch SDPA, Megatron-Core with Transformer
 // Engine) falls back on.
-std::string flash_attention_unavailable(Precision precision, const DeviceSpec& device);
+// `kernel`: FlashAttention-3 runs on Hopper only.
+std::string flash_attention_unavailable(Precision precision, const DeviceSpec& device,
+                                        FlashKernel kernel = FlashKernel::fa2);
 
 }  // namespace dlsim::models

@@ -125,7 +125,7 @@ LayerKernelTimes attention_kernels(const Layer& share, double b, Precision preci
   const AttentionDims& a = share.attention;
   LayerKernelTimes t;
   const auto add = [&](double key_length, bool causal, int launches) {
-    const AttentionShape shape{b, a.heads, a.kv_heads, a.query_length, key_length, a.head_dim, causal, a.triton};
+    const AttentionShape shape{b, a.heads, a.kv_heads, a.query_length, key_length, a.head_dim, causal, a.kernel};
     const AttentionTime at = flash_attention_time(shape, precision, device);
     t.forward.add(KernelFamilyKind::attention, at.forward_s * launches, launches);
     t.backward.add(KernelFamilyKind::attention, at.backward_s * launches, launches);

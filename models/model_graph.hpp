@@ -71,7 +71,7 @@ struct AttentionDims {
   // Context parallelism (ring attention): the key/value blocks a rank's queries meet, one per
   // ring step; query_length and key_length are then the rank's block (layer_kernels.cpp).
   int ring_steps = 1;
-  bool triton = false;  // FlashAttention's Triton kernel (attention_model.hpp AttentionShape::triton)
+  FlashKernel kernel = FlashKernel::fa2;  // the FlashAttention implementation (attention_model.hpp)
 };
 
 struct Layer {

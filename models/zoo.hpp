@@ -54,7 +54,7 @@ struct DecoderConfig {
   int experts = 0;                // > 0: mixture-of-experts FFN with this many experts per layer
   int top_k = 0;                  // experts each token is routed to (with experts > 0)
   bool flash_attention = false;   // the attention core as one FlashAttention kernel (no s x s matrix)
-  bool triton_attention = false;  // with flash_attention: FlashAttention's Triton kernel (MPT's attn_impl: triton)
+  FlashKernel flash_kernel = FlashKernel::fa2;  // with flash_attention: which implementation (flash_kernel.hpp)
   bool parallel_block = false;    // attention and MLP side by side on one norm (GPT-J, PaLM)
   // Megatron-LM's fused kernels (Narayanan et al. SC'21, sec. 4.2): bias + GeLU, bias + dropout
   // + residual add, and scale + mask + softmax, each one kernel. False: each step its own PyTorch
@@ -105,7 +105,7 @@ struct EncoderOptions {
   bool flash_attention = false;
   bool fused_kernels = true;
   bool softmax_in_fp32 = false;
-  bool triton_attention = false;  // with flash_attention: FlashAttention's Triton kernel
+  FlashKernel flash_kernel = FlashKernel::fa2;  // with flash_attention: which implementation (flash_kernel.hpp)
 };
 ModelGraph encoder_model(const std::string& name, const EncoderOptions& options);
 

@@ -110,7 +110,7 @@ void flash_attention(Layers& out, const std::string& p, const DecoderConfig& c, 
   Layer& a = split(push(out, p + ".attn.flash", LayerKind::attention, 0, 2 * (2 * causal * h), s * (h + 2 * kv), s * h));
   a.backward_flops = 2 * a.forward_flops;  // model FLOPs: the recomputed scores are not counted
   a.attention = {double(c.heads), double(c.kv_heads == 0 ? c.heads : c.kv_heads), s, s, h / c.heads, true};
-  a.attention.triton = c.triton_attention;
+  a.attention.kernel = c.flash_kernel;
   saves(a, s * (h + 2 * kv) + 2 * double(c.heads) * s);
 }
 

@@ -54,7 +54,7 @@ struct EncoderConfig {
   int layers = 0, hidden = 0, heads = 0, ffn = 0;
   int vocab = 30522, max_positions = 512, type_vocab = 2;  // BERT only
   bool flash_attention = false;  // the attention core as one FlashAttention kernel (not causal)
-  bool triton_attention = false; // with flash_attention: its Triton kernel (EncoderOptions)
+  FlashKernel flash_kernel = FlashKernel::fa2;  // with flash_attention: which implementation (EncoderOptions)
   bool dropout = false;          // trained with dropout (BERT), see the header
   bool masked = false;           // the scores get an attention mask (BERT's padding mask)
   bool fused_kernels = true;     // scale-mask-softmax and dropout-add fused (EncoderOptions)
@@ -92,7 +92,7 @@ void flash_attention(Layers& out, const std::string& p, const EncoderConfig& c, 
   Layer& a = split(push(out, p + ".flash", LayerKind::attention, 0, 2 * (2 * s * s * h), 3 * s * h, s * h));
   a.backward_flops = 2 * a.forward_flops;
   a.attention = {double(c.heads), double(c.heads), s, s, h / c.heads, false};
-  a.attention.triton = c.triton_attention;
+  a.attention.kernel = c.flash_kernel;
   saves(a, 3 * s * h + 2 * double(c.heads) * s);
 }
 
@@ -266,7 +266,7 @@ EncoderConfig encoder_config(const std::string& name, const EncoderOptions& o) {
   c.dropout = bert;
   c.masked = bert;
   c.flash_attention = o.flash_attention;
-  c.triton_attention = o.flash_attention && o.triton_attention;
+  c.flash_kernel = o.flash_attention ? o.flash_kernel : FlashKernel::fa2;
   c.fused_kernels = o.fused_kernels;
   c.softmax_in_fp32 = !o.fused_kernels && o.softmax_in_fp32;
   return c;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "experiment/config_error.hpp"
 #include "experiment/load.hpp"
@@ -19,6 +20,16 @@ std::string decoder_scenario(const std::string& instance, const std::string& pre
   return "cluster:\n  instance: " + instance +
          "\nworkload:\n  model: gpt3-125m\n  sequence_length: 1024\n" + attention + "  precision: " + precision +
          "\n  optimizer: adam\n  batch: {global: 16}\n  iterations: 10\n  plan: {micro_batch_size: 1}\n";
+}
+
+// A bf16 decoder on `instance` with workload.attention `choice`: the loaded scenario (whose
+// decoder must run FlashAttention with `kernel`) and its results.
+std::pair<Scenario, Results> flash_run(const std::string& instance, const std::string& choice, models::FlashKernel kernel) {
+  Scenario s = load_scenario_text(decoder_scenario(instance, "bf16", "  attention: " + choice + "\n"), "s.yaml");
+  EXPECT_TRUE(s.workload.decoder->flash_attention) << choice;
+  EXPECT_EQ(s.workload.decoder->flash_kernel, kernel) << choice;
+  Results r = run(s);
+  return {std::move(s), std::move(r)};
 }
 
 TEST(AttentionChoice, AutoPicksFlashWhereItRunsAndUnfusedElsewhere) {
@@ -60,11 +71,8 @@ TEST(AttentionChoice, NewerDevicesDefaultToBf16WithFlash) {
 // models/attention_model.cpp R8), for zoo decoders, defined transformers and encoders; refused
 // where FlashAttention cannot run, at its key, as flash is.
 TEST(AttentionChoice, FlashTritonIsFlashAtTheTritonKernelsSpeed) {
-  const Results fa2 = run(load_scenario_text(decoder_scenario("aws/p4d.24xlarge", "bf16", "  attention: flash\n"), "a.yaml"));
-  const Scenario t = load_scenario_text(decoder_scenario("aws/p4d.24xlarge", "bf16", "  attention: flash-triton\n"), "t.yaml");
-  EXPECT_TRUE(t.workload.decoder->flash_attention);
-  EXPECT_TRUE(t.workload.decoder->triton_attention);
-  const Results triton = run(t);
+  const Results fa2 = flash_run("aws/p4d.24xlarge", "flash", models::FlashKernel::fa2).second;
+  const Results triton = flash_run("aws/p4d.24xlarge", "flash-triton", models::FlashKernel::triton).second;
   EXPECT_GT(triton.rows[0].attention_s, 1.4 * fa2.rows[0].attention_s);
   EXPECT_LT(triton.rows[0].attention_s, 2.0 * fa2.rows[0].attention_s);
   EXPECT_DOUBLE_EQ(triton.rows[0].gemm_s, fa2.rows[0].gemm_s);
@@ -76,11 +84,34 @@ TEST(AttentionChoice, FlashTritonIsFlashAtTheTritonKernelsSpeed) {
       "hidden: 768, heads: 12, vocab: 50368, sequence_length: 2048, bias: false, attention: flash-triton}\n  precision: "
       "bf16\n  optimizer: adamw\n  batch: {global: 16}\n  iterations: 10\n  plan: {micro_batch_size: 1}\n";
   const Scenario d = load_scenario_text(defined, "d.yaml");
-  EXPECT_TRUE(d.workload.decoder->triton_attention);
+  EXPECT_EQ(d.workload.decoder->flash_kernel, models::FlashKernel::triton);
   EXPECT_GT(run(d).rows[0].attention_s, 0);
   const std::string bert = "cluster:\n  instance: aws/p4d.24xlarge\nworkload:\n  model: bert-large\n  attention: flash-triton\n"
                            "  precision: bf16\n  optimizer: lamb\n  batch: {per_device: 8}\n  iterations: 10\n";
   EXPECT_NE(run(load_scenario_text(bert, "b.yaml")).resolved_yaml.find("attention: flash-triton"), std::string::npos);
+}
+
+// flash3: FlashAttention-3 on Hopper, faster than FA2 there (models/attention_model.cpp R9); refused
+// on any other GPU at its key.
+TEST(AttentionChoice, Flash3IsFasterThanFlashOnHopperAndRefusedElsewhere) {
+  const Results fa2 = flash_run("nvidia/dgx-h100", "flash", models::FlashKernel::fa2).second;
+  const Results fa3 = flash_run("nvidia/dgx-h100", "flash3", models::FlashKernel::fa3).second;
+  EXPECT_LT(fa3.rows[0].attention_s, fa2.rows[0].attention_s);
+  EXPECT_GT(fa3.rows[0].attention_s, 0.4 * fa2.rows[0].attention_s);
+  // The GEMMs are the same kernels; with less tensor-core time in the step the power limit slows
+  // them a little less (models/power_limit.hpp).
+  EXPECT_LE(fa3.rows[0].gemm_s, fa2.rows[0].gemm_s);
+  EXPECT_GT(fa3.rows[0].gemm_s, 0.98 * fa2.rows[0].gemm_s);
+  EXPECT_NE(fa3.resolved_yaml.find("attention: flash3"), std::string::npos);
+  const ConfigError a100 = test::error_loading(decoder_scenario("aws/p4d.24xlarge", "bf16", "  attention: flash3\n"), "v.yaml");
+  EXPECT_EQ(a100.key_path(), "workload.attention");
+  EXPECT_NE(std::string(a100.what()).find("Hopper"), std::string::npos) << a100.what();
+  const std::string defined =
+      "cluster:\n  instance: nvidia/dgx-h100\nworkload:\n  model:\n    name: llama-1b\n    transformer: {layers: 4, "
+      "hidden: 2048, heads: 32, kv_heads: 8, ffn: 8192, ffn_kind: swiglu, vocab: 128256, sequence_length: 4096, "
+      "positions: rotary, norm: rmsnorm, bias: false, attention: flash3}\n  precision: bf16\n  optimizer: adamw\n"
+      "  batch: {global: 16}\n  iterations: 10\n  plan: {micro_batch_size: 1}\n";
+  EXPECT_EQ(load_scenario_text(defined, "d.yaml").workload.decoder->flash_kernel, models::FlashKernel::fa3);
 }
 
 TEST(AttentionChoice, UnfusedKeepsTheScoresAndCostsMemory) {
