@@ -358,7 +358,7 @@ AttentionTime flash_attention_time(const AttentionShape& shape, Precision precis
   if (h100_fractions) {
     forward = curves(kH100Fa2Forward, kLengths, kH100Peak);
     backward = curves(kH100Fa2Backward, kLengths, kH100Peak);
-  } else if (hopper && shape.kernel == FlashKernel::fa3) {  // R9
+  } else if (hopper && !fp8 && shape.kernel == FlashKernel::fa3) {  // R9
     forward = curves(kH100Fa3Forward, kLengths, kH100Peak);
     backward = curves(kH100Fa3Backward, kLengths, kH100Peak);
   } else if (hopper && fp8) {

@@ -148,6 +148,13 @@ TEST(AttentionModel, FlashAttention3RunsAtItsPapersRatesOnHopperOnly) {
       EXPECT_LT(three.backward_s, fa2.backward_s) << head_dim << causal;
     }
   }
+  // In FP8 the FP8 forward of FA3 runs whichever kernel was named (FA3's is the only FP8 one).
+  AttentionShape q = paper_shape(4096, 128, true);
+  const AttentionTime fp8_default = flash_attention_time(q, Precision::fp8, device("H100-SXM"));
+  q.kernel = FlashKernel::fa3;
+  const AttentionTime fp8_fa3 = flash_attention_time(q, Precision::fp8, device("H100-SXM"));
+  EXPECT_DOUBLE_EQ(fp8_fa3.forward_s, fp8_default.forward_s);
+  EXPECT_DOUBLE_EQ(fp8_fa3.backward_s, fp8_default.backward_s);
   EXPECT_THROW(flash_attention_time(s, Precision::bf16, device("A100-80GB")), std::invalid_argument);
   EXPECT_NE(flash_attention_unavailable(Precision::bf16, device("A100-80GB"), FlashKernel::fa3).find("Hopper"),
             std::string::npos);
