@@ -2,7 +2,6 @@
 #include "experiment/builtin_profiles.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <future>
 #include <stdexcept>
 #include <system_error>
@@ -117,13 +116,7 @@ models::Catalog build_builtin_catalog() {
   // same SMs and the same 700 W limit. Devices that borrow a Hopper kernel model below (B200,
   // GB200, MI300X borrow the H100's) borrow this with it, an assumption until they are measured.
   for (auto& [name, kernels] : measured) {
-    const models::DeviceSpec* device = catalog.find_device(name);
-    if (device == nullptr || device->generation != models::Generation::hopper) continue;
-    kernels.sustained_tensor_rate = models::kHopperSustainedTensorRate;
-    char note[112];
-    std::snprintf(note, sizeof note, "; tensor-core rate under continuous load x %.3g (power limit, measured on an H200)",
-                  models::kHopperSustainedTensorRate);
-    kernels.source += note;
+    if (const models::DeviceSpec* device = catalog.find_device(name)) kernels.source += models::adopt_hopper_power_limit(kernels, *device);
   }
   for (const auto& [target, origin] : kOrigins) {
     const models::DeviceSpec* to = catalog.find_device(target);

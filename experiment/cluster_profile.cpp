@@ -1,5 +1,4 @@
 // cluster.profile in training scenarios (profile_yaml.hpp).
-#include <cstdio>
 #include <filesystem>
 
 #include "experiment/config_error.hpp"
@@ -36,15 +35,7 @@ void make_local_cpu(MapReader& r, ClusterConfig& c, const ProfileDocument& doc) 
 // and the shipped tables alike), so on a Hopper GPU, whose measured rate under continuous load is
 // known, a profile that states none (sustained_tensor_rate 1, the default) takes that rate, as
 // the shipped Hopper profiles do (builtin_profiles.cpp, models/power_limit.hpp).
-void apply_power_limit(ClusterConfig& c) {
-  models::KernelProfile& k = c.profile.kernels;
-  if (!k.present() || k.sustained_tensor_rate < 1 || c.device.generation != models::Generation::hopper) return;
-  k.sustained_tensor_rate = models::kHopperSustainedTensorRate;
-  char note[128];
-  std::snprintf(note, sizeof note, "; tensor-core rate under continuous load x %.3g (Hopper's, measured on an H200)",
-                models::kHopperSustainedTensorRate);
-  c.profile_note += note;
-}
+void apply_power_limit(ClusterConfig& c) { c.profile_note += models::adopt_hopper_power_limit(c.profile.kernels, c.device); }
 
 }  // namespace
 

@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
@@ -126,10 +127,9 @@ models::ModelGraph read_transformer(MapReader& model, const std::string& name, m
   // attn_impl: triton), slower than FA2 (models/attention_model.cpp R8); "flash3": FlashAttention-3,
   // Hopper only (R9; the workload refuses it elsewhere, at this key).
   const std::string choice = t.choice("attention", kAttentionChoices, "auto");
-  c.flash_attention = choice == "flash" || choice == "flash-triton" || choice == "flash3";
-  c.flash_kernel = choice == "flash-triton" ? models::FlashKernel::triton
-                   : choice == "flash3"     ? models::FlashKernel::fa3
-                                            : models::FlashKernel::fa2;
+  const std::optional<models::FlashKernel> kernel = models::flash_kernel_named(choice);
+  c.flash_attention = kernel.has_value();
+  c.flash_kernel = kernel.value_or(models::FlashKernel::fa2);
   if (attention) *attention = choice;
   read_experts(t, c);
   t.finish();

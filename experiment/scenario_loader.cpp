@@ -335,12 +335,10 @@ void rebuild_decoder(WorkloadConfig& wl) {
   wl.model.name = name;
 }
 
-// workload.attention's FlashAttention choices and the kernel each names ("auto" and "unfused": FA2
-// wherever flash attention is then chosen).
+// workload.attention's choice and the kernel it names ("auto" and "unfused": FA2 wherever flash
+// attention is then chosen).
 models::FlashKernel flash_kernel_of(const std::string& choice) {
-  if (choice == "flash-triton") return models::FlashKernel::triton;
-  if (choice == "flash3") return models::FlashKernel::fa3;
-  return models::FlashKernel::fa2;
+  return models::flash_kernel_named(choice).value_or(models::FlashKernel::fa2);
 }
 
 // The attention core of a decoder transformer: "flash" where FlashAttention runs the device and
@@ -352,7 +350,7 @@ bool flash_attention_chosen(const MapReader& w, const WorkloadConfig& wl, const 
   // Under fp8 attention runs in bf16 (Transformer Engine's recipe, models/fp8_recipe.hpp).
   const std::string unavailable =
       models::flash_attention_unavailable(models::storage_precision(wl.precision), device, flash_kernel_of(choice));
-  const bool asked = choice == "flash" || choice == "flash-triton" || choice == "flash3";
+  const bool asked = models::flash_kernel_named(choice).has_value();
   if (asked && !unavailable.empty()) {
     throw ConfigError(w.source().locate(at, key), key, unavailable + "; use attention: unfused (or auto)");
   }

@@ -1,6 +1,7 @@
 // Which implementation of the FlashAttention algorithm a model runs (workload.attention), for
 // the fused attention kernels of models/attention_model.hpp.
 #pragma once
+#include <optional>
 #include <string_view>
 
 namespace dlsim::models {
@@ -19,6 +20,15 @@ inline std::string_view attention_choice(FlashKernel k) {
     case FlashKernel::fa2: break;
   }
   return "flash";
+}
+
+// The kernel a workload.attention choice names, or nullopt for "auto" and "unfused" (which name
+// no kernel: the workload decides whether FlashAttention, then FA2, runs).
+inline std::optional<FlashKernel> flash_kernel_named(std::string_view choice) {
+  for (const FlashKernel k : {FlashKernel::fa2, FlashKernel::triton, FlashKernel::fa3}) {
+    if (choice == attention_choice(k)) return k;
+  }
+  return std::nullopt;
 }
 
 }  // namespace dlsim::models

@@ -18,6 +18,11 @@
 // 1 - (1 - rate) x duty of their rate; a step of GEMMs alone keeps `rate`, one without any
 // keeps its clock. Exposed communication, which idles the GPU, is not counted (not measured).
 #pragma once
+#include <cstdio>
+#include <string>
+
+#include "models/device_spec.hpp"
+#include "models/kernel_profile.hpp"
 
 namespace dlsim::models {
 
@@ -29,6 +34,18 @@ inline constexpr double kHopperSustainedTensorRate = 0.875;
 inline double power_limited_slowdown(double sustained_rate, double duty) {
   if (!(sustained_rate > 0) || sustained_rate >= 1 || !(duty > 0)) return 1.0;
   return 1.0 / (1.0 - (1.0 - sustained_rate) * (duty < 1 ? duty : 1.0));
+}
+
+// A kernel profile timed in short bursts (every calibration, the shipped tables alike) that states
+// no rate under load (1) takes the measured Hopper rate when `device` is a Hopper GPU. Returns the
+// note to append to the profile's source, or "" when nothing changed.
+inline std::string adopt_hopper_power_limit(KernelProfile& kernels, const DeviceSpec& device) {
+  if (!kernels.present() || kernels.sustained_tensor_rate < 1 || device.generation != Generation::hopper) return "";
+  kernels.sustained_tensor_rate = kHopperSustainedTensorRate;
+  char note[112];
+  std::snprintf(note, sizeof note, "; tensor-core rate under continuous load x %.3g (power limit, measured on an H200)",
+                kHopperSustainedTensorRate);
+  return note;
 }
 
 }  // namespace dlsim::models
