@@ -99,6 +99,7 @@ std::vector<CollectiveRow> run_collectives(const Scenario& s, const sim::Interru
         row.operation = network::to_string(c.operation);
         row.algorithm = network::to_string(r.algorithm);
         row.protocol = network::to_string(r.protocol);
+        row.channels = r.channels;
         row.bytes = bytes;
         row.time_s = r.time_s;
         row.algbw = r.algbw;

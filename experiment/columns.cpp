@@ -107,6 +107,10 @@ const std::vector<Column<ResultRow>>& training_columns() {
       {"compression_blocking_time", "s",
        "of compression_time: kernels issued while backward runs, which delay its next kernels (they share its stream)", kReal,
        [](const ResultRow& r) { return r.compression_blocking_s; }},
+      {"comm_sm_time", "s",
+       "of compute_time: what the kernels lost to the SMs that data-parallel and ZeRO collectives running beside them "
+       "hold (NCCL's channels, one CTA each; GEMMs and convolutions run their waves on the rest)",
+       kReal, [](const ResultRow& r) { return r.held_sm_s; }},
       {"staleness", "iterations",
        "asynchronous parameter servers: iterations of a worker's own updates missing from the parameters it computes on", kReal,
        [](const ResultRow& r) { return r.staleness; }},
@@ -147,6 +151,9 @@ const std::vector<Column<CollectiveRow>>& collective_columns() {
        [](const CollectiveRow& r) { return r.algorithm; }},
       {"protocol", "", "NCCL protocol used: simple, ll or ll128 (simple when the GPUs do not run NCCL)", kText, nullptr,
        [](const CollectiveRow& r) { return r.protocol; }},
+      {"channels", "", "NCCL's channels for the collective: one CTA each, holding an SM until it ends (what compute beside it loses); "
+       "0 where NCCL's tuner does not pick the algorithm (point-to-point kernels, GPUs without NCCL)",
+       kInteger, [](const CollectiveRow& r) { return double(r.channels); }},
       {"size", "B", "message size per rank (nccl-tests convention)", kReal,
        [](const CollectiveRow& r) { return r.bytes; }},
       {"time", "s", "time of the collective with all groups running", kReal,

@@ -71,6 +71,7 @@ struct ResultRow {
   double gradient_wire_bytes = 0;  // bytes one data-parallel rank (parameter servers: worker node) sends per iteration
   double compression_s = 0;        // gradient compression kernels per iteration
   double compression_blocking_s = 0;  // of which delayed backward's compute stream
+  double held_sm_s = 0;            // of compute: kernels slowed by the SMs overlapped data-parallel collectives held
   double staleness = 0;            // asynchronous parameter servers: iterations behind (0 otherwise)
   double memory_bytes = 0;         // peak memory of one accelerator (the fullest pipeline rank)
   // Compute time by kernel family and the iteration time's error band (models/training_replay.hpp).
@@ -87,6 +88,7 @@ struct CollectiveRow {
   std::string operation;
   std::string algorithm;
   std::string protocol;     // NCCL's protocol (simple, ll, ll128)
+  int channels = 0;         // NCCL's channels: CTAs, each holding an SM while the collective runs (0: not NCCL-tuned)
   double bytes = 0;
   double time_s = 0;        // with every group running at once
   double algbw = 0;         // bytes/s

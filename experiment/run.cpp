@@ -99,6 +99,7 @@ ResultRow training_row(const Scenario& s, int nodes, const models::ParallelPlan&
   row.gradient_wire_bytes = step.gradient_wire_bytes;
   row.compression_s = step.compression_s;
   row.compression_blocking_s = step.compression_blocking_s;
+  row.held_sm_s = step.held_sm_s;
   row.staleness = step.staleness;
   row.tensor_comm_s = step.tensor_comm_s;
   row.expert_comm_s = step.expert_comm_s;

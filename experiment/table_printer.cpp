@@ -31,12 +31,12 @@ std::string significant(double v, int decimals) {
 
 // nccl-tests style: one line per size (and group), times in microseconds, bandwidths in GB/s.
 void print_collective_table(std::ostream& out, const Results& results) {
-  out << "   nodes  ranks  group  operation       algorithm           protocol          size       time(us)"
+  out << "   nodes  ranks  group  operation       algorithm           protocol  channels          size       time(us)"
          "  algbw(GB/s)  busbw(GB/s)  slowdown  routing  route cost  shared link flows\n";
   for (const CollectiveRow& r : results.collective_rows) {
     char line[320];
-    std::snprintf(line, sizeof line, "%8d %6d %6d  %-14s  %-18s  %-8s %13.0f %14.2f %12.3f %12.3f %9.2f  %-7s  %10.2f  %17d\n",
-                  r.nodes, r.ranks, r.group, r.operation.c_str(), r.algorithm.c_str(), r.protocol.c_str(), r.bytes,
+    std::snprintf(line, sizeof line, "%8d %6d %6d  %-14s  %-18s  %-8s %9d %13.0f %14.2f %12.3f %12.3f %9.2f  %-7s  %10.2f  %17d\n",
+                  r.nodes, r.ranks, r.group, r.operation.c_str(), r.algorithm.c_str(), r.protocol.c_str(), r.channels, r.bytes,
                   r.time_s * 1e6, r.algbw / 1e9, r.busbw / 1e9, r.time_s / r.time_alone_s, r.routing.c_str(),
                   r.time_alone_s / r.time_balanced_s, r.shared_link_routes);
     out << line;

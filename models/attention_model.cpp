@@ -6,7 +6,9 @@
 //    GPU the paper measured (A100: 312 TFLOP/s FP16/BF16; H100 SXM5 at the FA3 paper's fixed 1830 MHz:
 //    989.4 FP16/BF16, 1978.9 FP8), interpolated linearly in log2(sequence length) and log2(head dim)
 //    between the published panels; the rules R1-R8 below say what is used where nothing is published;
-//  - occupancy = min(1, tiles / compute units): a kernel with fewer 128-row tiles than SMs leaves SMs idle.
+//  - occupancy = min(tiles, SMs it runs on) / compute units: a kernel with fewer 128-row tiles than SMs
+//    leaves SMs idle, and SMs held by a communication kernel beside it (DeviceSpec::busy_units) are not
+//    its to run on.
 //
 // R1 Kernel per generation and precision.
 //    ampere, ada, fp16/bf16: FlashAttention-2 (FA2) on A100 (Tables A). Ada (and sm86 Ampere) run the same
@@ -284,7 +286,8 @@ double efficiency(const Curves& c, double head_dim, bool causal, double length) 
 
 double occupancy(const AttentionShape& s, double tile_length, const DeviceSpec& device) {
   const double tiles = s.batch * s.heads * std::ceil(tile_length / kTileRows);
-  return std::min(1.0, tiles / device.compute_units);
+  const double running = std::max(1, device.compute_units - std::max(0, device.busy_units));
+  return std::min(tiles, running) / device.compute_units;
 }
 
 void check_runs(Precision precision, const DeviceSpec& device);

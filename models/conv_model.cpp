@@ -67,6 +67,7 @@ constexpr double kPartialSumBytes = 4;   // split partial sums are fp32
 struct Machine {
   double unit_peak = 0;      // FLOP/s of one SM
   double units = 0;
+  double running_units = 0;  // units less those communication kernels hold (DeviceSpec::busy_units)
   double bandwidth = 0;      // bytes/s, conv fraction applied
   double element = 0;        // bytes per element
   double k_overhead = 0;
@@ -78,7 +79,8 @@ struct Machine {
 // against its memory traffic `bytes`.
 double tiled_kernel(const Machine& mc, const GemmShape& s, double bytes, bool split_k, bool either_orientation) {
   const double memory_s = bytes / mc.bandwidth;
-  double best = std::numeric_limits<double>::infinity();
+  double planned = std::numeric_limits<double>::infinity();  // the best candidate's time on every SM
+  double best = planned;                                      // that candidate's time on the running SMs
   const auto try_tile = [&](double tm, double tn) {
     const double reuse = tm * tn / (tm + tn);
     const double efficiency = mc.gemm->peak_fraction * reuse / (reuse + mc.gemm->tile_overhead);
@@ -87,10 +89,14 @@ double tiled_kernel(const Machine& mc, const GemmShape& s, double bytes, bool sp
       if (split > 1 && !split_k) break;
       const double depth = std::ceil(s.k / split);
       if (split > 1 && depth < kMinSplitDepth) break;
-      const double waves = std::ceil(output_tiles * split / mc.units);
-      const double compute_s = waves * (depth + mc.k_overhead) * 2.0 * tm * tn / (mc.unit_peak * efficiency);
+      const double tile_s = (depth + mc.k_overhead) * 2.0 * tm * tn / (mc.unit_peak * efficiency);
+      const double compute_s = std::ceil(output_tiles * split / mc.units) * tile_s;
       const double partial_s = split > 1 ? s.m * s.n * s.batch * kPartialSumBytes * (split + 1) / mc.bandwidth : 0.0;
-      best = std::min(best, std::max(compute_s, memory_s) + partial_s);
+      const double t = std::max(compute_s, memory_s) + partial_s;
+      if (t < planned) {
+        planned = t;
+        best = std::max(std::ceil(output_tiles * split / mc.running_units) * tile_s, memory_s) + partial_s;
+      }
     }
   };
   for (const auto& [tm, tn] : *mc.tiles) {
@@ -230,6 +236,7 @@ double conv_mechanism(const ConvShape& c, ConvPass pass, ConvAlgorithm algorithm
   if (!(bandwidth_fraction > 0)) throw std::invalid_argument("conv: the bandwidth fraction must be > 0");
   Machine mc;
   mc.units = device.compute_units;
+  mc.running_units = std::max(1.0, mc.units - std::max(0, device.busy_units));
   mc.unit_peak = device.peak(precision) / mc.units;
   mc.bandwidth = device.memory_bandwidth * bandwidth_fraction;
   mc.element = bytes_per_element(precision);

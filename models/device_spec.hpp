@@ -29,6 +29,12 @@ struct DeviceSpec {
   // last-level on-chip cache. 0 = unknown: the kernel model is not used for the device.
   Generation generation = Generation::unknown;
   int compute_units = 0;
+  // SMs held by communication kernels running at the same time (NCCL runs one CTA per channel
+  // on an SM of its own until the collective ends): tiled kernels (GEMMs, convolutions) are
+  // planned for compute_units, as cuBLAS's heuristic does not know, and run their waves on the
+  // rest; FlashAttention runs on the rest (gemm_model, conv_model, attention_model; set by
+  // iteration_program.cpp for training_replay.cpp). 0: the GPU is the kernel's alone.
+  int busy_units = 0;
   double l2_bytes = 0;
   std::string source;                  // where the figures come from
 

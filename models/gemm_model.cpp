@@ -84,7 +84,7 @@ void check(const GemmShape& s, Precision precision, const DeviceSpec& device) {
 // address may be reused by another): a plan search times the same shapes on the same device for
 // thousands of candidates, so results are memoized per thread, bit for bit what the loop gives.
 struct MechanismKey {
-  std::array<double, 12> values;
+  std::array<double, 13> values;
   bool operator==(const MechanismKey& o) const { return values == o.values; }
 };
 struct MechanismKeyHash {
@@ -105,7 +105,7 @@ GemmEstimate gemm_mechanism(const GemmShape& s, Precision precision, const Devic
   if (!p.fitted()) throw std::invalid_argument("gemm: no fitted parameters for " + device.name);
   const MechanismKey key{{s.m, s.n, s.k, s.batch, static_cast<double>(precision), static_cast<double>(device.generation),
                           static_cast<double>(device.compute_units), device.peak(precision), device.memory_bandwidth * p.bandwidth_fraction,
-                          p.peak_fraction, p.tile_overhead, p.k_overhead}};
+                          p.peak_fraction, p.tile_overhead, p.k_overhead, static_cast<double>(device.busy_units)}};
   thread_local std::unordered_map<MechanismKey, GemmEstimate, MechanismKeyHash> cache;
   if (const auto hit = cache.find(key); hit != cache.end()) return hit->second;
   const GemmEstimate e = gemm_mechanism_uncached(s, precision, device, p);
@@ -119,12 +119,14 @@ namespace {
 GemmEstimate gemm_mechanism_uncached(const GemmShape& s, Precision precision, const DeviceSpec& device, const GemmParams& p) {
   const double units = device.compute_units;
   const double unit_peak = device.peak(precision) / units;
+  // The heuristic plans for every SM; the waves run on those communication kernels leave.
+  const double running_units = std::max(1.0, units - std::max(0, device.busy_units));
   const double element = bytes_per_element(precision);
   const double bandwidth = device.memory_bandwidth * p.bandwidth_fraction;
   const double memory_s = (s.m * s.k + s.k * s.n + s.m * s.n) * element * s.batch / bandwidth;
 
   GemmEstimate best;
-  best.seconds = std::numeric_limits<double>::infinity();
+  double planned = std::numeric_limits<double>::infinity();  // the candidate's time on every SM
   for (const auto& [tm, tn] : gemm_tiles(device.generation, precision)) {
     const double reuse = double(tm) * tn / (tm + tn);
     const double efficiency = p.peak_fraction * reuse / (reuse + p.tile_overhead);
@@ -138,14 +140,17 @@ GemmEstimate gemm_mechanism_uncached(const GemmShape& s, Precision precision, co
       const double compute_s = waves * tile_s;
       const double partial_s = split > 1 ? s.m * s.n * s.batch * kPartialSumBytes * (split + 1) / bandwidth : 0.0;
       const double t = std::max(compute_s, memory_s) + partial_s;
-      if (t < best.seconds) {
-        best.seconds = t;
+      if (t < planned) {
+        planned = t;
+        const double running_waves = std::ceil(tiles / running_units);
+        const double running_s = running_waves * tile_s;
+        best.seconds = std::max(running_s, memory_s) + partial_s;
         best.tile_m = tm;
         best.tile_n = tn;
         best.split_k = split;
         best.tiles = tiles;
-        best.waves = waves;
-        best.memory_bound = memory_s > compute_s;
+        best.waves = running_waves;
+        best.memory_bound = memory_s > running_s;
       }
     }
   }

@@ -228,15 +228,17 @@ struct Builder {
     return runs_in_fp8(share, plan.precision) ? Precision::fp8 : storage_precision(plan.precision);
   }
 
-  // One layer's kernels on this rank at the kernel model's (cool-GPU) rates.
-  LayerKernelTimes kernel_times(int i, const Layer& share) const {
+  // One layer's kernels on this rank at the kernel model's (cool-GPU) rates, on `on` (the
+  // device, or the device with SMs held by communication kernels).
+  LayerKernelTimes kernel_times(int i, const Layer& share) const { return kernel_times(i, share, device); }
+  LayerKernelTimes kernel_times(int i, const Layer& share, const DeviceSpec& on) const {
     double chained = 0;
     if (share.fused && i > 0) chained = rank_share(model.layers[static_cast<std::size_t>(i - 1)], plan).activation_elements;
     const bool after_norm = i > 0 && model.layers[static_cast<std::size_t>(i - 1)].kind == LayerKind::norm;
     const Fp8Casts cast{plan.zero_stage != 3, static_cast<double>(plan.micro_batches), after_norm};
     return runs_in_fp8(share, plan.precision)
-               ? fp8_linear_kernel_times(share, plan.micro_batch_size, cast, device, profile)
-               : layer_kernel_times(share, plan.micro_batch_size, layer_precision(share), device, profile, chained);
+               ? fp8_linear_kernel_times(share, plan.micro_batch_size, cast, on, profile)
+               : layer_kernel_times(share, plan.micro_batch_size, layer_precision(share), on, profile, chained);
   }
 
   // The stage's layers' kernel times, computed once (prepare_stage) and reused by every pass and
@@ -284,6 +286,27 @@ struct Builder {
       }
     }
     tensor_slowdown = power_limited_slowdown(profile.kernels.sustained_tensor_rate, all > 0 ? tensor / all : 0);
+  }
+
+  // How much slower the stage's kernels run while communication kernels hold `busy_units` SMs
+  // (DeviceSpec::busy_units): the ratio of its layers' kernel times, forward and backward, on
+  // the device with those SMs held to those on the whole device. 1 without a kernel profile.
+  void busy_slowdowns(LayerRange range, int busy_units, StageProgram& stage) const {
+    if (busy_units <= 0 || !profile.kernels.present()) return;
+    DeviceSpec held = device;
+    held.busy_units = busy_units;
+    double forward = 0, backward = 0, forward_held = 0, backward_held = 0;
+    for (int i = range.first; i < range.last; ++i) {
+      const Layer share = rank_share(model.layers[static_cast<std::size_t>(i)], plan);
+      const LayerKernelTimes& whole = stage_kernel_times(i, share);
+      const LayerKernelTimes slowed = kernel_times(i, share, held);
+      forward += whole.forward.seconds;
+      backward += whole.backward.seconds;
+      forward_held += slowed.forward.seconds;
+      backward_held += slowed.backward.seconds;
+    }
+    if (forward > 0) stage.forward_busy_slowdown = forward_held / forward;
+    if (backward > 0) stage.backward_busy_slowdown = backward_held / backward;
   }
 
   // The kernels' device time once the host's launches are accounted (with_host); host stalls go
@@ -517,7 +540,7 @@ void zero3_passes(Builder& b, StageProgram& stage, const ModelGraph& model, cons
 }  // namespace
 
 IterationProgram build_iteration_program(const ModelGraph& model, const ParallelPlan& plan, const DeviceSpec& device,
-                                         const DeviceProfile& profile) {
+                                         const DeviceProfile& profile, int busy_units) {
   IterationProgram program;
   Builder b{model, plan, device, profile, bytes_per_element(storage_precision(plan.precision)), bytes_per_element(plan.gradient_precision),
             &program.profile_out_of_range};
@@ -545,6 +568,7 @@ IterationProgram build_iteration_program(const ModelGraph& model, const Parallel
 
     b.slack = 0;
     b.prepare_stage(range);
+    b.busy_slowdowns(range, busy_units, stage);
     if (plan.zero_stage == 3) {
       zero3_passes(b, stage, model, plan, range, zero_host_costs(profile), program);
     } else {

@@ -91,6 +91,11 @@ struct StageProgram {
   double expert_parameters = 0;        // of which experts
   double forward_flops = 0;            // one rank, one micro-batch (model FLOPs)
   double backward_flops = 0;
+  // Kernel time with the data-parallel collectives' SMs held (build_iteration_program's
+  // busy_units) over kernel time on the whole GPU, forward and backward (recomputation counts
+  // as backward): what a compute segment is stretched by while such a collective runs.
+  double forward_busy_slowdown = 1;
+  double backward_busy_slowdown = 1;
   double recompute_flops = 0;
 };
 
@@ -102,9 +107,11 @@ struct IterationProgram {
   long long profile_out_of_range = 0;  // kernel lookups outside a calibrated profile's measured sizes
 };
 
-// The plan must be valid for the model (validate_plan).
+// The plan must be valid for the model (validate_plan). busy_units: SMs the data-parallel
+// collectives' kernels hold while they run beside compute (NCCL's channels; 0: none), for the
+// stages' busy slowdowns.
 IterationProgram build_iteration_program(const ModelGraph& model, const ParallelPlan& plan, const DeviceSpec& device,
-                                         const DeviceProfile& profile);
+                                         const DeviceProfile& profile, int busy_units = 0);
 
 // The layer as one rank sees it: work, parameters and activations divided by the plan's splits.
 Layer rank_share(const Layer& layer, const ParallelPlan& plan);

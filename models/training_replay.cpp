@@ -44,6 +44,22 @@ struct Bucket {
   std::vector<WeightMatrix> matrices;  // PowerSGD
 };
 
+// The SMs a data-parallel collective's kernels hold while compute runs beside it: NCCL's
+// channels (one CTA each) for the group of pipeline rank 0, tensor rank 0 (every data-parallel
+// group of a plan has its shape); 0 without such a group or outside NCCL.
+int data_parallel_channels(const TrainingConfig& c) {
+  const ParallelPlan& plan = c.plan;
+  if (plan.gradient_replicas() <= 1 || plan.parameter_server.enabled) return 0;
+  const auto& all = c.topology->accelerators();
+  network::CollectiveSpec spec;
+  spec.kind = plan.zero_stage == 0 ? CollectiveKind::all_reduce : CollectiveKind::reduce_scatter;
+  spec.bytes = plan.bucket_bytes > 0 ? plan.bucket_bytes : 25.0 * 1024 * 1024;
+  for (int d = 0; d < plan.data; ++d) {
+    for (int x = 0; x < plan.context; ++x) spec.ranks.push_back(all[static_cast<std::size_t>(global_rank(plan, d, 0, 0, x))]);
+  }
+  return network::resolve_collective(*c.topology, spec).channels;
+}
+
 // Where a blocking collective's exposed time is counted.
 enum class Blocking { tensor, expert, context };
 
@@ -52,7 +68,7 @@ class Replay {
   Replay(const TrainingConfig& c, IterationTrace* trace)
       : c_(c),
         plan_(c.plan),
-        program_(build_iteration_program(*c.model, c.plan, c.device, c.profile)),
+        program_(build_iteration_program(*c.model, c.plan, c.device, c.profile, data_parallel_channels(c))),
         routing_(*c.topology),
         flows_(engine_, *c.topology),
         collectives_(engine_, flows_, routing_, *c.topology),
@@ -151,6 +167,18 @@ class Replay {
     bool zero_waiting = false;
     long long zero_needed = 0;
     sim::Time zero_mark;
+    // SMs held by communication kernels: data-parallel and ZeRO collectives of this rank in
+    // flight (`held`), and the running compute segment, whose kernels run its stage's busy
+    // slowdown times longer while any is (StageProgram::forward/backward_busy_slowdown). The
+    // segment's progress is the fraction done at `compute_mark`; its end event is rescheduled
+    // whenever the rate changes. Gradient compression's and parameter servers' reductions and
+    // the GEMMs a tensor-parallel collective overlaps (overlapped_collective) are not stretched.
+    int held = 0;
+    bool computing = false;
+    double compute_fraction = 0, compute_factor = 1, compute_queued = 0;
+    sim::Time compute_mark;
+    sim::EventId compute_event{};
+    double held_extra = 0;  // s of compute added by held SMs, per iteration
     int lane_compute = -1, lane_blocking = -1, lane_send_next = -1, lane_send_prev = -1, lane_dp = -1, lane_gather = -1;
   };
 
@@ -362,7 +390,7 @@ class Replay {
           const double queued = rank.compression_queued;
           rank.compression_queued = 0;
           rank.compression_blocking += queued;
-          after(queued + std::max(s.seconds, s.host_floor_s), [this, r] { compute_done(r); });
+          start_compute(r, queued);
           return;
         }
         case SegmentKind::tensor:
@@ -396,6 +424,54 @@ class Replay {
     end_pass(r);
   }
 
+  // ---- compute segments, and the SMs communication kernels hold ----------------------------
+  // A compute segment's kernels, stretched by `factor` (its queued compression kernels and a
+  // host floor are not): its length from start to end at that rate.
+  static double segment_length(const Segment& s, double queued, double factor) {
+    return queued + std::max(s.seconds * factor, s.host_floor_s);
+  }
+  // The stretch the running segment's kernels take now: its stage's busy slowdown while a
+  // data-parallel or ZeRO collective of this rank runs (none for host-device copies).
+  double held_factor(int r, const Segment& s) const {
+    const Rank& rank = ranks_[static_cast<std::size_t>(r)];
+    if (rank.held == 0 || s.offload) return 1;
+    const StageProgram& st = stage(virtual_stage(r, rank.pass));
+    return rank.pass.forward || s.recompute ? st.forward_busy_slowdown : st.backward_busy_slowdown;
+  }
+  void start_compute(int r, double queued) {
+    Rank& rank = ranks_[static_cast<std::size_t>(r)];
+    rank.computing = true;
+    rank.compute_fraction = 0;
+    rank.compute_queued = queued;
+    rank.compute_mark = engine_.now();
+    schedule_compute_end(r);
+  }
+  void schedule_compute_end(int r) {
+    Rank& rank = ranks_[static_cast<std::size_t>(r)];
+    const Segment& s = rank.program->segments[rank.segment];
+    rank.compute_factor = held_factor(r, s);
+    const double left = (1 - rank.compute_fraction) * segment_length(s, rank.compute_queued, rank.compute_factor);
+    rank.compute_event = engine_.schedule_in(sim::Time::from_seconds(left), [this, r] {
+      ranks_[static_cast<std::size_t>(r)].computing = false;
+      compute_done(r);
+    });
+  }
+  // A data-parallel or ZeRO collective of rank r starts (+1) or ends (-1): a running compute
+  // segment whose rate changes keeps its progress and gets a new end.
+  void held_changed(int r, int delta) {
+    Rank& rank = ranks_[static_cast<std::size_t>(r)];
+    rank.held += delta;
+    if (!rank.computing) return;
+    const Segment& s = rank.program->segments[rank.segment];
+    const double factor = held_factor(r, s);
+    if (factor == rank.compute_factor) return;
+    const double length = segment_length(s, rank.compute_queued, rank.compute_factor);
+    if (length > 0) rank.compute_fraction = std::min(1.0, rank.compute_fraction + (engine_.now() - rank.compute_mark).seconds() / length);
+    rank.compute_mark = engine_.now();
+    engine_.cancel(rank.compute_event);
+    schedule_compute_end(r);
+  }
+
   void compute_done(int r) {
     Rank& rank = ranks_[static_cast<std::size_t>(r)];
     const Segment& s = rank.program->segments[rank.segment];
@@ -406,10 +482,17 @@ class Replay {
       advance(r);
       return;
     }
-    rank.compute += s.seconds;
-    if (s.recompute) rank.recompute += s.seconds;
-    else if (rank.pass.forward) rank.forward += s.seconds;
-    else rank.backward += s.seconds;
+    // What held SMs added to the segment (counted as compute: its kernels ran that long).
+    double extra = 0;
+    if (rank.compute_factor != 1 || rank.compute_fraction > 0) {
+      extra = std::max(0.0, (engine_.now() - rank.segment_start).seconds() - segment_length(s, rank.compute_queued, 1));
+      rank.held_extra += extra;
+    }
+    const double kernels = s.seconds + extra;
+    rank.compute += kernels;
+    if (s.recompute) rank.recompute += kernels;
+    else if (rank.pass.forward) rank.forward += kernels;
+    else rank.backward += kernels;
     // Gradients are final on the last micro-batch, or reduced every micro-batch when sharded;
     // under ZB-H1 the W pass carries them (iteration_program.hpp).
     const bool reduce_now = plan_.zero_stage >= 2 || rank.pass.micro_batch == M_ - 1;
@@ -444,7 +527,9 @@ class Replay {
     if (rank.gathered >= total) return;
     const double bytes = std::min(plan_.bucket_bytes, total - rank.gathered);
     const sim::Time start = engine_.now();
+    held_changed(r, +1);
     run_groups(CollectiveKind::all_gather, bytes, data_groups(r, false), network::Algorithm::automatic, [this, r, total, bytes, start] {
+      held_changed(r, -1);
       Rank& rk = ranks_[static_cast<std::size_t>(r)];
       rk.gathered += bytes;
       rk.dp_busy += (engine_.now() - start).seconds();
@@ -692,7 +777,10 @@ class Replay {
     const std::string label = plan_.parameter_server.enabled ? "push/pull"
                               : phased() ? to_string(plan_.compression.method) + " " + network::to_string(kind)
                                          : network::to_string(kind);
-    auto done = [this, r, start, bucket, label] {
+    const bool holds = !phased();  // a plain NCCL collective (compression and parameter servers: not counted)
+    if (holds) held_changed(r, +1);
+    auto done = [this, r, start, bucket, label, holds] {
+      if (holds) held_changed(r, -1);
       Rank& rk = ranks_[static_cast<std::size_t>(r)];
       rk.dp_busy += (engine_.now() - start).seconds();
       if (trace_ != nullptr) span(rk.lane_dp, label + (bucket.expert ? " experts " : " ") + size_label(bucket.bytes), "communication", start);
@@ -793,7 +881,9 @@ class Replay {
     // ZeRO-3 runs without a pipeline, and its stream runs one collective at a time: nothing else
     // of the job crosses the nodes meanwhile (expert all-to-alls aside), so each distinct
     // collective is timed alone, once.
+    held_changed(r, +1);
     after(alone_time(c->kind, c->bytes, data_groups(r, false)), [this, r, c, start] {
+      held_changed(r, -1);
       Rank& rk = ranks_[static_cast<std::size_t>(r)];
       rk.dp_busy += (engine_.now() - start).seconds();
       if (trace_ != nullptr) span(rk.lane_gather, network::to_string(c->kind) + " " + std::to_string(c->tensors) + " tensor" + (c->tensors == 1 ? " " : "s ") +
@@ -845,6 +935,7 @@ class Replay {
     b.iteration_s = k.finish.seconds();
     b.critical_rank = critical;
     b.compute_s = k.compute;
+    b.held_sm_s = k.held_extra;
     b.forward_s = k.forward;
     b.backward_s = k.backward;
     b.recompute_s = k.recompute;

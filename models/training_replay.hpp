@@ -51,6 +51,8 @@ struct TrainingConfig {
 struct IterationBreakdown {
   double iteration_s = 0;
   double compute_s = 0;           // forward + backward + recompute on the compute stream
+  double held_sm_s = 0;           // of compute: what its kernels lost to the SMs of data-parallel and ZeRO
+                                  //   collectives running beside them (NCCL's channels; models/iteration_program.hpp)
   double forward_s = 0;
   double backward_s = 0;
   double recompute_s = 0;

@@ -171,6 +171,7 @@ void Collectives::Impl::finish(Operation* op) {
   const detail::Plan& plan = *op->plan;
   result.algorithm = plan.algorithm;
   result.protocol = plan.protocol;
+  result.channels = plan.channels;
   result.flows = op->flows;
   // A zero-time collective (one rank) has no meaningful bandwidth; 0 rather than infinity
   // keeps result files finite.
@@ -202,7 +203,7 @@ void Collectives::start(const CollectiveSpec& spec, std::function<void(const Col
 CollectiveChoice resolve_collective(const Topology& topology, const CollectiveSpec& spec) {
   Routing routing(topology);
   const detail::Plan plan = make_plan(spec, topology, routing);
-  return {plan.algorithm, plan.protocol};
+  return {plan.algorithm, plan.protocol, plan.channels};
 }
 
 CollectiveResult run_collective(const Topology& topology, const CollectiveSpec& spec) {

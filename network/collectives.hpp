@@ -51,6 +51,7 @@ struct CollectiveResult {
   double time_s = 0;
   Algorithm algorithm = Algorithm::ring;   // the one used (resolved when automatic)
   Protocol protocol = Protocol::simple;    // the one used
+  int channels = 0;                        // NCCL's channels (CTAs, one SM each), as CollectiveChoice
   double algbw = 0;                        // bytes/s
   double busbw = 0;                        // bytes/s
   std::size_t flows = 0;                   // flows started
@@ -73,6 +74,10 @@ class Collectives {
 struct CollectiveChoice {
   Algorithm algorithm = Algorithm::ring;
   Protocol protocol = Protocol::simple;
+  // NCCL's channels for the collectives its tuner picks (one CTA, so one SM, each while the
+  // kernel runs: what overlapped compute loses); 0 where none are counted (point-to-point
+  // kernels, non-NCCL devices).
+  int channels = 0;
 };
 CollectiveChoice resolve_collective(const Topology& topology, const CollectiveSpec& spec);
 

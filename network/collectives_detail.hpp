@@ -70,6 +70,7 @@ struct Plan {
   // fraction), the pipeline start-up latency of NCCL's tuner (< 0: the flows' own path
   // latencies, the ideal model), and the latency every NCCL launch adds to a step collective.
   bool nccl = false;
+  int channels = 0;  // NCCL's nChannels for a tuned collective: CTAs, each holding an SM while it runs (0: none counted)
   double wire = 1;
   double latency_s = -1;
   double launch_s = 0;

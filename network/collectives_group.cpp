@@ -220,6 +220,7 @@ void resolve(Plan& plan, const CollectiveSpec& spec, const Topology& topology, R
     const NcclChoice choice = nccl_choose(plan.kind, plan.bytes, group, spec.algorithm, spec.protocol);
     plan.algorithm = choice.algorithm;
     plan.protocol = choice.protocol;
+    plan.channels = group.channels;
     const NcclAchieved achieved = nccl_achieved(plan.kind, choice.algorithm, choice.protocol, group);
     const double launch = nccl_launch_overhead_s(group.compute_capability);
     plan.wire = 1.0 / (choice.cost.fraction * achieved.bandwidth);

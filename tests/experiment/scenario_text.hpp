@@ -23,6 +23,13 @@ inline std::pair<int, int> position_of(const std::string& text, const std::strin
   return {line, column};
 }
 
+// A row's compute-family time (gemm_s, conv_s, ...) without what the SMs of overlapped
+// data-parallel collectives cost its kernels (comm_sm_time, spread over the families by their
+// shares): the part that depends on the kernels alone, not on how long the network runs beside them.
+inline double without_held_sms(const ResultRow& row, double family_s) {
+  return row.compute_s > 0 ? family_s * (row.compute_s - row.held_sm_s) / row.compute_s : family_s;
+}
+
 // The ConfigError loading `text` throws; fails the test when none is thrown.
 inline ConfigError error_loading(const std::string& text, const std::string& file = "scenario.yaml") {
   try {

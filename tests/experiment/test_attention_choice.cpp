@@ -75,7 +75,7 @@ TEST(AttentionChoice, FlashTritonIsFlashAtTheTritonKernelsSpeed) {
   const Results triton = flash_run("aws/p4d.24xlarge", "flash-triton", models::FlashKernel::triton).second;
   EXPECT_GT(triton.rows[0].attention_s, 1.4 * fa2.rows[0].attention_s);
   EXPECT_LT(triton.rows[0].attention_s, 2.0 * fa2.rows[0].attention_s);
-  EXPECT_DOUBLE_EQ(triton.rows[0].gemm_s, fa2.rows[0].gemm_s);
+  EXPECT_DOUBLE_EQ(test::without_held_sms(triton.rows[0], triton.rows[0].gemm_s), test::without_held_sms(fa2.rows[0], fa2.rows[0].gemm_s));
   EXPECT_NE(triton.resolved_yaml.find("attention: flash-triton"), std::string::npos);
   const std::string v100 = decoder_scenario("aws/p3.16xlarge", "fp16", "  attention: flash-triton\n");
   EXPECT_EQ(test::error_loading(v100, "v.yaml").key_path(), "workload.attention");

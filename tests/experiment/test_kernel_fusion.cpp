@@ -31,7 +31,7 @@ TEST(KernelFusion, UnfusedKernelsCostMemoryPassesNotFlops) {
   const ResultRow unfused = row_of(gpt_on("fp16", "  fused_kernels: false\n"));
   EXPECT_EQ(row_of(gpt_on("fp16", "  fused_kernels: true\n")).iteration_s, fused.iteration_s);
   EXPECT_GT(unfused.memory_kernels_s, fused.memory_kernels_s * 1.3);
-  EXPECT_NEAR(unfused.gemm_s, fused.gemm_s, 1e-9 * fused.gemm_s);
+  EXPECT_NEAR(test::without_held_sms(unfused, unfused.gemm_s), test::without_held_sms(fused, fused.gemm_s), 1e-9 * fused.gemm_s);
   EXPECT_GT(unfused.iteration_s, fused.iteration_s);
   // The model's FLOPs are the same: the TFLOP/s per accelerator fall with the time.
   EXPECT_NEAR(unfused.tflops_per_accelerator * unfused.iteration_s, fused.tflops_per_accelerator * fused.iteration_s,
@@ -77,7 +77,7 @@ TEST(KernelFusion, AnUnfusedEncoderRunsItsSoftmaxInFp32UnderSixteenBitTraining) 
   const ResultRow fused = row_of(bert_on("fp16", ""));
   const ResultRow unfused = row_of(bert_on("fp16", "  fused_kernels: false\n"));
   EXPECT_GT(unfused.memory_kernels_s, fused.memory_kernels_s * 1.3);
-  EXPECT_NEAR(unfused.gemm_s, fused.gemm_s, 1e-9 * fused.gemm_s);
+  EXPECT_NEAR(test::without_held_sms(unfused, unfused.gemm_s), test::without_held_sms(fused, fused.gemm_s), 1e-9 * fused.gemm_s);
   EXPECT_NEAR(unfused.tflops_per_accelerator * unfused.iteration_s, fused.tflops_per_accelerator * fused.iteration_s,
               1e-9 * fused.tflops_per_accelerator * fused.iteration_s);
   const double fp16 = unfused.memory_kernels_s / fused.memory_kernels_s;

@@ -338,8 +338,10 @@ TEST(NetworkTraining, OversubscribedSpineLowersThroughput) {
   EXPECT_LT(b.rows[0].samples_per_s, a.rows[0].samples_per_s);
   EXPECT_GT(b.rows[0].allreduce_s, a.rows[0].allreduce_s);
   EXPECT_GT(b.rows[0].exposed_comm_s, a.rows[0].exposed_comm_s);
-  // The compute part does not depend on the network.
-  EXPECT_DOUBLE_EQ(b.rows[0].compute_s, a.rows[0].compute_s);
+  // The kernels do not depend on the network; the SMs its collectives hold while they run beside
+  // them do: the slower spine keeps them longer.
+  EXPECT_DOUBLE_EQ(b.rows[0].compute_s - b.rows[0].held_sm_s, a.rows[0].compute_s - a.rows[0].held_sm_s);
+  EXPECT_GT(b.rows[0].held_sm_s, a.rows[0].held_sm_s);
 }
 
 }  // namespace

@@ -8,8 +8,9 @@
 
 namespace dlsim::models::test {
 
-// `nodes` DGX-A100-like nodes: 8 GPUs on NVSwitch, 8 NICs of `nic_gbps`, one switch.
-inline network::Topology dgx_cluster(int nodes, double nic_gbps = 200) {
+// `nodes` DGX-A100-like nodes: 8 GPUs on NVSwitch, 8 NICs of `nic_gbps`, one switch; the GPUs
+// run NCCL's model of compute capability `nccl` (80: Ampere), or the ideal collectives (0).
+inline network::Topology dgx_cluster(int nodes, double nic_gbps = 200, int nccl = 0) {
   network::NodeSpec node;
   node.kind = network::NodeKind::nvswitch;
   node.accelerators = 8;
@@ -17,6 +18,7 @@ inline network::Topology dgx_cluster(int nodes, double nic_gbps = 200) {
   node.nics = 8;
   node.nic_bandwidth = nic_gbps * 1e9 / 8;
   node.pcie_bandwidth = 32e9;
+  node.nccl_compute_capability = nccl;
   network::FabricSpec f;
   f.kind = network::FabricKind::single_switch;
   f.nodes = nodes;
