@@ -51,6 +51,11 @@ class RunningWorks {
     flags_.erase(flag);
     changed_.notify_all();
   }
+  // True once the interpreter's exit has begun (stop_all): a thread must not take the GIL again.
+  bool exiting() {
+    std::lock_guard lock(mutex_);
+    return exiting_;
+  }
   // Called by Python's atexit (bind_module.cpp), before finalization: stops every work and waits
   // until each has ended (a run notices its flag within 4,096 events).
   void stop_all() {
@@ -92,9 +97,12 @@ auto run_interruptibly(Work work) {
     // The interpreter is exiting under this thread: taking the GIL now ends the thread by
     // pthread_exit, whose unwinding through gil_scoped_release's noexcept destructor aborts the
     // process. So the thread never touches Python again: it stops the work and waits for the
-    // process to end.
+    // process to end. Exiting starts at atexit (stop_all), before _Py_IsFinalizing turns true:
+    // a work stopped there ends while finalization has not begun, and a thread that then waited
+    // for the GIL would get it only inside finalization (the abort this test guards against:
+    // tests/python/test_hardening.py).
     const auto park_if_finalizing = [&] {
-      if (!_Py_IsFinalizing()) return;
+      if (!_Py_IsFinalizing() && !RunningWorks::instance().exiting()) return;
       flag = true;
       future.wait();
       release.disarm();

@@ -137,7 +137,9 @@ AffineFit fit_affine(const std::vector<double>& bytes, const std::vector<double>
 //   across 2 nodes with 1 GPU each, at >= 1 MiB;
 // - nccl_tuning.cpp's LL128 bandwidth and latency, and Simple's per-step latency, on Ampere
 //   NVLink: the a100_dgx all-reduce on 8 GPUs of one node at >= 1 MiB, where NCCL runs
-//   ring/LL128 or ring/Simple (`choice`, as predicted).
+//   ring/LL128 or ring/Simple (`choice`, as predicted);
+// - nccl_tuning.cpp's NVLS chunk cost and latency on Hopper: the h100_dgx all-reduce on 8 GPUs of
+//   one node at >= 1 MiB, where NCCL runs NVLS.
 bool fit_row(const std::string& system, const std::string& collective, int workers, int per_node, double bytes,
              const std::string& choice) {
   if (collective != "all_reduce") return false;
@@ -145,6 +147,8 @@ bool fit_row(const std::string& system, const std::string& collective, int worke
   if (dgx && workers == per_node && bytes < kMiB) return true;
   const bool ring_of_8 = system == "a100_dgx" && workers == 8 && per_node == 8 && bytes >= kMiB;
   if (ring_of_8 && (choice == "ring/ll128" || choice == "ring/simple")) return true;
+  const bool nvls_of_8 = system == "h100_dgx" && workers == 8 && per_node == 8 && bytes >= kMiB;
+  if (nvls_of_8 && choice == "nvls/simple") return true;
   return system == "a100_dgx" && workers == 2 && per_node == 1 && bytes >= kMiB;
 }
 

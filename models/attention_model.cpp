@@ -286,7 +286,7 @@ double efficiency(const Curves& c, double head_dim, bool causal, double length) 
 
 double occupancy(const AttentionShape& s, double tile_length, const DeviceSpec& device) {
   const double tiles = s.batch * s.heads * std::ceil(tile_length / kTileRows);
-  const double running = std::max(1, device.compute_units - std::max(0, device.busy_units));
+  const double running = device.units_left();
   return std::min(tiles, running) / device.compute_units;
 }
 

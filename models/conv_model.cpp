@@ -236,7 +236,7 @@ double conv_mechanism(const ConvShape& c, ConvPass pass, ConvAlgorithm algorithm
   if (!(bandwidth_fraction > 0)) throw std::invalid_argument("conv: the bandwidth fraction must be > 0");
   Machine mc;
   mc.units = device.compute_units;
-  mc.running_units = std::max(1.0, mc.units - std::max(0, device.busy_units));
+  mc.running_units = device.units_left();
   mc.unit_peak = device.peak(precision) / mc.units;
   mc.bandwidth = device.memory_bandwidth * bandwidth_fraction;
   mc.element = bytes_per_element(precision);

@@ -1,6 +1,7 @@
 // DeviceSpec: what a datasheet says about one accelerator (GPU or TPU chip).
 // Units: FLOP/s, bytes, bytes/s. A peak of 0 means the precision is not supported.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <string>
 #include <string_view>
@@ -40,6 +41,8 @@ struct DeviceSpec {
 
   double peak(Precision p) const { return peak_flops[static_cast<int>(p)]; }
   bool supports(Precision p) const { return peak(p) > 0; }
+  // The units a kernel's waves run on: all but those communication kernels hold, at least one.
+  int units_left() const { return std::max(1, compute_units - std::max(0, busy_units)); }
 };
 
 }  // namespace dlsim::models

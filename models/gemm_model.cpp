@@ -120,7 +120,7 @@ GemmEstimate gemm_mechanism_uncached(const GemmShape& s, Precision precision, co
   const double units = device.compute_units;
   const double unit_peak = device.peak(precision) / units;
   // The heuristic plans for every SM; the waves run on those communication kernels leave.
-  const double running_units = std::max(1.0, units - std::max(0, device.busy_units));
+  const double running_units = device.units_left();
   const double element = bytes_per_element(precision);
   const double bandwidth = device.memory_bandwidth * p.bandwidth_fraction;
   const double memory_s = (s.m * s.k + s.k * s.n + s.m * s.n) * element * s.batch / bandwidth;

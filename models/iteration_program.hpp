@@ -91,12 +91,13 @@ struct StageProgram {
   double expert_parameters = 0;        // of which experts
   double forward_flops = 0;            // one rank, one micro-batch (model FLOPs)
   double backward_flops = 0;
+  double recompute_flops = 0;
   // Kernel time with the data-parallel collectives' SMs held (build_iteration_program's
-  // busy_units) over kernel time on the whole GPU, forward and backward (recomputation counts
-  // as backward): what a compute segment is stretched by while such a collective runs.
+  // busy_units) over kernel time on the whole GPU, forward and backward: what a compute segment
+  // is stretched by while such a collective runs (recomputation is a forward pass and takes the
+  // forward slowdown).
   double forward_busy_slowdown = 1;
   double backward_busy_slowdown = 1;
-  double recompute_flops = 0;
 };
 
 struct IterationProgram {

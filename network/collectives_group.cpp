@@ -215,14 +215,16 @@ void resolve(Plan& plan, const CollectiveSpec& spec, const Topology& topology, R
                               std::find(algorithms.begin(), algorithms.end(), spec.algorithm) != algorithms.end();
   const bool tuned = nccl && plan.ranks_count() >= 2 && nccl_tunes(plan.kind) && nccl_algorithm;
   plan.nccl = nccl;
+  double achieved_bandwidth = 1;  // of the tuned pair (nccl_achieved)
   if (tuned) {
     const NcclGroup group = nccl_group_of(plan, topology, routing);
     const NcclChoice choice = nccl_choose(plan.kind, plan.bytes, group, spec.algorithm, spec.protocol);
     plan.algorithm = choice.algorithm;
     plan.protocol = choice.protocol;
-    plan.channels = group.channels;
-    const NcclAchieved achieved = nccl_achieved(plan.kind, choice.algorithm, choice.protocol, group);
+    plan.channels = choice.algorithm == Algorithm::nvls && group.nodes == 1 ? kNcclNvlsChannels : group.channels;
+    const NcclAchieved achieved = nccl_achieved(plan.kind, choice.algorithm, choice.protocol, group, plan.bytes);
     const double launch = nccl_launch_overhead_s(group.compute_capability);
+    achieved_bandwidth = achieved.bandwidth;
     plan.wire = 1.0 / (choice.cost.fraction * achieved.bandwidth);
     plan.latency_s = launch + (choice.cost.latency_s - launch) * achieved.latency;
   } else {
@@ -248,6 +250,9 @@ void resolve(Plan& plan, const CollectiveSpec& spec, const Topology& topology, R
   }
   if (plan.algorithm == Algorithm::nvls || plan.algorithm == Algorithm::collnet) {
     plan.reducers = reducers_of(plan, topology, plan.algorithm, plan.reduction_bw);
+    // The switch reduces only as fast as the protocol feeds it (NVLS's chunks, nccl_achieved):
+    // the cap scales with the links' share, not only the wire bytes.
+    plan.reduction_bw *= achieved_bandwidth;
     if (plan.reducers.empty()) {
       throw std::invalid_argument(plan.algorithm == Algorithm::nvls
                                       ? "nvls needs an NVSwitch that reduces (NVLink SHARP) under every rank"

@@ -78,6 +78,24 @@ constexpr double kLL128LatencyAmpereNvlink = 12.4 / 40.6;
 // Reduce-scatter and all-gather rings run the same steps, so they take the same per-step cost.
 constexpr double kSimpleStepExtraAmpereNvlinkUs = 6.2;
 
+// Not in NCCL's source either: NVLS (NVLink SHARP) inside a Hopper NVSwitch node, as it runs.
+// NCCL cuts an NVLS all-reduce into chunks, one pipeline per channel and head (16 channels,
+// NCCL_NVLS_NCHANNELS; one head per GPU of the node), and shrinks the chunk from 128 KiB to 64,
+// 32 and 16 KiB for smaller collectives (src/enqueue.cc, nvls_chunk_bytes below). Each chunk
+// costs a fixed time beside its bytes (the multimem load-reduce and store round trips and their
+// flags), so the bandwidth a chunk of C bytes reaches is C / (C + C_half) of what the chunk's
+// bytes alone would, and smaller collectives run at a lower bandwidth: vidur's 8-GPU H100 rows
+// reach a bus bandwidth of 205 GB/s at 8 MB (16 KiB chunks) and 364 at 64 MiB, where the chunk
+// doubles to 64 KiB and the time drops (333 us at 63 MB, 322 at 64 MiB). dlsim's NVLS flows
+// carry what nccl-tests reach at 4-8 GB (128 KiB chunks; network_yaml.cpp), so the factor is
+// relative to the 128 KiB chunk. NVLS also starts sooner than its tuner row charges (23 us
+// beyond the launch). FIT, both constants together: the h100_dgx all-reduce on 8 GPUs at
+// >= 1 MiB (47 rows, all NVLS): mean error 17.8% -> 5.6%. Held out, the 4-GPU rows (NVLS at
+// >= 1 MiB): 26.2% -> 16.0%, still 15% slow on average at 4-30 MB.
+constexpr double kNvlsChunkHalfBytesHopper = 18432;
+constexpr double kNvlsLatencyHopperUs = 4.4;
+constexpr double kNvlsTunerLatencyUs = kHwLat[kHwNvlink][kNvls][kSimple];
+
 double launch_overhead_us(int compute_capability) {
   return compute_capability >= 90 ? kLaunchOverheadHopperUs : kLaunchOverheadAmpereUs;
 }
@@ -274,7 +292,26 @@ NcclChoice nccl_choose(CollectiveKind kind, double bytes, const NcclGroup& group
 
 double nccl_launch_overhead_s(int compute_capability) { return launch_overhead_us(compute_capability) * 1e-6; }
 
-NcclAchieved nccl_achieved(CollectiveKind kind, Algorithm algorithm, Protocol protocol, const NcclGroup& group) {
+int nvls_chunk_bytes(double bytes, int ranks_per_node) {
+  const double ops = double(kNcclNvlsChannels) * std::max(1, ranks_per_node);  // concurrent chunk pipelines
+  double chunk = kNvlsMaxChunkBytes;
+  if (bytes < 64 * ops * chunk) chunk = 65536;
+  if (bytes < 8 * ops * chunk) chunk = 32768;
+  if (bytes < 2 * ops * chunk) chunk = 16384;
+  return static_cast<int>(chunk);
+}
+
+double nvls_chunk_efficiency(double bytes, int ranks_per_node) {
+  const double c = nvls_chunk_bytes(bytes, ranks_per_node), h = kNvlsChunkHalfBytesHopper;
+  return (c / (c + h)) / (kNvlsMaxChunkBytes / (kNvlsMaxChunkBytes + h));
+}
+
+NcclAchieved nccl_achieved(CollectiveKind kind, Algorithm algorithm, Protocol protocol, const NcclGroup& group,
+                           double bytes) {
+  const bool hopper_nvls_node = algorithm == Algorithm::nvls && group.compute_capability >= 90 && group.nodes == 1;
+  if (hopper_nvls_node && kind == CollectiveKind::all_reduce && group.ranks >= 2) {
+    return {nvls_chunk_efficiency(bytes, group.ranks), kNvlsLatencyHopperUs / kNvlsTunerLatencyUs};
+  }
   const bool ampere = group.compute_capability >= 80 && group.compute_capability < 90;
   const bool ampere_nvlink_node = ampere && group.nodes == 1 && group.intra_nvlink;
   if (algorithm != Algorithm::ring || !ampere_nvlink_node || !nccl_tunes(kind) || group.ranks < 2) return {};

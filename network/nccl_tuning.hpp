@@ -75,11 +75,24 @@ double nccl_launch_overhead_s(int compute_capability);
 // What the pair achieves of the bandwidth NCCL's tuner credits it with, and of the latency it
 // charges beyond the launch (1 and 1 where nothing was measured): NCCL chooses by its tuner, the
 // collective runs at what the protocol really does. Not in NCCL's source; fit, see nccl_tuning.cpp
-// (LL128 and Simple rings inside an Ampere NVLink node).
+// (LL128 and Simple rings inside an Ampere NVLink node; NVLS inside a Hopper node, whose
+// bandwidth depends on the collective's size through NCCL's chunk size).
 struct NcclAchieved {
   double bandwidth = 1;
   double latency = 1;
 };
-NcclAchieved nccl_achieved(CollectiveKind kind, Algorithm algorithm, Protocol protocol, const NcclGroup& group);
+NcclAchieved nccl_achieved(CollectiveKind kind, Algorithm algorithm, Protocol protocol, const NcclGroup& group,
+                           double bytes);
+
+// NVLS inside a node: NCCL's channels (NCCL_NVLS_NCHANNELS, NCCL 2.17-2.20; one CTA each) and its
+// largest chunk (NCCL_NVLS_CHUNKSIZE).
+constexpr int kNcclNvlsChannels = 16;
+constexpr double kNvlsMaxChunkBytes = 131072;
+// The chunk NCCL cuts an NVLS all-reduce of `bytes` into on a node of that many GPUs (src/enqueue.cc:
+// 128 KiB, then 64, 32 and 16 KiB below 64, 8 and 2 chunks per channel and head).
+int nvls_chunk_bytes(double bytes, int ranks_per_node);
+// The share of the 128 KiB chunk's bandwidth that the chunk of nvls_chunk_bytes reaches (fit on
+// H100, nccl_tuning.cpp): 1 at 128 KiB and below it for smaller collectives.
+double nvls_chunk_efficiency(double bytes, int ranks_per_node);
 
 }  // namespace dlsim::network

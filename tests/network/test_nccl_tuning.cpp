@@ -49,32 +49,81 @@ TEST(NcclTuning, ProtocolFractionsAreNcclsFactors) {
 // 6.2 us more per ring step.
 TEST(NcclTuning, AchievedDiffersFromTheTunerOnlyForAmpereRingsInsideANode) {
   const NcclGroup g = dgx_a100();
-  const NcclAchieved ll128 = nccl_achieved(Kind::all_reduce, Algorithm::ring, Protocol::ll128, g);
+  const NcclAchieved ll128 = nccl_achieved(Kind::all_reduce, Algorithm::ring, Protocol::ll128, g, 1e6);
   EXPECT_NEAR(ll128.bandwidth, 132.0 / 221.0, 1e-12);
   EXPECT_NEAR(ll128.latency, 12.4 / 40.6, 1e-12);
-  EXPECT_EQ(nccl_achieved(Kind::all_reduce, Algorithm::ring, Protocol::ll, g).bandwidth, 1.0);
-  EXPECT_EQ(nccl_achieved(Kind::all_reduce, Algorithm::ring, Protocol::ll, g).latency, 1.0);
+  EXPECT_EQ(nccl_achieved(Kind::all_reduce, Algorithm::ring, Protocol::ll, g, 1e6).bandwidth, 1.0);
+  EXPECT_EQ(nccl_achieved(Kind::all_reduce, Algorithm::ring, Protocol::ll, g, 1e6).latency, 1.0);
   // Simple: 8 ranks, all-reduce: the tuner's 8.4 + 14 x 3.4 us, plus 14 x 6.2; all-gather: 7 steps.
-  const NcclAchieved simple = nccl_achieved(Kind::all_reduce, Algorithm::ring, Protocol::simple, g);
+  const NcclAchieved simple = nccl_achieved(Kind::all_reduce, Algorithm::ring, Protocol::simple, g, 1e6);
   EXPECT_EQ(simple.bandwidth, 1.0);
   EXPECT_NEAR(simple.latency, (8.4 + 14 * (3.4 + 6.2)) / (8.4 + 14 * 3.4), 1e-12);
-  EXPECT_NEAR(nccl_achieved(Kind::all_gather, Algorithm::ring, Protocol::simple, g).latency,
+  EXPECT_NEAR(nccl_achieved(Kind::all_gather, Algorithm::ring, Protocol::simple, g, 1e6).latency,
               (8.4 + 7 * (3.4 + 6.2)) / (8.4 + 7 * 3.4), 1e-12);
   // The fitted per-step cost moves the simulated latency by exactly steps x 6.2 us.
   const NcclCost cost = nccl_cost(Kind::all_reduce, Algorithm::ring, Protocol::simple, g);
   const double launch = nccl_launch_overhead_s(g.compute_capability);
   EXPECT_NEAR((cost.latency_s - launch) * simple.latency - (cost.latency_s - launch), 14 * 6.2e-6, 1e-12);
-  EXPECT_EQ(nccl_achieved(Kind::all_reduce, Algorithm::double_binary_tree, Protocol::simple, g).latency, 1.0);
+  EXPECT_EQ(nccl_achieved(Kind::all_reduce, Algorithm::double_binary_tree, Protocol::simple, g, 1e6).latency, 1.0);
   NcclGroup hopper = g, two_nodes = g, pcie = g;
   hopper.compute_capability = 90;
   two_nodes.nodes = 2;
   pcie.intra_nvlink = false;
   for (const NcclGroup& other : {hopper, two_nodes, pcie}) {
     for (Protocol p : {Protocol::ll128, Protocol::simple}) {
-      EXPECT_EQ(nccl_achieved(Kind::all_reduce, Algorithm::ring, p, other).bandwidth, 1.0);
-      EXPECT_EQ(nccl_achieved(Kind::all_reduce, Algorithm::ring, p, other).latency, 1.0);
+      EXPECT_EQ(nccl_achieved(Kind::all_reduce, Algorithm::ring, p, other, 1e6).bandwidth, 1.0);
+      EXPECT_EQ(nccl_achieved(Kind::all_reduce, Algorithm::ring, p, other, 1e6).latency, 1.0);
     }
   }
+}
+
+// NCCL's NVLS chunk (src/enqueue.cc): 128 KiB, down to 64 KiB below 64 chunks per pipeline
+// (16 channels x one head per GPU), 32 KiB below 8 of those, 16 KiB below 2.
+TEST(NcclTuning, NvlsChunkShrinksWithTheCollectiveAsNcclCutsIt) {
+  const double mib = 1024.0 * 1024.0;
+  // 8 GPUs: 128 pipelines; 64 x 128 x 128 KiB = 1 GiB, 8 x 128 x 64 KiB = 64 MiB, 2 x 128 x 32 KiB = 8 MiB.
+  EXPECT_EQ(nvls_chunk_bytes(1024 * mib, 8), 131072);
+  EXPECT_EQ(nvls_chunk_bytes(1024 * mib - 1, 8), 65536);
+  EXPECT_EQ(nvls_chunk_bytes(64 * mib, 8), 65536);
+  EXPECT_EQ(nvls_chunk_bytes(64 * mib - 1, 8), 32768);
+  EXPECT_EQ(nvls_chunk_bytes(8 * mib, 8), 32768);
+  EXPECT_EQ(nvls_chunk_bytes(8 * mib - 1, 8), 16384);
+  EXPECT_EQ(nvls_chunk_bytes(1, 8), 16384);
+  // 4 GPUs: half the pipelines, so every threshold at half the size.
+  EXPECT_EQ(nvls_chunk_bytes(32 * mib, 4), 65536);
+  EXPECT_EQ(nvls_chunk_bytes(32 * mib - 1, 4), 32768);
+  // The efficiency is relative to the 128 KiB chunk and falls with the chunk.
+  EXPECT_DOUBLE_EQ(nvls_chunk_efficiency(2048 * mib, 8), 1.0);
+  const double e64 = nvls_chunk_efficiency(64 * mib, 8), e32 = nvls_chunk_efficiency(32 * mib, 8),
+               e16 = nvls_chunk_efficiency(4 * mib, 8);
+  EXPECT_LT(e64, 1.0);
+  EXPECT_LT(e32, e64);
+  EXPECT_LT(e16, e32);
+  EXPECT_GT(e16, 0.0);
+  // Same chunk, same efficiency: 63 MiB on 8 GPUs and 31 MiB on 4 both cut 32 KiB chunks.
+  EXPECT_DOUBLE_EQ(nvls_chunk_efficiency(63 * mib, 8), nvls_chunk_efficiency(31 * mib, 4));
+}
+
+// NVLS inside a Hopper node runs at its chunk's efficiency and starts sooner than its tuner row;
+// across nodes (NVLS tree, unmeasured) and on other algorithms nothing changes.
+TEST(NcclTuning, AchievedNvlsInsideAHopperNodeDependsOnTheSize) {
+  NcclGroup g = dgx_a100();
+  g.compute_capability = 90;
+  g.nvls = true;
+  const double mib = 1024.0 * 1024.0;
+  const NcclAchieved small = nccl_achieved(Kind::all_reduce, Algorithm::nvls, Protocol::simple, g, 4 * mib);
+  const NcclAchieved large = nccl_achieved(Kind::all_reduce, Algorithm::nvls, Protocol::simple, g, 2048 * mib);
+  EXPECT_DOUBLE_EQ(small.bandwidth, nvls_chunk_efficiency(4 * mib, g.ranks));
+  EXPECT_LT(small.bandwidth, large.bandwidth);
+  EXPECT_DOUBLE_EQ(large.bandwidth, 1.0);
+  EXPECT_GT(small.latency, 0.0);
+  EXPECT_LT(small.latency, 1.0);
+  EXPECT_EQ(small.latency, large.latency);
+  NcclGroup two_nodes = g;
+  two_nodes.nodes = 2;
+  EXPECT_EQ(nccl_achieved(Kind::all_reduce, Algorithm::nvls, Protocol::simple, two_nodes, 4 * mib).bandwidth, 1.0);
+  EXPECT_EQ(nccl_achieved(Kind::all_reduce, Algorithm::nvls, Protocol::simple, two_nodes, 4 * mib).latency, 1.0);
+  EXPECT_EQ(nccl_achieved(Kind::all_reduce, Algorithm::ring, Protocol::simple, g, 4 * mib).bandwidth, 1.0);
 }
 
 TEST(NcclTuning, AlgorithmBandwidthConvertsBusBandwidthAsNcclDoes) {
