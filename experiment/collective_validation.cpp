@@ -132,7 +132,8 @@ AffineFit fit_affine(const std::vector<double>& bytes, const std::vector<double>
 
 // Rows that fit a constant; every other row is held out:
 // - network/nccl_tuning.cpp's launch overhead per GPU generation: the DGX systems' single-node
-//   all-reduce rows below 1 MiB (a100_dgx: Ampere, h100_dgx: Hopper);
+//   all-reduce rows below 1 MiB (a100_dgx: Ampere, h100_dgx: Hopper); its send/recv overhead:
+//   their single-node send/recv rows below 1 MiB;
 // - nccl-vidur-a100-dgx.yaml's socket_bandwidth (the unknown 2-node network): the all-reduce
 //   across 2 nodes with 1 GPU each, at >= 1 MiB;
 // - nccl_tuning.cpp's LL128 bandwidth and latency, and Simple's per-step latency, on Ampere
@@ -142,8 +143,9 @@ AffineFit fit_affine(const std::vector<double>& bytes, const std::vector<double>
 //   one node at >= 1 MiB, where NCCL runs NVLS.
 bool fit_row(const std::string& system, const std::string& collective, int workers, int per_node, double bytes,
              const std::string& choice) {
-  if (collective != "all_reduce") return false;
   const bool dgx = system == "a100_dgx" || system == "h100_dgx";
+  if (collective == "send_recv") return dgx && workers == per_node && bytes < kMiB;
+  if (collective != "all_reduce") return false;
   if (dgx && workers == per_node && bytes < kMiB) return true;
   const bool ring_of_8 = system == "a100_dgx" && workers == 8 && per_node == 8 && bytes >= kMiB;
   if (ring_of_8 && (choice == "ring/ll128" || choice == "ring/simple")) return true;

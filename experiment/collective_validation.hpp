@@ -61,7 +61,9 @@ struct AffineFit {
 };
 AffineFit fit_affine(const std::vector<double>& bytes, const std::vector<double>& seconds);
 
-// Which measured rows fit a constant of the model (see collective_validation.cpp).
-bool fit_row(const std::string& system, const std::string& collective, int workers, int per_node, double bytes);
+// Which measured rows fit a constant of the model (see collective_validation.cpp); choice: the
+// predicted "algorithm/protocol" of the row.
+bool fit_row(const std::string& system, const std::string& collective, int workers, int per_node, double bytes,
+             const std::string& choice);
 
 }  // namespace dlsim::experiment

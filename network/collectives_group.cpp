@@ -246,7 +246,11 @@ void resolve(Plan& plan, const CollectiveSpec& spec, const Topology& topology, R
         plan.algorithm = plan.kind == CollectiveKind::all_to_all ? Algorithm::direct : Algorithm::ring;
       }
     }
-    if (nccl) plan.launch_s = nccl_launch_overhead_s(compute_capability_of(topology, plan.ranks));
+    if (nccl) {
+      const int cc = compute_capability_of(topology, plan.ranks);
+      plan.launch_s = plan.kind == CollectiveKind::send_recv ? nccl_p2p_overhead_s(cc, plan.layout.nodes() > 1)
+                                                             : nccl_launch_overhead_s(cc);
+    }
   }
   if (plan.algorithm == Algorithm::nvls || plan.algorithm == Algorithm::collnet) {
     plan.reducers = reducers_of(plan, topology, plan.algorithm, plan.reduction_bw);

@@ -96,6 +96,19 @@ constexpr double kNvlsChunkHalfBytesHopper = 18432;
 constexpr double kNvlsLatencyHopperUs = 4.4;
 constexpr double kNvlsTunerLatencyUs = kHwLat[kHwNvlink][kNvls][kSimple];
 
+// Not in NCCL's source either: what a send/recv pair costs before data moves, timed the same way.
+// A point-to-point transfer waits for its two ranks only, not for every rank of a collective,
+// and runs no reduction pipeline: vidur's send/recv rows inside a node take 13-17 us at 40 KB
+// - 1 MB on DGX A100 and 7-9 us on DGX H100, where the all-reduce rows of the same systems need
+// the launch overhead above (30 and 21 us) plus NCCL's latency. FIT, per GPU generation as the
+// launch overhead: the median over the DGX systems' single-node send/recv rows below 1 MiB of
+// measured time minus dlsim's time without it; held out, the same systems' send/recv at >= 1
+// MiB and across two nodes, and the PCIe boards. Across nodes the transfer also takes one step
+// through NCCL's network proxy (the host thread that posts it to the NIC and flags its arrival):
+// NCCL's own latency of a Simple step over the network, the tuner's hwLat (14 us).
+constexpr double kP2pOverheadAmpereUs = 11.2;
+constexpr double kP2pOverheadHopperUs = 3.7;
+
 double launch_overhead_us(int compute_capability) {
   return compute_capability >= 90 ? kLaunchOverheadHopperUs : kLaunchOverheadAmpereUs;
 }
@@ -291,6 +304,11 @@ NcclChoice nccl_choose(CollectiveKind kind, double bytes, const NcclGroup& group
 }
 
 double nccl_launch_overhead_s(int compute_capability) { return launch_overhead_us(compute_capability) * 1e-6; }
+
+double nccl_p2p_overhead_s(int compute_capability, bool across_nodes) {
+  const double start_us = compute_capability >= 90 ? kP2pOverheadHopperUs : kP2pOverheadAmpereUs;
+  return (start_us + (across_nodes ? kHwLat[kHwNet][kRing][kSimple] : 0.0)) * 1e-6;
+}
 
 int nvls_chunk_bytes(double bytes, int ranks_per_node) {
   const double ops = double(kNcclNvlsChannels) * std::max(1, ranks_per_node);  // concurrent chunk pipelines

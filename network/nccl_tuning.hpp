@@ -71,6 +71,10 @@ NcclChoice nccl_choose(CollectiveKind kind, double bytes, const NcclGroup& group
 // (launch and the wait for the slowest rank to arrive), by GPU generation: not in NCCL's
 // tuner. Fit, see nccl_tuning.cpp.
 double nccl_launch_overhead_s(int compute_capability);
+// The same for a send/recv pair (NCCL's point-to-point kernels), which waits for its two ranks
+// only: lower than a collective's; across nodes plus one step through NCCL's network proxy.
+// Fit, see nccl_tuning.cpp.
+double nccl_p2p_overhead_s(int compute_capability, bool across_nodes);
 
 // What the pair achieves of the bandwidth NCCL's tuner credits it with, and of the latency it
 // charges beyond the launch (1 and 1 where nothing was measured): NCCL chooses by its tuner, the

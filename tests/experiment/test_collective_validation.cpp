@@ -42,6 +42,30 @@ double predicted(const Folder& f, int k, double bytes) {
   return run_collectives(s).at(0).time_s;
 }
 
+// Send/recv inside a DGX node fits its own overhead below 1 MiB (the rest is held out), and a
+// small transfer costs it, not a collective's launch overhead (30 us on Ampere).
+TEST(CollectiveValidation, SendRecvInsideANodeFitsItsOwnOverhead) {
+  const Folder f;
+  const std::string csv = f.write("p2p.csv",
+                                  "system,gpu,collective,size_bytes,num_workers,devices_per_node,median_ms,mean_ms\n"
+                                  "a100_dgx,A100,send_recv,65536,2,2,0.015,0\n"
+                                  "a100_dgx,A100,send_recv,4194304,2,2,0.030,0\n"
+                                  "a100_dgx,A100,send_recv,65536,2,1,0.050,0\n");
+  const CollectiveValidation v = validate_collectives(read_collective_table(csv), f.dir.string());
+  ASSERT_EQ(v.series.size(), 2u);
+  for (const CollectiveSeries& s : v.series) {
+    if (s.per_node == 2) {
+      ASSERT_EQ(s.bytes.size(), 2u);
+      EXPECT_TRUE(s.fit[0]);   // one node, below 1 MiB
+      EXPECT_FALSE(s.fit[1]);  // 4 MiB: held out
+      EXPECT_LT(s.predicted_s[0], 20e-6);
+      EXPECT_GT(s.predicted_s[0], 10e-6);
+    } else {
+      EXPECT_FALSE(s.fit[0]);  // across nodes: held out
+    }
+  }
+}
+
 TEST(CollectiveValidation, ComparesEachRowWithItsSetUpAndMarksTheFitRows) {
   const Folder f;
   const double small = 65536, large = 4 << 20;
