@@ -91,15 +91,15 @@ constexpr double kSimpleStepExtraAmpereNvlinkUs = 6.2;
 // relative to the 128 KiB chunk. NVLS also starts sooner than its tuner row charges (23 us
 // beyond the launch). FIT, both constants together: the h100_dgx all-reduce on 8 GPUs at
 // >= 1 MiB (47 rows, all NVLS): mean error 17.8% -> 5.6%. Held out, the 4-GPU rows (NVLS at
-// >= 1 MiB): 26.2% -> 16.0%, still 15% slow on average at 4-30 MB.
+// >= 1 MiB): 26.2% -> 16.2%, still 10-15% slow at 4-30 MB (docs/validation.md).
 constexpr double kNvlsChunkHalfBytesHopper = 18432;
 constexpr double kNvlsLatencyHopperUs = 4.4;
 constexpr double kNvlsTunerLatencyUs = kHwLat[kHwNvlink][kNvls][kSimple];
 
 // Not in NCCL's source either: what a send/recv pair costs before data moves, timed the same way.
 // A point-to-point transfer waits for its two ranks only, not for every rank of a collective,
-// and runs no reduction pipeline: vidur's send/recv rows inside a node take 13-17 us at 40 KB
-// - 1 MB on DGX A100 and 7-9 us on DGX H100, where the all-reduce rows of the same systems need
+// and runs no reduction pipeline: vidur's send/recv rows inside a node take 13-17 us from 40 KB
+// to 1 MB on DGX A100 and 7-9 us on DGX H100, where the all-reduce rows of the same systems need
 // the launch overhead above (30 and 21 us) plus NCCL's latency. FIT, per GPU generation as the
 // launch overhead: the median over the DGX systems' single-node send/recv rows below 1 MiB of
 // measured time minus dlsim's time without it; held out, the same systems' send/recv at >= 1
