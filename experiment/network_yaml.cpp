@@ -326,6 +326,8 @@ NetworkConfig read_network(MapReader& r, const ClusterConfig& cluster) {
   if (r.has("socket_bandwidth") && net.node.transport != network::Transport::tcp) {
     r.fail("socket_bandwidth", "a TCP stream's rate applies with network.transport: tcp only");
   }
+  // NCCL 2.0-2.3 (before 2018-12): one ring per NIC across nodes (network/topology_builders.hpp).
+  net.node.nccl_rings_per_nic = static_cast<int>(r.integer("nccl_rings_per_nic", 1, 64, 0));
   const int cc = net.node.nccl_compute_capability;
   MapReader node(r.node("node"), r.path_of("node"), r.source(), true);
   read_node(node, net.node, cc, net.ici);

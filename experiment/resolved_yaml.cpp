@@ -87,6 +87,9 @@ void emit_network(YAML::Emitter& out, const NetworkConfig& n) {
   if (n.node.transport == network::Transport::tcp) {
     out << YAML::Key << "socket_bandwidth_bytes_per_s" << YAML::Value << n.node.socket_bandwidth;
   }
+  if (n.node.nccl_rings_per_nic > 0) {
+    out << YAML::Key << "nccl_rings_per_nic" << YAML::Value << n.node.nccl_rings_per_nic;
+  }
   const network::FabricSpec& f = n.fabric;
   out << YAML::Key << "fabric" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "kind" << YAML::Value << kFabricKinds[static_cast<int>(f.kind)];

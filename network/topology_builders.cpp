@@ -48,11 +48,15 @@ LinkSpec nvlink_spec(const NodeSpec& node, double bandwidth) {
   return spec_of(bandwidth, node.link_latency_s, "nvlink", node.link_tech);
 }
 LinkSpec pcie_spec(double bandwidth, double latency_s, LinkTech tech) { return spec_of(bandwidth, latency_s, "pcie", tech); }
-// TCP sockets: Ethernet framing whatever the NIC could do, and one CPU-copied stream per flow.
+// TCP sockets: Ethernet framing whatever the NIC could do, and one CPU-copied stream per flow;
+// with a fixed number of NCCL rings per NIC (older NCCL), that many streams in all.
 LinkSpec nic_spec(const NodeSpec& node) {
   const bool tcp = node.transport == Transport::tcp;
   LinkSpec s = spec_of(node.nic_bandwidth, node.nic_latency_s, "nic", tcp ? LinkTech::ethernet : node.nic_tech);
   if (tcp) s.flow_cap = node.socket_bandwidth;
+  if (tcp && node.nccl_rings_per_nic > 0) {
+    s.efficiency = std::min(s.efficiency, node.nccl_rings_per_nic * node.socket_bandwidth / node.nic_bandwidth);
+  }
   return s;
 }
 

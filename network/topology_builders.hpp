@@ -22,7 +22,8 @@
 //
 // Links carry their technology (link_tech.hpp), which sets the achievable fraction of line rate
 // flows get; `generic` (the default) keeps line rate. With transport tcp the NIC links carry
-// TCP/IP framing and cap every flow at `socket_bandwidth` (one CPU-copied stream per flow). A
+// TCP/IP framing and cap every flow at `socket_bandwidth` (one CPU-copied stream per flow), and
+// the NIC at nccl_rings_per_nic streams when that is set (older NCCL: one ring per NIC). A
 // node with nvls_bandwidth > 0 has an NVSwitch that reduces in the switch (NVLink SHARP,
 // NVSwitch-3); a fabric with sharp_bandwidth > 0 has switches that do (InfiniBand SHARP).
 //
@@ -81,6 +82,12 @@ struct NodeSpec {
   LinkTech nic_tech = LinkTech::generic;    // NIC-to-fabric links (and the fabric's own)
   Transport transport = Transport::rdma;
   double socket_bandwidth = kTcpStreamBandwidth;  // transport tcp: per flow, bytes/s
+  // NCCL's rings (connections) through each NIC across nodes; 0 = as many as the collectives'
+  // flows (NCCL >= 2.4's channels). NCCL 2.0-2.3 built one ring per NIC (src/transport/net.cu,
+  // netGetRings: a NIC carries one ring of each node), so over TCP, one socket per connection,
+  // a NIC's whole NCCL traffic ran on that many streams: its achievable rate is capped at
+  // nccl_rings_per_nic x socket_bandwidth. With RDMA nothing is capped.
+  int nccl_rings_per_nic = 0;
   double nvls_bandwidth = 0;       // NVLink SHARP reduction per GPU port, bytes/s; 0 = none
   int nccl_compute_capability = 0; // accelerators run NCCL of this class (70/80/90); 0 = ideal
 };

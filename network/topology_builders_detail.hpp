@@ -167,6 +167,9 @@ inline void validate_node(const NodeSpec& node, const std::string& where) {
     reject(where, "node.accelerators", "even for nvlink_pairs (bridged pairs)", std::to_string(node.accelerators));
   }
   if (node.transport == Transport::tcp) check_bandwidth(where, "node.socket_bandwidth", node.socket_bandwidth);
+  if (node.nccl_rings_per_nic < 0) {
+    reject(where, "node.nccl_rings_per_nic", "an integer >= 0 (0: NCCL's channels)", std::to_string(node.nccl_rings_per_nic));
+  }
   if (!(node.nvls_bandwidth >= 0) || !std::isfinite(node.nvls_bandwidth)) {
     reject(where, "node.nvls_bandwidth", "a finite number >= 0 (bytes/s)", show(node.nvls_bandwidth));
   }

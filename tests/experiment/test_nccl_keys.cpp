@@ -159,5 +159,20 @@ TEST(NcclKeys, TcpTransportIsSlowerThanRdmaOnTheSameNics) {
   EXPECT_NEAR(wide.collective_rows[0].busbw, 12.5e9 * network::achievable_fraction(network::LinkTech::ethernet), 0.02e9);
 }
 
+// network.nccl_rings_per_nic (NCCL 2.0-2.3: one ring per NIC): over TCP the node's GPUs share
+// that many streams; an integer >= 1, refused where it is not one.
+TEST(NcclKeys, RingsPerNicHoldTcpToThatManyStreams) {
+  const std::string base = "cluster:\n  instance: {accelerator: A100-80GB, accelerators_per_node: 4, "
+                           "network_bandwidth: 100Gbps, nic_tech: roce, price: 1 USD/h}\n  nodes: 2\n";
+  const std::string collective = "collective:\n  sizes: [1GiB]\n";
+  const Results channels = run(load(base + "network:\n  transport: tcp\n" + collective));
+  const Results one = run(load(base + "network:\n  transport: tcp\n  nccl_rings_per_nic: 1\n" + collective));
+  const Results two = run(load(base + "network:\n  transport: tcp\n  nccl_rings_per_nic: 2\n" + collective));
+  EXPECT_GT(one.collective_rows[0].time_s, 1.5 * channels.collective_rows[0].time_s);
+  EXPECT_NEAR(one.collective_rows[0].time_s / two.collective_rows[0].time_s, 2.0, 0.1);
+  const std::string zero = collective_on("aws/p4d.24xlarge", "network:\n  nccl_rings_per_nic: 0\n");
+  expect_at(error_loading(zero), zero, "0", "network.nccl_rings_per_nic", "1");
+}
+
 }  // namespace
 }  // namespace dlsim::experiment

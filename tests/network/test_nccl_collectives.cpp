@@ -267,6 +267,32 @@ TEST(Transport, TcpIsSlowerThanRdmaBecauseEachStreamIsCpuBound) {
                std::invalid_argument);
 }
 
+// NCCL 2.0-2.3 built one ring per NIC: over TCP, 4 GPUs per node share that one stream, where
+// NCCL's channels give each GPU's flow its own (4 x 2.06 GB/s over a 25 Gb/s NIC: the NIC
+// binds). Over RDMA the ring count caps nothing.
+TEST(Transport, OneRingPerNicHoldsANodesTcpTrafficToOneStream) {
+  NodeSpec n = with_nics(nccl_node(NodeKind::nvswitch, 300e9, LinkTech::nvlink3, 80), 1, 3.125e9, LinkTech::roce);
+  n.accelerators = 4;
+  n.transport = Transport::tcp;
+  const Topology channels = build_cluster(n, nodes(2));
+  n.nccl_rings_per_nic = 1;
+  const Topology one_ring = build_cluster(n, nodes(2));
+  const double framed = 3.125e9 * 1448 / 1538;  // Ethernet framing of TCP/IP
+  const CollectiveResult wide = run_collective(channels, all_reduce(channels.accelerators(), kGiB));
+  const CollectiveResult narrow = run_collective(one_ring, all_reduce(one_ring.accelerators(), kGiB));
+  // A ring across the two nodes crosses each NIC once each way with the whole ring's traffic:
+  // the NIC's rate over the ring's per-NIC share of the bus bandwidth gives the time ratio.
+  EXPECT_NEAR(narrow.time_s / wide.time_s, framed / kTcpStreamBandwidth, 0.03 * framed / kTcpStreamBandwidth);
+  n.transport = Transport::rdma;
+  const Topology rdma_one = build_cluster(n, nodes(2));
+  n.nccl_rings_per_nic = 0;
+  const Topology rdma = build_cluster(n, nodes(2));
+  EXPECT_DOUBLE_EQ(run_collective(rdma_one, all_reduce(rdma_one.accelerators(), kGiB)).time_s,
+                   run_collective(rdma, all_reduce(rdma.accelerators(), kGiB)).time_s);
+  n.nccl_rings_per_nic = -1;
+  EXPECT_THROW(build_cluster(n, nodes(2)), std::invalid_argument);
+}
+
 // resolve_collective names the choice without running it, and rejects what cannot run.
 TEST(Protocols, ResolveNamesTheChoiceAndRejectsWhatCannotRun) {
   const NodeSpec n = nccl_node(NodeKind::nvswitch, 300e9, LinkTech::nvlink3, 80);
