@@ -144,9 +144,11 @@ AffineFit fit_affine(const std::vector<double>& bytes, const std::vector<double>
 bool fit_row(const std::string& system, const std::string& collective, int workers, int per_node, double bytes,
              const std::string& choice) {
   const bool dgx = system == "a100_dgx" || system == "h100_dgx";
-  if (collective == "send_recv") return dgx && workers == per_node && bytes < kMiB;
+  // The launch and send/recv overheads: small collectives inside one DGX node.
+  const bool small_in_one_dgx = dgx && workers == per_node && bytes < kMiB;
+  if (collective == "send_recv") return small_in_one_dgx;
   if (collective != "all_reduce") return false;
-  if (dgx && workers == per_node && bytes < kMiB) return true;
+  if (small_in_one_dgx) return true;
   const bool ring_of_8 = system == "a100_dgx" && workers == 8 && per_node == 8 && bytes >= kMiB;
   if (ring_of_8 && (choice == "ring/ll128" || choice == "ring/simple")) return true;
   const bool nvls_of_8 = system == "h100_dgx" && workers == 8 && per_node == 8 && bytes >= kMiB;

@@ -115,7 +115,9 @@ models::ModelGraph read_transformer(MapReader& model, const std::string& name, m
   c.max_positions = sequence_length;
   c.gated_ffn = t.choice("ffn_kind", {"gelu", "swiglu"}, "gelu") == "swiglu";
   c.tied_embeddings = t.boolean("tied_embeddings", true);
-  c.learned_positions = t.choice("positions", {"learned", "rotary"}, "learned") == "learned";
+  const std::string positions = t.choice("positions", {"learned", "rotary", "alibi"}, "learned");
+  c.learned_positions = positions == "learned";
+  c.alibi = positions == "alibi";
   c.rms_norm = t.choice("norm", {"layernorm", "rmsnorm"}, "layernorm") == "rmsnorm";
   c.linear_bias = t.boolean("bias", true);
   c.dropout = t.boolean("dropout", false);

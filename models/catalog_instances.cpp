@@ -76,7 +76,7 @@ Nic nic_of(const std::string& name) {
   using network::LinkTech;
   using network::Transport;
   if (name == "aws/p3dn.24xlarge" || name.rfind("aws/p4d", 0) == 0 || name == "aws/p5.48xlarge" || name == "aws/p5e.48xlarge" ||
-      name == "aws/g6e.48xlarge") {
+      name == "aws/p5en.48xlarge" || name == "aws/g6e.48xlarge") {
     return {LinkTech::efa, Transport::rdma};
   }
   if (name == "azure/Standard_ND40rs_v2") return {LinkTech::ib_edr, Transport::rdma};
@@ -96,11 +96,12 @@ Nic nic_of(const std::string& name) {
 int nics_of(const std::string& name) {
   if (name == "aws/p4d.24xlarge" || name == "aws/p4de.24xlarge") return 4;   // 4x100 Gbps EFA
   if (name == "aws/p5.48xlarge" || name == "aws/p5e.48xlarge") return 32;    // 32x100 Gbps EFAv2
+  if (name == "aws/p5en.48xlarge") return 8;                                // 3,200 Gbps EFAv3, one rail per GPU
   if (name == "aws/g6e.48xlarge") return 4;                                  // 4x100 Gbps EFA
   if (name == "nvidia/gb200-nvl72") return 72;                               // one 400 Gb/s NIC per GPU
   if (name == "amd/instinct-mi300x-platform") return 8;                      // one 400 Gb/s NIC per GPU
   if (name == "gcp/a3-highgpu-8g") return 4;                                 // 4x200 GPUDirect-TCPX
-  if (name == "gcp/tpu-v5e-8") return 2;                                     // 2x100 per host
+  if (name == "gcp/tpu-v5e-8" || name == "gcp/tpu-v6e-8") return 2;          // 2x100 per host (v6e: assumed)
   if (name.rfind("azure/Standard_ND96", 0) == 0) return 8;                   // 8 InfiniBand HCAs
   if (name == "nvidia/dgx-1" || name == "nvidia/dgx-1v") return 4;           // 4x EDR (DGX-1 datasheet)
   if (name.rfind("nvidia/dgx-", 0) == 0) return 8;                           // 8 compute HCAs (DGX-2, A100, H100, H200)
@@ -129,7 +130,7 @@ int vcpus_of(const std::string& name) {
       {"aws/g4dn.2xlarge", 8},   {"aws/g4dn.12xlarge", 48}, {"aws/g4dn.metal", 96},    {"aws/g5.xlarge", 4},     {"aws/g5.2xlarge", 8},
       {"aws/g5.12xlarge", 48},   {"aws/g5.48xlarge", 192},  {"gcp/a2-highgpu-1g", 12}, {"gcp/a2-highgpu-8g", 96},
       {"gcp/a3-highgpu-8g", 208}, {"azure/Standard_ND96asr_v4", 96}, {"azure/Standard_ND96amsr_A100_v4", 96},
-      {"azure/Standard_ND96isr_H100_v5", 96}, {"aws/p5e.48xlarge", 192}, {"aws/g6e.xlarge", 4}, {"aws/g6e.48xlarge", 192},
+      {"azure/Standard_ND96isr_H100_v5", 96}, {"aws/p5e.48xlarge", 192}, {"aws/p5en.48xlarge", 192}, {"aws/g6e.xlarge", 4}, {"aws/g6e.48xlarge", 192},
   };
   const auto it = vcpus.find(name);
   return it == vcpus.end() ? 0 : it->second;
@@ -206,7 +207,7 @@ void add_aws_p4_p5(Catalog& c) {
   add(c, {"aws/p5.48xlarge", "H100-SXM", 8, 3200, kRdmaLatency, kNvlinkLatency, 98.32,
           "2023-07 launch (us-east-1)",
           "inst-aws-p5.48xlarge-price: nextplatform.com 2023-07-27 'H100 GPU Instance Pricing On "
-          "AWS'"});
+          "AWS'; spot: SkyPilot catalog v7 (below)"});
   // NOT IN THE REFERENCE: p5e.48xlarge, the p5 with 8 H200 (same 32x100 Gbps EFAv2, 192 vCPUs).
   // AWS sold it by Capacity Blocks, with no on-demand price at the time: its block rate was 43.26
   // USD per instance-hour against p5.48xlarge's 39.33 (aws.amazon.com/ec2/capacityblocks/pricing,
@@ -215,6 +216,20 @@ void add_aws_p4_p5(Catalog& c) {
   add(c, {"aws/p5e.48xlarge", "H200", 8, 3200, kRdmaLatency, kNvlinkLatency, 98.32 * 43.26 / 39.33,
           "derived from 2024 Capacity Block rates (us-east)",
           "AWS Capacity Blocks pricing (p5e 43.26, p5 39.33 USD/h) x p5 on-demand; not in the reference file"});
+  // NOT IN THE REFERENCE: p5en.48xlarge, 8 H200 on EFAv3 (3,200 Gbps per instance, AWS's P5en
+  // announcement; 192 vCPUs): on-demand 84.80 USD/h in us-east-1, us-east-2 and us-west-2, spot
+  // 24.2902 USD/h (one us-east-1 zone), from SkyPilot's machine-readable AWS catalog
+  // (github.com/skypilot-org/skypilot-catalog, catalogs/v7/aws/vms.csv at 001367d2: an undated
+  // snapshot, after P5en's launch in 2024-09 and before AWS's June 2025 cut of P5 prices, since the
+  // same file still gives p5.48xlarge 98.32). The same file's p5.48xlarge spot price there: 30.326.
+  add(c, {"aws/p5en.48xlarge", "H200", 8, 3200, kRdmaLatency, kNvlinkLatency, 84.80, "SkyPilot catalog v7 (2024-25, us-east-1)",
+          "skypilot-org/skypilot-catalog catalogs/v7/aws/vms.csv @001367d2; not in the reference file"});
+  const std::pair<const char*, double> spot[] = {{"aws/p5en.48xlarge", 24.2902}, {"aws/p5.48xlarge", 30.326}};
+  for (const auto& [name, price] : spot) {
+    InstanceType t = *c.find_instance(name);
+    t.spot_price_per_hour = price;
+    c.add_instance(std::move(t));
+  }
 }
 
 // PCIe nodes: T4 Gen3 (hw-t4-link 32 GB/s bidir), A10G and L4 Gen4 (hw-a10g-link, hw-l4-link
@@ -292,8 +307,7 @@ void add_gcp_gpu(Catalog& c) {
 // NICs (the data-centre network, DCN) carry only traffic between pods (fabric.pods).
 // Names: v2, v3, v4 and v5p names count TensorCores, 2 per chip (hw-tpuv4-bf16 notes "v4-8 = 4
 // chips", hw-tpuv5p-bf16 notes "v5p-12288 = 6144 chips"); v5e names count chips, 8 per host
-// (hw-tpuv5e-*: "8 chips/host", "names count chips"). No v6e instance: the reference has no v6e
-// price; the TPU-v6e device can be used in an inline instance (ici: v6e).
+// (hw-tpuv5e-*: "8 chips/host", "names count chips"); v6e names count chips too, 8 per host.
 // Prices: tpu-price-ondemand (cloud.google.com/tpu/pricing, from memory - uncertain, verify),
 // "circa 2023-2024", us-central: v2-8 4.50 and v3-8 8.00 USD per 4-chip device-hour; v4 3.22,
 // v5e 1.2, v5p 4.2 USD per chip-hour, times the chips of the slice.
@@ -329,6 +343,18 @@ void add_gcp_tpu(Catalog& c) {
           4 * 4.2, date,
           "tpu-price-ondemand: cloud.google.com/tpu/pricing (uncertain), 4.2 USD/chip-h x 4; "
           "DCN: cloud.google.com/tpu/docs/v5p (50 Gbps per chip)"});
+  // NOT IN THE REFERENCE: v6e (Trillium), 8 chips per host (cloud.google.com/tpu/docs/v6e).
+  // 2.70 USD per chip-hour on demand and 0.64833 spot in us-central1 (also us-east1, us-west1),
+  // so 21.60 and 5.18666 for the 8-chip host: SkyPilot's GCP catalog (github.com/skypilot-org/
+  // skypilot-catalog, catalogs/v7/gcp/vms.csv at 017e2502, undated snapshot). The v6e page gives no
+  // host network figure: ASSUMED v5e's 2 x 100 Gbps per 8-chip host.
+  add(c, {"gcp/tpu-v6e-8", "TPU-v6e", 8, 200, kEthernetLatency, kIciLatency, 8 * 2.70,
+          "SkyPilot catalog v7 (2025, us-central1)",
+          "skypilot-org/skypilot-catalog catalogs/v7/gcp/vms.csv @017e2502 (2.70 USD/chip-h x 8); "
+          "cloud.google.com/tpu/docs/v6e (chips per host); network assumed as v5e"});
+  InstanceType spot = *c.find_instance("gcp/tpu-v6e-8");
+  spot.spot_price_per_hour = 8 * 0.64833;
+  c.add_instance(std::move(spot));
 }
 
 // Azure ND: InfiniBand between nodes (the Ethernet front-end NIC is not counted).

@@ -47,7 +47,13 @@ struct DecoderConfig {
   int max_positions = 0;          // maximum (and default) sequence length
   bool gated_ffn = false;         // SwiGLU: gate, up and down matrices; otherwise GELU: up, down
   bool tied_embeddings = true;    // LM head reuses the token embedding
-  bool learned_positions = true;  // learned position table; otherwise rotary (no parameters)
+  bool learned_positions = true;  // learned position table; otherwise rotary or ALiBi (no parameters)
+  // With learned_positions false: ALiBi (Press et al., ICLR 2022; BLOOM, MPT) instead of rotary: a
+  // per-head linear bias added to the attention scores, which implementations fold into the
+  // scores' batched GEMM (Megatron-DeepSpeed's baddbmm) or the flash kernel, so no kernel and no
+  // parameters of its own; rotary runs its own kernel on Q and K.
+  bool alibi = false;
+  bool rotary() const { return !learned_positions && !alibi; }
   bool rms_norm = false;          // RMSNorm (scale only); otherwise LayerNorm (scale and shift)
   bool linear_bias = true;        // biases on the linear layers
   bool dropout = false;           // dropout after softmax, attention output and FFN (GPT-2/3: 0.1)

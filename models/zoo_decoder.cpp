@@ -154,16 +154,16 @@ void residual(Layers& out, const std::string& p, const DecoderConfig& c, double 
 }
 
 // Causal self-attention: fused Q/K/V projection (K and V have kv_heads * head_dim features each),
-// rotary embedding on Q and K when there is no learned position table, per-head scores QK^T over
-// the lower triangle (2 * head_dim per score, summed over heads: s(s+1)*h FLOPs), softmax,
-// scores*V (the same), output projection and the residual add.
+// rotary embedding on Q and K with rotary positions (ALiBi has no kernel of its own), per-head
+// scores QK^T over the lower triangle (2 * head_dim per score, summed over heads: s(s+1)*h
+// FLOPs), softmax, scores*V (the same), output projection and the residual add.
 // The attention from the Q/K/V projection to the output projection; `reduced`: the output
 // projection's partial sums are all-reduced here (not in a parallel block, where the MLP's
 // down projection reduces both).
 void attention_body(Layers& out, const std::string& p, const DecoderConfig& c, double s, bool reduced) {
   const double h = c.hidden, kv = decoder_kv_features(c);
   split(linear(out, p + ".attn.qkv", s, h, h + 2 * kv, c.linear_bias));
-  if (!c.learned_positions) {
+  if (c.rotary()) {
     split(elementwise(out, p + ".attn.rotary", kRotaryFlops, s * (h + kv))).memory_kernel = MemoryKernel::rotary;
   }
   if (c.flash_attention) {

@@ -221,7 +221,7 @@ void resolve(Plan& plan, const CollectiveSpec& spec, const Topology& topology, R
     const NcclChoice choice = nccl_choose(plan.kind, plan.bytes, group, spec.algorithm, spec.protocol);
     plan.algorithm = choice.algorithm;
     plan.protocol = choice.protocol;
-    plan.channels = choice.algorithm == Algorithm::nvls && group.nodes == 1 ? kNcclNvlsChannels : group.channels;
+    plan.channels = nccl_channels(choice.algorithm, group);
     const NcclAchieved achieved = nccl_achieved(plan.kind, choice.algorithm, choice.protocol, group, plan.bytes);
     const double launch = nccl_launch_overhead_s(group.compute_capability);
     achieved_bandwidth = achieved.bandwidth;

@@ -310,6 +310,10 @@ double nccl_p2p_overhead_s(int compute_capability, bool across_nodes) {
   return (start_us + (across_nodes ? kHwLat[kHwNet][kRing][kSimple] : 0.0)) * 1e-6;
 }
 
+int nccl_channels(Algorithm algorithm, const NcclGroup& group) {
+  return algorithm == Algorithm::nvls && group.nodes == 1 ? kNcclNvlsChannels : group.channels;
+}
+
 int nvls_chunk_bytes(double bytes, int ranks_per_node) {
   const double ops = double(kNcclNvlsChannels) * std::max(1, ranks_per_node);  // concurrent chunk pipelines
   double chunk = kNvlsMaxChunkBytes;

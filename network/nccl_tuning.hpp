@@ -92,6 +92,9 @@ NcclAchieved nccl_achieved(CollectiveKind kind, Algorithm algorithm, Protocol pr
 // largest chunk (NCCL_NVLS_CHUNKSIZE).
 constexpr int kNcclNvlsChannels = 16;
 constexpr double kNvlsMaxChunkBytes = 131072;
+// The channels (CTAs, one SM each) NCCL runs `algorithm` on for this communicator: NVLS inside one
+// node holds its own count; every other algorithm the communicator's rings (group.channels).
+int nccl_channels(Algorithm algorithm, const NcclGroup& group);
 // The chunk NCCL cuts an NVLS all-reduce of `bytes` into on a node of that many GPUs (src/enqueue.cc:
 // 128 KiB, then 64, 32 and 16 KiB below 64, 8 and 2 chunks per channel and head).
 int nvls_chunk_bytes(double bytes, int ranks_per_node);

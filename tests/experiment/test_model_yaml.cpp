@@ -88,6 +88,36 @@ TEST(ModelYaml, TransformerWithLlamaOptionsEqualsZooPreset) {
   expect_same_costs(got, models::zoo_model("llama3-8b"));
 }
 
+// ALiBi (BLOOM, MPT): no position table and no rotary kernel; everything else as rotary.
+TEST(ModelYaml, AlibiIsRotaryWithoutItsKernel) {
+  const auto text = [](const char* positions) {
+    return std::string(R"(workload:
+  model:
+    name: my-bloom
+    transformer: {layers: 4, hidden: 1024, heads: 16, vocab: 50000, sequence_length: 2048,
+                  positions: )") + positions + "}\n";
+  };
+  const auto alibi = read(text("alibi"));
+  const auto rotary = read(text("rotary"));
+  const auto learned = read(text("learned"));
+  const auto rotary_kernels = [](const models::ModelGraph& g) {
+    return std::count_if(g.layers.begin(), g.layers.end(),
+                         [](const models::Layer& l) { return l.name.find(".attn.rotary") != std::string::npos; });
+  };
+  EXPECT_EQ(rotary_kernels(rotary), 4);
+  EXPECT_EQ(rotary_kernels(alibi), 0);
+  EXPECT_EQ(alibi.layers.size() + 4, rotary.layers.size());
+  EXPECT_DOUBLE_EQ(alibi.parameters(), rotary.parameters());
+  EXPECT_DOUBLE_EQ(learned.parameters() - alibi.parameters(), 2048.0 * 1024);  // the position table
+  EXPECT_LT(alibi.forward_flops_per_sample(), rotary.forward_flops_per_sample());
+  try {
+    read(text("sinusoidal"));
+    FAIL() << "an unknown position encoding was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("learned, rotary, alibi"), std::string::npos) << e.what();
+  }
+}
+
 constexpr const char* kLayerList = R"(workload:
   model:
     name: my-net

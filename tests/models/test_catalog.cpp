@@ -53,6 +53,8 @@ const std::vector<ExpectedInstance> kInstances = {
     // Not in the reference: p5e (H200), priced as p5's on-demand x the ratio of their Capacity
     // Block rates (43.26 / 39.33).
     {"aws/p5e.48xlarge", "H200", 8, NK::nvswitch, 8, 3200, 98.32 * 43.26 / 39.33},
+    // Not in the reference: p5en (H200, EFAv3), SkyPilot's AWS catalog v7 (us-east-1).
+    {"aws/p5en.48xlarge", "H200", 8, NK::nvswitch, 8, 3200, 84.80},
     // inst-aws-g4dn.*, g5.*, g6.48xlarge: PCIe. xlarge networks are "up to" figures.
     {"aws/g4dn.xlarge", "T4", 1, NK::pcie, 1, 25, 0.526},
     {"aws/g4dn.2xlarge", "T4", 1, NK::pcie, 1, 25, 0.752},
@@ -81,6 +83,9 @@ const std::vector<ExpectedInstance> kInstances = {
     {"gcp/tpu-v4-8", "TPU-v4", 4, NK::tpu_board, 1, 200, 4 * 3.22},
     {"gcp/tpu-v5e-8", "TPU-v5e", 8, NK::tpu_board, 2, 200, 8 * 1.2},
     {"gcp/tpu-v5p-8", "TPU-v5p", 4, NK::tpu_board, 1, 200, 4 * 4.2},
+    // Not in the reference: v6e, 2.70 USD per chip-hour (SkyPilot's GCP catalog v7, us-central1);
+    // host network assumed as v5e's.
+    {"gcp/tpu-v6e-8", "TPU-v6e", 8, NK::tpu_board, 2, 200, 8 * 2.70},
     // inst-azure-*: InfiniBand HCAs (Ethernet front-end NICs not counted).
     {"azure/Standard_ND40rs_v2", "V100-32GB", 8, NK::hybrid_cube_mesh, 1, 100, 22.03},
     {"azure/Standard_ND96asr_v4", "A100-40GB", 8, NK::nvswitch, 8, 1600, 27.20},
@@ -331,6 +336,20 @@ TEST(Catalog, TpuSlices) {
        {"gcp/tpu-v2-8", "gcp/tpu-v3-8", "gcp/tpu-v4-8", "gcp/tpu-v5e-8", "gcp/tpu-v5p-8"}) {
     EXPECT_EQ(builtin().find_instance(name)->price_date, "circa 2023-2024") << name;
   }
+}
+
+// Spot prices of the instance types added from SkyPilot's catalogs (per instance-hour), and that
+// they are below the on-demand price, as every spot price is.
+TEST(Catalog, SpotPricesOfTheSkyPilotSnapshots) {
+  const std::pair<const char*, double> spot[] = {
+      {"aws/p5en.48xlarge", 24.2902}, {"aws/p5.48xlarge", 30.326}, {"gcp/tpu-v6e-8", 8 * 0.64833}};
+  for (const auto& [name, price] : spot) {
+    const InstanceType* t = builtin().find_instance(name);
+    ASSERT_NE(t, nullptr) << name;
+    EXPECT_DOUBLE_EQ(t->spot_price_per_hour, price) << name;
+    EXPECT_LT(t->spot_price_per_hour, t->price_per_hour) << name;
+  }
+  EXPECT_EQ(builtin().find_instance("gcp/tpu-v6e-8")->ici, network::IciGeneration::v6e);
 }
 
 TEST(Catalog, SelectedInstanceFigures) {
