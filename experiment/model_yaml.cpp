@@ -113,7 +113,10 @@ models::ModelGraph read_transformer(MapReader& model, const std::string& name, m
   c.vocab = static_cast<int>(t.integer("vocab", 1, 100'000'000));
   const int sequence_length = static_cast<int>(t.integer("sequence_length", 1, kMaxSequence));
   c.max_positions = sequence_length;
-  c.gated_ffn = t.choice("ffn_kind", {"gelu", "swiglu"}, "gelu") == "swiglu";
+  const std::string ffn_kind = t.choice("ffn_kind", {"gelu", "relu", "swiglu", "geglu"}, "gelu");
+  c.gated_ffn = ffn_kind == "swiglu" || ffn_kind == "geglu";
+  c.gelu_gate = ffn_kind == "geglu";
+  c.relu = ffn_kind == "relu";
   c.tied_embeddings = t.boolean("tied_embeddings", true);
   const std::string positions = t.choice("positions", {"learned", "rotary", "alibi"}, "learned");
   c.learned_positions = positions == "learned";

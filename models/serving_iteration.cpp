@@ -100,7 +100,7 @@ double ServingStepModel::layer_s(int tokens) const {
   layer += norms * memory_s(norm_class(), 2 * T * h * e);
   if (c.rotary()) layer += memory_s(static_cast<int>(MemoryKernel::rotary), 2 * T * (q_features_ + kv_features_) * e);
   layer += c.gated_ffn ? memory_s(static_cast<int>(MemoryKernel::gated_act), 3 * T * f * e)
-                       : memory_s(static_cast<int>(MemoryKernel::activation), 2 * T * f * e);
+                       : memory_s(static_cast<int>(c.relu ? MemoryKernel::relu : MemoryKernel::activation), 2 * T * f * e);
   layer += norms * memory_s(static_cast<int>(MemoryKernel::stream), 3 * T * h * e);
   return layer;
 }

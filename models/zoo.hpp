@@ -46,6 +46,8 @@ struct DecoderConfig {
   int vocab = 0;
   int max_positions = 0;          // maximum (and default) sequence length
   bool gated_ffn = false;         // SwiGLU: gate, up and down matrices; otherwise GELU: up, down
+  bool gelu_gate = false;         // with gated_ffn: GeGLU (Gemma, T5 v1.1), GELU(gate) x up, not SiLU
+  bool relu = false;              // without gated_ffn: ReLU (OPT), not GELU
   bool tied_embeddings = true;    // LM head reuses the token embedding
   bool learned_positions = true;  // learned position table; otherwise rotary or ALiBi (no parameters)
   // With learned_positions false: ALiBi (Press et al., ICLR 2022; BLOOM, MPT) instead of rotary: a

@@ -63,6 +63,8 @@ constexpr double kLayerNormFlops = 7;  // mean (1) + variance (2) + normalize, s
 constexpr double kRmsNormFlops = 4;    // square-sum (2) + normalize (1) + scale (1)
 constexpr double kGeluFlops = 8;       // tanh approximation: cube, multiply-adds, tanh
 constexpr double kSwiGluFlops = 6;     // SiLU (sigmoid 4 + multiply 1) + gate multiply 1
+constexpr double kGeGluFlops = 9;      // tanh GELU (8) + gate multiply 1
+constexpr double kReluFlops = 1;       // a compare and select
 constexpr double kRotaryFlops = 3;     // two multiplies and an add per rotated element
 constexpr double kAddFlops = 1;
 
@@ -185,8 +187,9 @@ void attention(Layers& out, const std::string& p, const DecoderConfig& c, double
   residual(out, p + ".attn", c, s * double(c.hidden));
 }
 
-// Feed-forward on `tokens` positions, without norm and residual: plain h -> ffn (GELU) -> h, or
-// gated (SwiGLU) with gate and up projections h -> ffn each, silu(gate) * up, then down ffn -> h.
+// Feed-forward on `tokens` positions, without norm and residual: plain h -> ffn (GELU or ReLU) ->
+// h, or gated (SwiGLU, GeGLU) with gate and up projections h -> ffn each, act(gate) * up, then
+// down ffn -> h.
 // The up / gate_up is column-parallel, the down row-parallel. Returns the down layer's index.
 size_t mlp(Layers& out, const std::string& p, const DecoderConfig& c, double tokens) {
   const double h = c.hidden, f = c.ffn;
@@ -194,14 +197,18 @@ size_t mlp(Layers& out, const std::string& p, const DecoderConfig& c, double tok
   if (c.gated_ffn) {
     split(linear(out, p + ".gate_up", tokens, h, 2 * f, c.linear_bias));
     if (separate_bias) split(bias_add(out, p + ".gate_up_bias", 2 * tokens * f));
-    saves(split(push(out, p + ".swiglu", LayerKind::elementwise, 0, kSwiGluFlops * tokens * f,
-                     2 * tokens * f, tokens * f)),
+    saves(split(push(out, p + (c.gelu_gate ? ".geglu" : ".swiglu"), LayerKind::elementwise, 0,
+                     (c.gelu_gate ? kGeGluFlops : kSwiGluFlops) * tokens * f, 2 * tokens * f, tokens * f)),
           2 * tokens * f)
         .memory_kernel = MemoryKernel::gated_act;
   } else {
     split(linear(out, p + ".up", tokens, h, f, c.linear_bias));
     if (separate_bias) split(bias_add(out, p + ".up_bias", tokens * f));
-    saves(split(elementwise(out, p + ".gelu", kGeluFlops, tokens * f)), tokens * f).memory_kernel = MemoryKernel::activation;
+    if (c.relu) {
+      saves(split(elementwise(out, p + ".relu", kReluFlops, tokens * f)), tokens * f).memory_kernel = MemoryKernel::relu;
+    } else {
+      saves(split(elementwise(out, p + ".gelu", kGeluFlops, tokens * f)), tokens * f).memory_kernel = MemoryKernel::activation;
+    }
   }
   row_parallel(linear(out, p + ".down", tokens, f, h, c.linear_bias));
   return out.size() - 1;

@@ -118,6 +118,40 @@ TEST(ModelYaml, AlibiIsRotaryWithoutItsKernel) {
   }
 }
 
+// ReLU (OPT) and GeGLU (Gemma): the same matrices as GELU and SwiGLU, another activation kernel.
+TEST(ModelYaml, ReluAndGegluFeedForwardsKeepTheirMatrices) {
+  const auto read_kind = [](const char* kind) {
+    return read(std::string(R"(workload:
+  model:
+    name: my-ffn
+    transformer: {layers: 2, hidden: 1024, heads: 16, vocab: 50000, sequence_length: 512, ffn_kind: )") +
+                kind + "}\n");
+  };
+  const auto activation = [](const models::ModelGraph& g, const std::string& suffix) {
+    int n = 0;
+    models::MemoryKernel kind = models::MemoryKernel::count_;
+    for (const models::Layer& l : g.layers) {
+      if (l.name.size() >= suffix.size() && l.name.compare(l.name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+        ++n;
+        kind = l.memory_kernel.value_or(models::MemoryKernel::count_);
+      }
+    }
+    return std::make_pair(n, kind);
+  };
+  const auto gelu = read_kind("gelu"), relu = read_kind("relu");
+  const auto swiglu = read_kind("swiglu"), geglu = read_kind("geglu");
+  EXPECT_DOUBLE_EQ(relu.parameters(), gelu.parameters());
+  EXPECT_DOUBLE_EQ(geglu.parameters(), swiglu.parameters());
+  EXPECT_GT(swiglu.parameters(), gelu.parameters());  // the gate matrix
+  EXPECT_EQ(activation(relu, ".relu"), std::make_pair(2, models::MemoryKernel::relu));
+  EXPECT_EQ(activation(relu, ".gelu").first, 0);
+  EXPECT_EQ(activation(gelu, ".gelu"), std::make_pair(2, models::MemoryKernel::activation));
+  EXPECT_EQ(activation(geglu, ".geglu"), std::make_pair(2, models::MemoryKernel::gated_act));
+  EXPECT_EQ(activation(geglu, ".swiglu").first, 0);
+  EXPECT_LT(relu.forward_flops_per_sample(), gelu.forward_flops_per_sample());
+  EXPECT_GT(geglu.forward_flops_per_sample(), swiglu.forward_flops_per_sample());
+}
+
 constexpr const char* kLayerList = R"(workload:
   model:
     name: my-net
