@@ -353,6 +353,63 @@ DecoderConfig mixtral_like(const char* name, int layers, int hidden, int heads, 
   return c;
 }
 
+// The layouts of other published training runs, each from its paper's architecture table and its
+// Hugging Face config; what dlsim's decoder cannot express is said.
+DecoderConfig opt_like(const char* name, int layers, int hidden, int heads) {
+  DecoderConfig c = gpt2_like(name, layers, hidden, heads, 2048);
+  c.vocab = 50272;  // facebook/opt-*: vocab_size
+  c.relu = true;
+  return c;
+}
+
+// BLOOM 176B (BigScience 2022, Table 3; bigscience/bloom config): ALiBi, GELU, LayerNorm, biases,
+// tied embeddings, no dropout; its extra LayerNorm on the embeddings is not modelled (one norm).
+DecoderConfig bloom_176b() {
+  DecoderConfig c = gpt2_like("bloom-176b", 70, 14336, 112, 2048);
+  c.vocab = 250880;
+  c.learned_positions = false;
+  c.alibi = true;
+  c.dropout = false;
+  return c;
+}
+
+// GPT-NeoX-20B (Black et al. 2022; EleutherAI/gpt-neox-20b config): attention and MLP side by
+// side, rotary on a quarter of each head (costed as on all of it), untied, no dropout.
+DecoderConfig gpt_neox_20b() {
+  DecoderConfig c = gpt2_like("gpt-neox-20b", 44, 6144, 64, 2048);
+  c.vocab = 50432;
+  c.learned_positions = false;
+  c.parallel_block = true;
+  c.tied_embeddings = false;
+  c.dropout = false;
+  return c;
+}
+
+// MPT-7B and MPT-30B (MosaicML 2023; mosaicml/mpt-* configs): ALiBi, LayerNorm, no biases, tied,
+// no dropout, expansion ratio 4.
+DecoderConfig mpt_like(const char* name, int layers, int hidden, int heads, int context) {
+  DecoderConfig c = gpt2_like(name, layers, hidden, heads, context);
+  c.vocab = 50432;
+  c.learned_positions = false;
+  c.alibi = true;
+  c.linear_bias = false;
+  c.dropout = false;
+  return c;
+}
+
+// Falcon (TII 2023; tiiuae/falcon-* configs): parallel attention and MLP, rotary, LayerNorm, no
+// biases, GELU MLP of 4 x hidden, tied embeddings; 7B multi-query, 40B and 180B 8 K/V groups.
+DecoderConfig falcon_like(const char* name, int layers, int hidden, int heads, int kv_heads) {
+  DecoderConfig c = gpt2_like(name, layers, hidden, heads, 2048);
+  c.kv_heads = kv_heads;
+  c.vocab = 65024;
+  c.learned_positions = false;
+  c.parallel_block = true;
+  c.linear_bias = false;
+  c.dropout = false;
+  return c;
+}
+
 // GPT-2 (Radford et al. 2019; Hugging Face configs): context 1024, vocabulary 50257.
 // GPT-3 (Brown et al. 2020, Table 2.1): context 2048, same BPE vocabulary, FFN 4d, the GPT-2
 // layout (its alternating sparse attention is not modelled). Table 2.1 lists GPT-3 XL with 24
@@ -360,6 +417,10 @@ DecoderConfig mixtral_like(const char* name, int layers, int hidden, int heads, 
 // (costs do not depend on the head count when heads * d_head = d_model). GPT-3 13B is built with
 // the table's d_model 5140 (head width 128.5 here).
 // Llama 2 (Touvron et al. 2023) and Llama 3 (Meta 2024) per their Hugging Face configs.
+// LLaMA (Touvron et al. 2023, "LLaMA", Table 2): the Llama layout, context 2048, vocabulary 32000,
+// no grouped-query attention. Mistral 7B (Jiang et al. 2023; mistralai/Mistral-7B-v0.1 config):
+// the Llama layout with 8 K/V heads, context 32768 (its 4096-token sliding window is not modelled).
+// OPT (Zhang et al. 2022, Table 1): the GPT-2 layout with ReLU, vocabulary 50272, context 2048.
 // Mixtral 8x7B (Jiang et al. 2024, "Mixtral of Experts"; HF mistralai/Mixtral-8x7B-v0.1 config:
 // max_position_embeddings 32768) and 8x22B (HF mistralai/Mixtral-8x22B-v0.1: 65536): the Llama
 // layout with 8 KV heads and 8 SwiGLU experts per layer, 2 per token.
@@ -384,6 +445,22 @@ const Preset kPresets[] = {
      [] { return llama_like("llama3-70b", 80, 8192, 64, 8, 28672, 128256, 8192); }},
     {"llama3-405b",
      [] { return llama_like("llama3-405b", 126, 16384, 128, 8, 53248, 128256, 8192); }},
+    {"llama-7b", [] { return llama_like("llama-7b", 32, 4096, 32, 32, 11008, 32000, 2048); }},
+    {"llama-13b", [] { return llama_like("llama-13b", 40, 5120, 40, 40, 13824, 32000, 2048); }},
+    {"llama-33b", [] { return llama_like("llama-33b", 60, 6656, 52, 52, 17920, 32000, 2048); }},
+    {"llama-65b", [] { return llama_like("llama-65b", 80, 8192, 64, 64, 22016, 32000, 2048); }},
+    {"mistral-7b", [] { return llama_like("mistral-7b", 32, 4096, 32, 8, 14336, 32000, 32768); }},
+    {"opt-13b", [] { return opt_like("opt-13b", 40, 5120, 40); }},
+    {"opt-30b", [] { return opt_like("opt-30b", 48, 7168, 56); }},
+    {"opt-66b", [] { return opt_like("opt-66b", 64, 9216, 72); }},
+    {"opt-175b", [] { return opt_like("opt-175b", 96, 12288, 96); }},
+    {"bloom-176b", bloom_176b},
+    {"gpt-neox-20b", gpt_neox_20b},
+    {"mpt-7b", [] { return mpt_like("mpt-7b", 32, 4096, 32, 2048); }},
+    {"mpt-30b", [] { return mpt_like("mpt-30b", 48, 7168, 64, 8192); }},
+    {"falcon-7b", [] { return falcon_like("falcon-7b", 32, 4544, 71, 1); }},
+    {"falcon-40b", [] { return falcon_like("falcon-40b", 60, 8192, 128, 8); }},
+    {"falcon-180b", [] { return falcon_like("falcon-180b", 80, 14848, 232, 8); }},
     {"mixtral-8x7b",
      [] { return mixtral_like("mixtral-8x7b", 32, 4096, 32, 14336, 32000, 32768); }},
     {"mixtral-8x22b",

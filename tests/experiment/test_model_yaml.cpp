@@ -318,8 +318,8 @@ const std::vector<Case>& cases() {
        model("    name: m\n    transformer: {layers: 2, hidden: 64, heads: 4, kv_heads: 3, vocab: 100, sequence_length: 16}\n"),
        "3,", "workload.model.transformer.kv_heads", {"kv_heads 3 must divide heads 4"}},
       {"bad_ffn_kind",
-       model("    name: m\n    transformer: {layers: 2, hidden: 64, heads: 4, vocab: 100, sequence_length: 16, ffn_kind: relu}\n"),
-       "relu", "workload.model.transformer.ffn_kind", {"unknown value 'relu'", "allowed: gelu, swiglu"}},
+       model("    name: m\n    transformer: {layers: 2, hidden: 64, heads: 4, vocab: 100, sequence_length: 16, ffn_kind: silu}\n"),
+       "silu", "workload.model.transformer.ffn_kind", {"unknown value 'silu'", "allowed: gelu, relu, swiglu, geglu"}},
       {"tokens_per_sample_with_transformer",
        model("    name: m\n    tokens_per_sample: 16\n"
              "    transformer: {layers: 2, hidden: 64, heads: 4, vocab: 100, sequence_length: 16}\n"),

@@ -14,14 +14,16 @@ namespace {
 
 // Hand derivation of the parameter count of a DecoderConfig, independent of the layer list:
 // per layer: QKV h(h + 2kv) + output h^2 (+ biases h + 2kv + h), FFN 2hf (plain, + f + h biases)
-// or 3hf (gated, + 2f + h), two norms (h each for RMSNorm, 2h for LayerNorm); then the final
-// norm, the embedding table (vocab + learned positions) * h and an untied LM head vocab * h.
+// or 3hf (gated, + 2f + h), two norms (one in a parallel block; h each for RMSNorm, 2h for
+// LayerNorm); then the final norm, the embedding table (vocab + learned positions) * h and an
+// untied LM head vocab * h.
 // With E experts the FFN matrices (and their biases) are held E times, plus a router h*E.
 double hand_parameters(const DecoderConfig& c) {
   const double h = c.hidden, f = c.ffn, v = c.vocab, kv = decoder_kv_features(c);
   const double nrm = c.rms_norm ? h : 2 * h, e = c.experts > 0 ? c.experts : 1;
   const double router = c.experts > 0 ? h * c.experts : 0;
-  double layer = h * (h + 2 * kv) + h * h + e * (c.gated_ffn ? 3 : 2) * h * f + router + 2 * nrm;
+  const double norms = c.parallel_block ? 1 : 2;  // a parallel block has one norm for both halves
+  double layer = h * (h + 2 * kv) + h * h + e * (c.gated_ffn ? 3 : 2) * h * f + router + norms * nrm;
   if (c.linear_bias) layer += (h + 2 * kv) + h + e * ((c.gated_ffn ? 2 * f : f) + h);
   const double positions = c.learned_positions ? c.max_positions : 0;
   return c.layers * layer + nrm + (v + positions) * h + (c.tied_embeddings ? 0 : v * h);
@@ -58,6 +60,28 @@ const Published kPublished[] = {
     {"llama3-8b", 8'030'261'248, 8.03e9, 0.01},
     {"llama3-70b", 70'553'706'496, 70.6e9, 0.01},
     {"llama3-405b", 405'853'388'800, 405.9e9, 0.01},
+    // LLaMA (Touvron et al. 2023a, Table 2: 6.7B, 13.0B, 32.5B, 65.2B); Mistral 7B ("7.3B",
+    // mistral.ai, 2023-09-27); OPT (Zhang et al. 2022, Table 1 labels); BLOOM (BigScience 2022:
+    // 176,247M; the embedding LayerNorm's 28,672 are not modelled); GPT-NeoX-20B (Black et al.
+    // 2022, Table 1: 20,554,567,680; one norm per parallel block here, two there); MPT (MosaicML
+    // model cards: 6.7B, 30B); Falcon (TII model cards' labels 7B, 40B, 180B: the configs' shapes
+    // give 6.9B and 41.3B, so those two are held to 2% and 4%).
+    {"llama-7b", 6'738'415'616, 6.7e9, 0.01},
+    {"llama-13b", 13'015'864'320, 13.0e9, 0.01},
+    {"llama-33b", 32'528'943'616, 32.5e9, 0.01},
+    {"llama-65b", 65'285'660'672, 65.2e9, 0.01},
+    {"mistral-7b", 7'241'732'096, 7.3e9, 0.01},
+    {"opt-13b", 12'853'463'040, 13e9, 0.02},
+    {"opt-30b", 29'974'525'952, 30e9, 0.01},
+    {"opt-66b", 65'719'683'072, 66e9, 0.01},
+    {"opt-175b", 174'604'443'648, 175e9, 0.01},
+    {"bloom-176b", 176'247'242'752, 176'247'271'424, 1e-6},
+    {"gpt-neox-20b", 20'554'027'008, 20'554'567'680, 1e-4},
+    {"mpt-7b", 6'649'552'896, 6.7e9, 0.01},
+    {"mpt-30b", 29'957'896'192, 30e9, 0.01},
+    {"falcon-7b", 6'921'720'704, 7e9, 0.02},
+    {"falcon-40b", 41'302'310'912, 40e9, 0.04},
+    {"falcon-180b", 178'554'713'088, 180e9, 0.01},
     {"mixtral-8x7b", 46'702'792'704, 46.7e9, 0.01},
     {"mixtral-8x22b", 140'630'071'296, 141e9, 0.01},
 };
