@@ -362,51 +362,46 @@ DecoderConfig opt_like(const char* name, int layers, int hidden, int heads) {
   return c;
 }
 
-// BLOOM 176B (BigScience 2022, Table 3; bigscience/bloom config): ALiBi, GELU, LayerNorm, biases,
-// tied embeddings, no dropout; its extra LayerNorm on the embeddings is not modelled (one norm).
-DecoderConfig bloom_176b() {
-  DecoderConfig c = gpt2_like("bloom-176b", 70, 14336, 112, 2048);
-  c.vocab = 250880;
+// The GPT-2 layout as later runs trained it: their vocabulary, no position table (rotary, or
+// ALiBi), no dropout.
+DecoderConfig gpt2_layout_2022(const char* name, int layers, int hidden, int heads, int context, int vocab,
+                               bool alibi) {
+  DecoderConfig c = gpt2_like(name, layers, hidden, heads, context);
+  c.vocab = vocab;
   c.learned_positions = false;
-  c.alibi = true;
+  c.alibi = alibi;
   c.dropout = false;
   return c;
 }
 
+// BLOOM 176B (BigScience 2022, Table 3; bigscience/bloom config): ALiBi, GELU, LayerNorm, biases,
+// tied embeddings; its extra LayerNorm on the embeddings is not modelled.
+DecoderConfig bloom_176b() { return gpt2_layout_2022("bloom-176b", 70, 14336, 112, 2048, 250880, true); }
+
 // GPT-NeoX-20B (Black et al. 2022; EleutherAI/gpt-neox-20b config): attention and MLP side by
-// side, rotary on a quarter of each head (costed as on all of it), untied, no dropout.
+// side, rotary on a quarter of each head (costed as on all of it), untied embeddings.
 DecoderConfig gpt_neox_20b() {
-  DecoderConfig c = gpt2_like("gpt-neox-20b", 44, 6144, 64, 2048);
-  c.vocab = 50432;
-  c.learned_positions = false;
+  DecoderConfig c = gpt2_layout_2022("gpt-neox-20b", 44, 6144, 64, 2048, 50432, false);
   c.parallel_block = true;
   c.tied_embeddings = false;
-  c.dropout = false;
   return c;
 }
 
 // MPT-7B and MPT-30B (MosaicML 2023; mosaicml/mpt-* configs): ALiBi, LayerNorm, no biases, tied,
-// no dropout, expansion ratio 4.
+// expansion ratio 4.
 DecoderConfig mpt_like(const char* name, int layers, int hidden, int heads, int context) {
-  DecoderConfig c = gpt2_like(name, layers, hidden, heads, context);
-  c.vocab = 50432;
-  c.learned_positions = false;
-  c.alibi = true;
+  DecoderConfig c = gpt2_layout_2022(name, layers, hidden, heads, context, 50432, true);
   c.linear_bias = false;
-  c.dropout = false;
   return c;
 }
 
 // Falcon (TII 2023; tiiuae/falcon-* configs): parallel attention and MLP, rotary, LayerNorm, no
 // biases, GELU MLP of 4 x hidden, tied embeddings; 7B multi-query, 40B and 180B 8 K/V groups.
 DecoderConfig falcon_like(const char* name, int layers, int hidden, int heads, int kv_heads) {
-  DecoderConfig c = gpt2_like(name, layers, hidden, heads, 2048);
+  DecoderConfig c = gpt2_layout_2022(name, layers, hidden, heads, 2048, 65024, false);
   c.kv_heads = kv_heads;
-  c.vocab = 65024;
-  c.learned_positions = false;
   c.parallel_block = true;
   c.linear_bias = false;
-  c.dropout = false;
   return c;
 }
 
