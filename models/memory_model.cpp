@@ -21,12 +21,13 @@ std::string gib(double bytes) {
 
 bool mixed(Precision p) { return p == Precision::fp16 || p == Precision::bf16 || p == Precision::fp8; }
 
-// Activation elements one rank keeps per sample for one virtual stage's layers, and the largest
-// single block's (needed again while it is recomputed), in elements of the storage precision: an
+// Activation elements one rank keeps per sample for one virtual stage's layers, and the most one
+// block rebuilds while it is recomputed (all it saves under full recomputation, its attention core
+// under selective, nothing where it is not recomputed), in elements of the storage precision: an
 // FP8 linear layer's saved input is its FP8 transpose (fp8_recipe.hpp), counted at its bytes.
 struct StageActivations {
   double kept = 0;
-  double largest_block = 0;
+  double largest_block = 0;  // the largest recompute working set of one block
   double weight_inputs = 0;  // ZB-H1: what W reads, held from B to W
   // What the layers after the model's last block save (the final norm, the output layer and the
   // loss, on the last stage): its backward follows its forward at once in 1F1B-style schedules,
@@ -51,7 +52,7 @@ double checkpoint_elements(const Layer& share, const ParallelPlan& plan) {
 
 StageActivations stage_activations(const ModelGraph& model, const ParallelPlan& plan, LayerRange range) {
   StageActivations a;
-  double block_total = 0;
+  double rebuilt = 0;  // what recomputation rebuilds of the current block
   int block = -2;
   int ordinal = -1;  // the stage's transformer blocks, counted from 0
   const int tail_from = last_block_layer(model) + 1;
@@ -62,15 +63,14 @@ StageActivations stage_activations(const ModelGraph& model, const ParallelPlan& 
     const double element = bytes_per_element(storage_precision(plan.precision));
     const double saved = share.saved_elements * (runs_in_fp8(layer, plan.precision) ? kFp8Bytes / element : 1.0);
     if (layer.block != block) {
-      a.largest_block = std::max(a.largest_block, block_total);
-      block_total = 0;
+      a.largest_block = std::max(a.largest_block, rebuilt);
+      rebuilt = 0;
       // Full recomputation keeps each block's input only (one hidden-state tensor): split over
       // the tensor group by partition_activations (unless sequence parallelism already split
       // it), in host memory with cpu_checkpointing.
       if (layer.block >= 0 && recomputes_block(plan, ordinal)) a.kept += checkpoint_elements(share, plan);
       block = layer.block;
     }
-    block_total += saved;
     // A weight gradient dW = X^T dY reads the layer's input X (what it saved) and the gradient
     // of its output dY (B computed it): a micro-batch whose W is deferred keeps both, even
     // where recomputation dropped X after forward (B recomputed it).
@@ -81,12 +81,13 @@ StageActivations stage_activations(const ModelGraph& model, const ParallelPlan& 
                                               (plan.recompute == Recompute::selective && layer.attention_core));
     if (tail_from > 0 && i >= tail_from) {
       a.tail += saved;
-    } else if (!dropped) {
+    } else if (dropped) {
+      rebuilt += saved;
+    } else {
       a.kept += saved;
     }
   }
-  a.largest_block = std::max(a.largest_block, block_total);
-  if (plan.recompute == Recompute::none) a.largest_block = 0;
+  a.largest_block = std::max(a.largest_block, rebuilt);
   return a;
 }
 

@@ -215,6 +215,38 @@ TEST(MemoryModel, ActivationsFollowTheScheduleAndRecomputation) {
   EXPECT_LT(full, selective);
 }
 
+// Selective recomputation drops each block's attention core and rebuilds one block's core at a
+// time in backward: it holds (held micro-batches) x (kept without the cores) + one core, so it
+// saves (held - 1 / blocks) x the cores of the stage, never more than it drops. It used to add a
+// whole block's activations as its working set, so that with FlashAttention (whose core keeps
+// little) selective needed more memory than no recomputation.
+TEST(MemoryModel, SelectiveRecomputationRebuildsOneAttentionCoreAtATime) {
+  const ModelGraph unfused = decoder_model("gpt3-1.3b", 2048);
+  DecoderConfig c = decoder_config("gpt3-1.3b");
+  c.flash_attention = true;
+  const ModelGraph flash = decoder_transformer(c, 2048);
+  ParallelPlan plan;
+  plan.pipeline = 4;
+  plan.micro_batches = 16;
+  plan.precision = Precision::fp16;
+  for (const ModelGraph* model : {&unfused, &flash}) {
+    plan.recompute = Recompute::none;
+    const double none = memory_per_rank(*model, plan)[1].activations;
+    plan.recompute = Recompute::selective;
+    const double selective = memory_per_rank(*model, plan)[1].activations;
+    // Stage 1's 6 blocks, 3 micro-batches held under 1F1B on rank 1 (p - 1 - r + 1).
+    double core = 0;
+    const LayerRange r = stage_partition(plan, *model)[1];
+    for (int i = r.first; i < r.last; ++i) {
+      const Layer& l = model->layers[static_cast<std::size_t>(i)];
+      if (l.attention_core) core += saved_elements(l);
+    }
+    const double per_block_core = core / 6 * 2;  // fp16 bytes
+    EXPECT_NEAR(none - selective, (3 * 6 - 1) * per_block_core, 1e-6 * none) << model->name;
+    EXPECT_LE(selective, none) << model->name;
+  }
+}
+
 TEST(MemoryModel, TheOutputLayerAndLossAreHeldForOneMicroBatchExceptUnderGPipe) {
   // An unfused cross-entropy keeps the FP32 softmax of the logits (2 x s x v 16-bit elements per
   // sequence) on the last stage. Its backward follows its forward at once under 1F1B, so one
