@@ -66,6 +66,9 @@ const std::vector<Column<ResultRow>>& training_columns() {
        kReal, [](const ResultRow& r) { return r.pipeline_comm_s; }},
       {"pipeline_bubble_time", "s", "compute stream idle waiting for other pipeline stages, per iteration", kReal,
        [](const ResultRow& r) { return r.pipeline_bubble_s; }},
+      {"pipeline_imbalance_time", "s",
+       "of the pipeline bubble: what the reported rank's stage has less work than the busiest stage's, per iteration", kReal,
+       [](const ResultRow& r) { return r.pipeline_imbalance_s; }},
       {"framework_overhead_time", "s",
        "device idle while the host runs ZeRO-3's hooks, collective launches and synchronizations, and blocking activation "
        "copies to and from the host, per iteration",

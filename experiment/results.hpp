@@ -52,6 +52,7 @@ struct ResultRow {
   double context_comm_s = 0;       // ring attention's exchange beyond the attention it overlaps
   double pipeline_comm_s = 0;      // compute stream blocked on its own pipeline sends
   double pipeline_bubble_s = 0;
+  double pipeline_imbalance_s = 0;   // of the bubble: its stage lighter than the busiest (IterationBreakdown)
   double input_s = 0;                // the data loader's time for one iteration's samples on a node (0: no loader)
   double input_stall_s = 0;          // the step waiting for its input (iteration minus compute)
   double startup_s = 0;              // before the first step (workload.startup), in time_to_train

@@ -106,6 +106,7 @@ ResultRow training_row(const Scenario& s, int nodes, const models::ParallelPlan&
   row.context_comm_s = step.context_comm_s;
   row.pipeline_comm_s = step.pipeline_comm_s;
   row.pipeline_bubble_s = step.pipeline_bubble_s;
+  row.pipeline_imbalance_s = step.pipeline_imbalance_s;
   // Rates of the step, slowed by what it waits for its input.
   const double paced = step.iteration_s / row.iteration_s;
   row.tokens_per_s = step.tokens_per_s * paced;

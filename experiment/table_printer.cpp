@@ -150,7 +150,11 @@ void print_table(std::ostream& out, const Results& results) {
         << number(100.0 * (last.compute_s - last.recompute_s) / it, "%.1f%%") << part("recompute", last.recompute_s)
         << part("tensor-parallel comm", last.tensor_comm_s) << part("expert all-to-all", last.expert_comm_s)
         << part("context-parallel ring", last.context_comm_s)
-        << part("pipeline sends", last.pipeline_comm_s) << part("pipeline bubble", last.pipeline_bubble_s) << part("exposed data-parallel comm", last.exposed_comm_s)
+        << part("pipeline sends", last.pipeline_comm_s) << part("pipeline bubble", last.pipeline_bubble_s)
+        << (last.pipeline_imbalance_s > 0.0005 * it
+                ? " (" + number(100.0 * last.pipeline_imbalance_s / it, "%.1f%%") + " of it stage imbalance)"
+                : std::string())
+        << part("exposed data-parallel comm", last.exposed_comm_s)
         << part("framework overhead", last.framework_overhead_s) << part("gradient compression", last.compression_blocking_s)
         << part("optimizer", last.optimizer_s) << part("waiting for input", last.input_stall_s);
     if (last.input_s > 0) {

@@ -950,8 +950,16 @@ class Replay {
     b.exposed_dp_comm_s = std::max(0.0, (k.finish - k.passes_end).seconds() - k.optimizer - k.after_step_host);
     b.compression_blocking_s = k.compression_blocking;
     b.pipeline_comm_s = k.exchange;
-    b.pipeline_bubble_s = std::max(0.0, k.passes_end.seconds() - k.compute - k.tensor - k.expert - k.context - k.gather_wait - k.reduce_wait -
-                                            k.zero_host - k.offload - k.compression_blocking - k.exchange);
+    // A rank's work in its passes: the stream busy or blocked on its own operations, not waiting
+    // for another stage.
+    const auto busy = [](const Rank& x) {
+      return x.compute + x.tensor + x.expert + x.context + x.gather_wait + x.reduce_wait + x.zero_host + x.offload +
+             x.compression_blocking + x.exchange;
+    };
+    b.pipeline_bubble_s = std::max(0.0, k.passes_end.seconds() - busy(k));
+    double busiest = 0;
+    for (const Rank& x : ranks_) busiest = std::max(busiest, busy(x));
+    b.pipeline_imbalance_s = std::clamp(busiest - busy(k), 0.0, b.pipeline_bubble_s);
     b.dp_comm_busy_s = k.dp_busy;
     b.pipeline_comm_busy_s = k.pipe_busy;
     b.gradient_buckets = k.buckets;

@@ -67,6 +67,9 @@ struct IterationBreakdown {
   double activation_offload_s = 0;  // blocking copies of kept activations to and from the host
   double pipeline_comm_s = 0;     // compute stream blocked on its own pipeline sends (!plan.overlap_p2p)
   double pipeline_bubble_s = 0;   // compute stream idle waiting for other stages
+  double pipeline_imbalance_s = 0;  // of the bubble: what this rank's stage has less work than the
+                                  //   busiest stage's (uneven layers, the embedding or the output layer);
+                                  //   the rest is the schedule's fill and drain
   double exposed_dp_comm_s = 0;   // after the last pass, waiting for gradient reduction (and ZeRO gathers)
   double optimizer_s = 0;
   double dp_comm_busy_s = 0;      // time the data-parallel stream was busy (overlapped or not)

@@ -48,6 +48,29 @@ TEST(TrainingReplay, OneFOneBHasGPipesBubbleAndInterleavingDividesIt) {
   EXPECT_LT(inter.iteration_s, one_f.iteration_s);
 }
 
+// The bubble of the reported rank (the first stage under 1F1B: it finishes last) splits into the
+// schedule's fill and drain and what its stage has less work than the busiest. A first stage
+// that is the busiest has no imbalance; one of 1 block against 3 on the others waits 2 blocks'
+// forward and backward per micro-batch beyond the fill and drain.
+TEST(TrainingReplay, TheBubbleSaysWhatStageImbalanceAddsToFillAndDrain) {
+  const network::Topology topology = dgx_cluster(1);
+  const ModelGraph model = uniform_model(10);
+  const int p = 4, m = 8;
+  ParallelPlan plan = pipeline_plan(PipelineSchedule::one_f_one_b, p, m);
+  plan.stage_layers = {4, 2, 2, 2};  // the reported first stage is the busiest: nothing to add
+  const auto heavy_first = replay_iteration(config(model, topology, plan));
+  EXPECT_EQ(heavy_first.pipeline_imbalance_s, 0);
+  plan.stage_layers = {1, 3, 3, 3};
+  const auto light_first = replay_iteration(config(model, topology, plan));
+  const double per_block = light_first.compute_s / (1.0 * m);  // the first stage's block, forward and backward
+  EXPECT_NEAR(light_first.pipeline_imbalance_s, 2 * m * per_block, 0.01 * 2 * m * per_block);
+  EXPECT_LE(light_first.pipeline_imbalance_s, light_first.pipeline_bubble_s);
+  // What is left is the fill and drain: one micro-batch through every stage but a busiest one,
+  // (1 + 3 + 3 + 3 - 3) blocks.
+  EXPECT_NEAR(light_first.pipeline_bubble_s - light_first.pipeline_imbalance_s, 7 * per_block, 0.05 * 7 * per_block);
+  EXPECT_NEAR(sum_of_parts(light_first), light_first.iteration_s, 1e-6 * light_first.iteration_s);
+}
+
 // Megatron's pipeline exchange waits for its requests and synchronizes the device
 // (p2p_communication.py): a stage starts its next pass only when its send has arrived. The first
 // stage of a 1F1B pipeline (the rank that finishes last) sends one activation per micro-batch,
