@@ -100,9 +100,12 @@ models::ModelGraph read_transformer(MapReader& model, const std::string& name, m
   c.layers = static_cast<int>(t.integer("layers", 1, 100'000));
   c.hidden = static_cast<int>(t.integer("hidden", 1, 1'048'576));
   c.heads = static_cast<int>(t.integer("heads", 1, 65'536));
-  if (c.hidden % c.heads != 0) {
+  // head_dim: PaLM's and Gemma's heads x head_dim differ from hidden; by default each head has
+  // hidden / heads features, so heads must divide hidden.
+  c.head_dim = static_cast<int>(t.integer("head_dim", 1, 65'536, 0));
+  if (c.head_dim == 0 && c.hidden % c.heads != 0) {
     t.fail("heads", "heads " + std::to_string(c.heads) + " must divide hidden " + std::to_string(c.hidden) +
-                        " (each head has hidden / heads features)");
+                        " (each head has hidden / heads features unless head_dim is given)");
   }
   c.kv_heads = static_cast<int>(t.integer("kv_heads", 1, c.heads, c.heads));
   if (c.heads % c.kv_heads != 0) {

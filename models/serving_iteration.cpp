@@ -57,8 +57,8 @@ ServingStepModel::ServingStepModel(DecoderConfig model, DeviceSpec device, Devic
   }
   if (options_.max_batch_tokens < 1) throw std::invalid_argument("max_batch_tokens: must be >= 1");
   element_ = bytes_per_element(storage_precision(options_.precision));
-  head_dim_ = double(c.hidden) / c.heads;
-  q_features_ = double(c.hidden) / t;
+  head_dim_ = decoder_head_dim(c);
+  q_features_ = decoder_q_features(c) / t;
   // With more ranks than K/V heads, each rank keeps a copy of one head (vLLM replicates them).
   kv_heads_per_rank_ = std::max(1.0, double(kv_heads) / t);
   kv_features_ = kv_heads_per_rank_ * head_dim_;

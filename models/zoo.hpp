@@ -42,6 +42,8 @@ struct DecoderConfig {
   std::string name;
   int layers = 0, hidden = 0, heads = 0;
   int kv_heads = 0;               // grouped-query attention K/V heads; 0 means heads (plain MHA)
+  int head_dim = 0;               // features per attention head; 0 means hidden / heads (PaLM and
+                                  //   Gemma use heads x head_dim != hidden)
   int ffn = 0;                    // feed-forward inner size
   int vocab = 0;
   int max_positions = 0;          // maximum (and default) sequence length
@@ -82,7 +84,10 @@ struct DecoderConfig {
   // (Megatron-LM's default, fp16_lm_cross_entropy off), the loss computed in FP32.
   bool cross_entropy_in_fp32 = false;
 };
-// Features of each of the K and V projections: kv_heads * (hidden / heads).
+// Features per head (head_dim, or hidden / heads), of the Q projection (heads x that) and of each
+// of the K and V projections (kv_heads x that).
+double decoder_head_dim(const DecoderConfig& c);
+double decoder_q_features(const DecoderConfig& c);
 double decoder_kv_features(const DecoderConfig& c);
 // Throws std::invalid_argument for a bad config or sequence_length outside [1, max_positions].
 ModelGraph decoder_transformer(const DecoderConfig& c, int sequence_length);

@@ -108,12 +108,12 @@ void norm(Layers& out, const std::string& name, const DecoderConfig& c, double t
 // Its output is the very tensor the output projection keeps as its input (one allocation, saved
 // by both), so it is counted there, not twice.
 void flash_attention(Layers& out, const std::string& p, const DecoderConfig& c, double s) {
-  const double h = c.hidden, kv = decoder_kv_features(c), causal = s * (s + 1) / 2;
-  Layer& a = split(push(out, p + ".attn.flash", LayerKind::attention, 0, 2 * (2 * causal * h), s * (h + 2 * kv), s * h));
+  const double q = decoder_q_features(c), kv = decoder_kv_features(c), causal = s * (s + 1) / 2;
+  Layer& a = split(push(out, p + ".attn.flash", LayerKind::attention, 0, 2 * (2 * causal * q), s * (q + 2 * kv), s * q));
   a.backward_flops = 2 * a.forward_flops;  // model FLOPs: the recomputed scores are not counted
-  a.attention = {double(c.heads), double(c.kv_heads == 0 ? c.heads : c.kv_heads), s, s, h / c.heads, true};
+  a.attention = {double(c.heads), double(c.kv_heads == 0 ? c.heads : c.kv_heads), s, s, decoder_head_dim(c), true};
   a.attention.kernel = c.flash_kernel;
-  saves(a, s * (h + 2 * kv) + 2 * double(c.heads) * s);
+  saves(a, s * (q + 2 * kv) + 2 * double(c.heads) * s);
 }
 
 // The unfused attention core as Megatron-LM (2021) and Hugging Face run it: batched GEMMs over the
@@ -121,11 +121,11 @@ void flash_attention(Layers& out, const std::string& p, const DecoderConfig& c, 
 // the query heads), a fused scale-mask-softmax kernel over all s x s entries, dropout on the
 // probabilities, and the context bmm.
 void unfused_attention(Layers& out, const std::string& p, const DecoderConfig& c, double s) {
-  const double h = c.hidden, kv = decoder_kv_features(c), d = h / c.heads, heads = c.heads;
+  const double q = decoder_q_features(c), kv = decoder_kv_features(c), d = decoder_head_dim(c), heads = c.heads;
   const double causal = s * (s + 1) / 2;           // scored (query, key) pairs per head
   const double scores = heads * causal;            // over all heads
   const double probabilities = heads * s * s;      // what the kernels read and write
-  gemm(attention_core(push(out, p + ".attn.scores", LayerKind::matmul, 0, 2 * causal * h, s * (h + kv), probabilities)),
+  gemm(attention_core(push(out, p + ".attn.scores", LayerKind::matmul, 0, 2 * causal * q, s * (q + kv), probabilities)),
        s, d, s, heads, true);
   if (c.fused_kernels) {
     saves(attention_core(push(out, p + ".attn.softmax", LayerKind::softmax, 0, kSoftmaxFlops * scores, probabilities,
@@ -137,8 +137,8 @@ void unfused_attention(Layers& out, const std::string& p, const DecoderConfig& c
   if (c.dropout) {
     attention_core(dropout(out, p + ".attn.dropout", probabilities)).forward_flops = kDropoutFlops * scores;
   }
-  gemm(saves(attention_core(push(out, p + ".attn.context", LayerKind::matmul, 0, 2 * causal * h, probabilities + s * kv,
-                                 s * h)),
+  gemm(saves(attention_core(push(out, p + ".attn.context", LayerKind::matmul, 0, 2 * causal * q, probabilities + s * kv,
+                                 s * q)),
              s * kv + (c.dropout ? probabilities : 0.0)),
        s, s, d, heads, true);
 }
@@ -163,17 +163,17 @@ void residual(Layers& out, const std::string& p, const DecoderConfig& c, double 
 // projection's partial sums are all-reduced here (not in a parallel block, where the MLP's
 // down projection reduces both).
 void attention_body(Layers& out, const std::string& p, const DecoderConfig& c, double s, bool reduced) {
-  const double h = c.hidden, kv = decoder_kv_features(c);
-  split(linear(out, p + ".attn.qkv", s, h, h + 2 * kv, c.linear_bias));
+  const double h = c.hidden, q = decoder_q_features(c), kv = decoder_kv_features(c);
+  split(linear(out, p + ".attn.qkv", s, h, q + 2 * kv, c.linear_bias));
   if (c.rotary()) {
-    split(elementwise(out, p + ".attn.rotary", kRotaryFlops, s * (h + kv))).memory_kernel = MemoryKernel::rotary;
+    split(elementwise(out, p + ".attn.rotary", kRotaryFlops, s * (q + kv))).memory_kernel = MemoryKernel::rotary;
   }
   if (c.flash_attention) {
     flash_attention(out, p, c, s);
   } else {
     unfused_attention(out, p, c, s);
   }
-  Layer& output = linear(out, p + ".attn.output", s, h, h, c.linear_bias);
+  Layer& output = linear(out, p + ".attn.output", s, q, h, c.linear_bias);
   if (reduced) {
     row_parallel(output);
   } else {
@@ -293,6 +293,7 @@ void validate(const DecoderConfig& c, int sequence_length) {
       c.max_positions < 1) {
     fail("layers, hidden, heads, ffn, vocab and max_positions must be positive");
   }
+  if (c.head_dim < 0) fail("head_dim " + std::to_string(c.head_dim) + " must be positive (or 0: hidden / heads)");
   if (c.kv_heads < 0 || c.kv_heads > c.heads || (c.kv_heads > 0 && c.heads % c.kv_heads != 0)) {
     fail("kv_heads " + std::to_string(c.kv_heads) + " must divide heads " +
          std::to_string(c.heads));
@@ -405,6 +406,28 @@ DecoderConfig falcon_like(const char* name, int layers, int hidden, int heads, i
   return c;
 }
 
+// PaLM 540B (Chowdhery et al. 2022, Table 1 and Sec. 2): 118 layers of width 18432, 48 query
+// heads of 256 features sharing one K/V head (multi-query), SwiGLU of 4 x width, parallel
+// attention and MLP, rotary, no biases (norms with a scale only, counted as RMSNorm's h),
+// shared input and output embeddings, a 256k vocabulary, 2048 tokens.
+DecoderConfig palm_540b() {
+  DecoderConfig c = llama_like("palm-540b", 118, 18432, 48, 1, 73728, 256000, 2048);
+  c.head_dim = 256;
+  c.parallel_block = true;
+  c.tied_embeddings = true;
+  return c;
+}
+
+// Gemma (Gemma Team 2024, Table 1; google/gemma-* configs): heads of 256 features (not hidden /
+// heads), GeGLU, RMSNorm, rotary, tied embeddings, a 256k vocabulary, 8192 tokens; 2B multi-query.
+DecoderConfig gemma_like(const char* name, int layers, int hidden, int heads, int kv_heads, int ffn) {
+  DecoderConfig c = llama_like(name, layers, hidden, heads, kv_heads, ffn, 256000, 8192);
+  c.head_dim = 256;
+  c.gelu_gate = true;
+  c.tied_embeddings = true;
+  return c;
+}
+
 // GPT-2 (Radford et al. 2019; Hugging Face configs): context 1024, vocabulary 50257.
 // GPT-3 (Brown et al. 2020, Table 2.1): context 2048, same BPE vocabulary, FFN 4d, the GPT-2
 // layout (its alternating sparse attention is not modelled). Table 2.1 lists GPT-3 XL with 24
@@ -456,6 +479,9 @@ const Preset kPresets[] = {
     {"falcon-7b", [] { return falcon_like("falcon-7b", 32, 4544, 71, 1); }},
     {"falcon-40b", [] { return falcon_like("falcon-40b", 60, 8192, 128, 8); }},
     {"falcon-180b", [] { return falcon_like("falcon-180b", 80, 14848, 232, 8); }},
+    {"palm-540b", palm_540b},
+    {"gemma-2b", [] { return gemma_like("gemma-2b", 18, 2048, 8, 1, 16384); }},
+    {"gemma-7b", [] { return gemma_like("gemma-7b", 28, 3072, 16, 16, 24576); }},
     {"mixtral-8x7b",
      [] { return mixtral_like("mixtral-8x7b", 32, 4096, 32, 14336, 32000, 32768); }},
     {"mixtral-8x22b",
@@ -464,9 +490,15 @@ const Preset kPresets[] = {
 
 }  // namespace
 
+double decoder_head_dim(const DecoderConfig& c) {
+  return c.head_dim > 0 ? double(c.head_dim) : double(c.hidden) / double(c.heads);
+}
+
+double decoder_q_features(const DecoderConfig& c) { return double(c.heads) * decoder_head_dim(c); }
+
 double decoder_kv_features(const DecoderConfig& c) {
   const int kv_heads = c.kv_heads == 0 ? c.heads : c.kv_heads;
-  return double(kv_heads) * double(c.hidden) / double(c.heads);
+  return double(kv_heads) * decoder_head_dim(c);
 }
 
 ModelGraph decoder_transformer(const DecoderConfig& c, int sequence_length) {

@@ -77,15 +77,26 @@ TEST(ModelYaml, TransformerDefaultsSpelledOutChangeNothing) {
   expect_same_costs(got, models::zoo_model("gpt3-1.3b"));
 }
 
-TEST(ModelYaml, TransformerWithLlamaOptionsEqualsZooPreset) {
-  const auto got = read(R"(workload:
-  model:
-    name: my-llama
-    transformer: {layers: 32, hidden: 4096, heads: 32, kv_heads: 8, ffn: 14336, vocab: 128256,
-                  sequence_length: 8192, ffn_kind: swiglu, tied_embeddings: false,
-                  positions: rotary, norm: rmsnorm, bias: false}
-)");
-  expect_same_costs(got, models::zoo_model("llama3-8b"));
+// Zoo presets spelled out as transformer options: Llama 3 8B (grouped K/V heads, SwiGLU, RMSNorm,
+// untied) and Gemma 7B (16 heads of 256 on a width of 3072: head_dim; GeGLU; tied).
+TEST(ModelYaml, TransformerOptionsEqualZooPresets) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"llama3-8b", "{layers: 32, hidden: 4096, heads: 32, kv_heads: 8, ffn: 14336, vocab: 128256, sequence_length: 8192, "
+                    "ffn_kind: swiglu, tied_embeddings: false, positions: rotary, norm: rmsnorm, bias: false}"},
+      {"gemma-7b", "{layers: 28, hidden: 3072, heads: 16, head_dim: 256, ffn: 24576, vocab: 256000, sequence_length: 8192, "
+                   "ffn_kind: geglu, tied_embeddings: true, positions: rotary, norm: rmsnorm, bias: false}"},
+  };
+  for (const auto& [preset, transformer] : cases) {
+    const auto got = read(std::string("workload:\n  model:\n    name: mine\n    transformer: ") + transformer + "\n");
+    expect_same_costs(got, models::zoo_model(preset));
+  }
+  // Heads need not divide hidden once head_dim is given; without it they must.
+  const auto odd_heads = [](const char* head_dim) {
+    return read(std::string("workload:\n  model:\n    name: m\n    transformer: {layers: 2, hidden: 100, heads: 3, ") +
+                head_dim + "vocab: 100, sequence_length: 16}\n");
+  };
+  EXPECT_NO_THROW(odd_heads("head_dim: 32, "));
+  EXPECT_THROW(odd_heads(""), ConfigError);
 }
 
 // ALiBi (BLOOM, MPT): no position table and no rotary kernel; everything else as rotary.

@@ -13,18 +13,19 @@ namespace dlsim::models {
 namespace {
 
 // Hand derivation of the parameter count of a DecoderConfig, independent of the layer list:
-// per layer: QKV h(h + 2kv) + output h^2 (+ biases h + 2kv + h), FFN 2hf (plain, + f + h biases)
+// per layer: QKV h(q + 2kv) + output qh (+ biases q + 2kv + h; q = heads x head_dim, h unless
+// head_dim is given), FFN 2hf (plain, + f + h biases)
 // or 3hf (gated, + 2f + h), two norms (one in a parallel block; h each for RMSNorm, 2h for
 // LayerNorm); then the final norm, the embedding table (vocab + learned positions) * h and an
 // untied LM head vocab * h.
 // With E experts the FFN matrices (and their biases) are held E times, plus a router h*E.
 double hand_parameters(const DecoderConfig& c) {
-  const double h = c.hidden, f = c.ffn, v = c.vocab, kv = decoder_kv_features(c);
+  const double h = c.hidden, f = c.ffn, v = c.vocab, q = decoder_q_features(c), kv = decoder_kv_features(c);
   const double nrm = c.rms_norm ? h : 2 * h, e = c.experts > 0 ? c.experts : 1;
   const double router = c.experts > 0 ? h * c.experts : 0;
   const double norms = c.parallel_block ? 1 : 2;  // a parallel block has one norm for both halves
-  double layer = h * (h + 2 * kv) + h * h + e * (c.gated_ffn ? 3 : 2) * h * f + router + norms * nrm;
-  if (c.linear_bias) layer += (h + 2 * kv) + h + e * ((c.gated_ffn ? 2 * f : f) + h);
+  double layer = h * (q + 2 * kv) + q * h + e * (c.gated_ffn ? 3 : 2) * h * f + router + norms * nrm;
+  if (c.linear_bias) layer += (q + 2 * kv) + h + e * ((c.gated_ffn ? 2 * f : f) + h);
   const double positions = c.learned_positions ? c.max_positions : 0;
   return c.layers * layer + nrm + (v + positions) * h + (c.tied_embeddings ? 0 : v * h);
 }
@@ -82,6 +83,11 @@ const Published kPublished[] = {
     {"falcon-7b", 6'921'720'704, 7e9, 0.02},
     {"falcon-40b", 41'302'310'912, 40e9, 0.04},
     {"falcon-180b", 178'554'713'088, 180e9, 0.01},
+    // PaLM 540B (Chowdhery et al. 2022, Table 1: 540.35B); Gemma 2B and 7B (Gemma Team 2024,
+    // Table 2: 2.51B and 8.54B, embeddings included): heads of 256, not hidden / heads.
+    {"palm-540b", 540'356'474'880, 540.35e9, 0.001},
+    {"gemma-2b", 2'506'172'416, 2.51e9, 0.005},
+    {"gemma-7b", 8'537'680'896, 8.54e9, 0.005},
     {"mixtral-8x7b", 46'702'792'704, 46.7e9, 0.01},
     {"mixtral-8x22b", 140'630'071'296, 141e9, 0.01},
 };
