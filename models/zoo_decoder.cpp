@@ -157,8 +157,9 @@ void residual(Layers& out, const std::string& p, const DecoderConfig& c, double 
 
 // Causal self-attention: fused Q/K/V projection (K and V have kv_heads * head_dim features each),
 // rotary embedding on Q and K with rotary positions (ALiBi has no kernel of its own), per-head
-// scores QK^T over the lower triangle (2 * head_dim per score, summed over heads: s(s+1)*h
-// FLOPs), softmax, scores*V (the same), output projection and the residual add.
+// scores QK^T over the lower triangle (2 * head_dim per score, summed over heads: s(s+1)*q FLOPs
+// with q = heads * head_dim), softmax, scores*V (the same), the output projection q -> h and the
+// residual add.
 // The attention from the Q/K/V projection to the output projection; `reduced`: the output
 // projection's partial sums are all-reduced here (not in a parallel block, where the MLP's
 // down projection reduces both).
