@@ -163,6 +163,13 @@ void add(Catalog& c, const Row& r) {
   c.add_instance(std::move(t));
 }
 
+// A spot price for a built-in instance (the row added first, its on-demand price unchanged).
+void set_spot_price(Catalog& c, const char* name, double usd_per_hour) {
+  InstanceType t = *c.find_instance(name);
+  t.spot_price_per_hour = usd_per_hour;
+  c.add_instance(std::move(t));
+}
+
 // K80 over PCIe Gen3 (hw-k80-link: 32 GB/s bidirectional -> 16 per direction).
 void add_aws_p2(Catalog& c) {
   // inst-aws-p2.xlarge-price: network is "high (~1-10)" Gbps; CONSERVATIVE 1 Gbps, the low end.
@@ -224,12 +231,8 @@ void add_aws_p4_p5(Catalog& c) {
   // same file still gives p5.48xlarge 98.32). The same file's p5.48xlarge spot price there: 30.326.
   add(c, {"aws/p5en.48xlarge", "H200", 8, 3200, kRdmaLatency, kNvlinkLatency, 84.80, "SkyPilot catalog v7 (2024-25, us-east-1)",
           "skypilot-org/skypilot-catalog catalogs/v7/aws/vms.csv @001367d2; not in the reference file"});
-  const std::pair<const char*, double> spot[] = {{"aws/p5en.48xlarge", 24.2902}, {"aws/p5.48xlarge", 30.326}};
-  for (const auto& [name, price] : spot) {
-    InstanceType t = *c.find_instance(name);
-    t.spot_price_per_hour = price;
-    c.add_instance(std::move(t));
-  }
+  set_spot_price(c, "aws/p5en.48xlarge", 24.2902);
+  set_spot_price(c, "aws/p5.48xlarge", 30.326);
 }
 
 // PCIe nodes: T4 Gen3 (hw-t4-link 32 GB/s bidir), A10G and L4 Gen4 (hw-a10g-link, hw-l4-link
@@ -267,9 +270,7 @@ void add_aws_g(Catalog& c) {
   // memory of AWS's us-east-1 page (uncertain - verify); not in the reference file.
   add(c, {"aws/g6e.48xlarge", "L40S", 8, 400, kRdmaLatency, kPcieLatency, 30.13118, "2024-2025 (us-east-1)",
           "AWS EC2 on-demand pricing (from memory - uncertain, verify); not in the reference file"});
-  InstanceType spot = *c.find_instance("aws/g6e.xlarge");
-  spot.spot_price_per_hour = 1.1027;
-  c.add_instance(std::move(spot));
+  set_spot_price(c, "aws/g6e.xlarge", 1.1027);
 }
 
 // GCP GPU prices: Cyclenerd google-cloud-pricing-cost-calculator pricing.yml (generated from
@@ -289,16 +290,11 @@ void add_gcp_gpu(Catalog& c) {
   add(c, {"gcp/g2-standard-96", "L4", 8, 100, kEthernetLatency, kPcieLatency, 8.00333, date,
           "inst-gcp-g2-standard-96-price: Cyclenerd pricing.yml"});
   // Spot prices of the same snapshot (pricing.yml hour_spot; records spot-gcp-*): 42.8-47.5% off.
-  const std::pair<const char*, double> spot[] = {{"gcp/a2-highgpu-1g", 1.92802},
-                                                 {"gcp/a2-highgpu-8g", 15.42416},
-                                                 {"gcp/a2-ultragpu-8g", 22.0763704},
-                                                 {"gcp/a3-highgpu-8g", 50.6095408},
-                                                 {"gcp/g2-standard-96", 4.499264}};
-  for (const auto& [name, price] : spot) {
-    InstanceType t = *c.find_instance(name);
-    t.spot_price_per_hour = price;
-    c.add_instance(std::move(t));
-  }
+  set_spot_price(c, "gcp/a2-highgpu-1g", 1.92802);
+  set_spot_price(c, "gcp/a2-highgpu-8g", 15.42416);
+  set_spot_price(c, "gcp/a2-ultragpu-8g", 22.0763704);
+  set_spot_price(c, "gcp/a3-highgpu-8g", 50.6095408);
+  set_spot_price(c, "gcp/g2-standard-96", 4.499264);
 }
 
 // Cloud TPU slices of one host each; a larger slice is several such nodes (e.g. v5e-256 = 32
@@ -352,9 +348,7 @@ void add_gcp_tpu(Catalog& c) {
           "SkyPilot catalog v7 (2025, us-central1)",
           "skypilot-org/skypilot-catalog catalogs/v7/gcp/vms.csv @017e2502 (2.70 USD/chip-h x 8); "
           "cloud.google.com/tpu/docs/v6e (chips per host); network assumed as v5e"});
-  InstanceType spot = *c.find_instance("gcp/tpu-v6e-8");
-  spot.spot_price_per_hour = 8 * 0.64833;
-  c.add_instance(std::move(spot));
+  set_spot_price(c, "gcp/tpu-v6e-8", 8 * 0.64833);
 }
 
 // Azure ND: InfiniBand between nodes (the Ethernet front-end NIC is not counted).
