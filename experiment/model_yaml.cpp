@@ -65,6 +65,19 @@ std::string blamed_key(const std::string& message, const MapReader& t) {
 }
 
 // The mixture-of-experts keys: top_k is required with experts > 0 and rejected without.
+// The values of ffn_kind and positions (MapReader::choice has checked the name).
+models::FfnKind ffn_kind_named(const std::string& name) {
+  if (name == "relu") return models::FfnKind::relu;
+  if (name == "swiglu") return models::FfnKind::swiglu;
+  if (name == "geglu") return models::FfnKind::geglu;
+  return models::FfnKind::gelu;
+}
+models::Positions positions_named(const std::string& name) {
+  if (name == "rotary") return models::Positions::rotary;
+  if (name == "alibi") return models::Positions::alibi;
+  return models::Positions::learned;
+}
+
 void read_experts(MapReader& t, models::DecoderConfig& c) {
   c.experts = static_cast<int>(t.integer("experts", 0, kMaxExperts, 0));
   if (c.experts > 0) {
@@ -117,17 +130,22 @@ models::ModelGraph read_transformer(MapReader& model, const std::string& name, m
   const int sequence_length = static_cast<int>(t.integer("sequence_length", 1, kMaxSequence));
   c.max_positions = sequence_length;
   const std::string ffn_kind = t.choice("ffn_kind", {"gelu", "relu", "swiglu", "geglu"}, "gelu");
-  c.gated_ffn = ffn_kind == "swiglu" || ffn_kind == "geglu";
-  c.gelu_gate = ffn_kind == "geglu";
-  c.relu = ffn_kind == "relu";
+  c.ffn_kind = ffn_kind_named(ffn_kind);
   c.tied_embeddings = t.boolean("tied_embeddings", true);
   const std::string positions = t.choice("positions", {"learned", "rotary", "alibi"}, "learned");
-  c.learned_positions = positions == "learned";
-  c.alibi = positions == "alibi";
+  c.positions = positions_named(positions);
   c.rms_norm = t.choice("norm", {"layernorm", "rmsnorm"}, "layernorm") == "rmsnorm";
   c.linear_bias = t.boolean("bias", true);
   c.dropout = t.boolean("dropout", false);
   c.parallel_block = t.boolean("parallel_block", false);
+  // parallel_block_norms: 1, one norm shared by attention and MLP (GPT-J, PaLM, Falcon-7B); 2, a
+  // norm each (GPT-NeoX, Falcon-40B/180B). Only a parallel block has the choice.
+  const int parallel_norms = static_cast<int>(t.integer("parallel_block_norms", 1, 2, 1));
+  if (parallel_norms == 2 && !c.parallel_block) {
+    t.fail("parallel_block_norms", "2 norms per block needs parallel_block: true (a sequential block has one before each half)");
+  }
+  c.parallel_block_two_norms = parallel_norms == 2;
+  c.embedding_norm = t.boolean("embedding_norm", false);
   // The attention core: "unfused" (batched GEMMs, softmax and dropout over the s x s scores, as
   // Megatron-LM 2021 and eager PyTorch run it), "flash" (one FlashAttention kernel), or "auto"
   // (the default: flash where the device and precision run it; decided by the workload, which

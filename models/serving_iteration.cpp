@@ -65,7 +65,7 @@ ServingStepModel::ServingStepModel(DecoderConfig model, DeviceSpec device, Devic
   flash_attention_ = flash_attention_unavailable(options_.precision, device_).empty();
   weight_bytes_ = decoder_transformer(c, 1).parameters() / t * bytes_per_element(options_.precision);
   const double tokens = options_.max_batch_tokens;
-  const double mlp_width = double(c.ffn) / t * (c.gated_ffn ? 3 : 2);
+  const double mlp_width = double(c.ffn) / t * (c.gated_ffn() ? 3 : 2);
   workspace_bytes_ = tokens * (kResidentHiddenTensors * c.hidden + mlp_width) * element_;
   kv_bytes_per_token_ = 2.0 * c.layers * kv_features_ * element_;
 }
@@ -93,15 +93,16 @@ double ServingStepModel::layer_s(int tokens) const {
   // GEMMs: fused Q/K/V, attention output, (gate and) up, down.
   layer += gemm_s(T, q_features_ + 2 * kv_features_, h);
   layer += gemm_s(T, h, q_features_);
-  layer += gemm_s(T, f * (c.gated_ffn ? 2 : 1), h);
+  layer += gemm_s(T, f * (c.gated_ffn() ? 2 : 1), h);
   layer += gemm_s(T, h, f);
   // Memory-bound kernels, each moving its inputs plus outputs.
-  const int norms = c.parallel_block ? 1 : 2;
+  const int norms = c.parallel_block && !c.parallel_block_two_norms ? 1 : 2;
+  const int residual_adds = c.parallel_block ? 1 : 2;  // a parallel block adds both halves at once
   layer += norms * memory_s(norm_class(), 2 * T * h * e);
-  if (c.rotary()) layer += memory_s(static_cast<int>(MemoryKernel::rotary), 2 * T * (q_features_ + kv_features_) * e);
-  layer += c.gated_ffn ? memory_s(static_cast<int>(MemoryKernel::gated_act), 3 * T * f * e)
-                       : memory_s(static_cast<int>(c.relu ? MemoryKernel::relu : MemoryKernel::activation), 2 * T * f * e);
-  layer += norms * memory_s(static_cast<int>(MemoryKernel::stream), 3 * T * h * e);
+  if (c.positions == Positions::rotary) layer += memory_s(static_cast<int>(MemoryKernel::rotary), 2 * T * (q_features_ + kv_features_) * e);
+  layer += c.gated_ffn() ? memory_s(static_cast<int>(MemoryKernel::gated_act), 3 * T * f * e)
+                       : memory_s(static_cast<int>(c.ffn_kind == FfnKind::relu ? MemoryKernel::relu : MemoryKernel::activation), 2 * T * f * e);
+  layer += residual_adds * memory_s(static_cast<int>(MemoryKernel::stream), 3 * T * h * e);
   return layer;
 }
 
@@ -115,7 +116,7 @@ double ServingStepModel::dense_s(int tokens) const {
   const double communication = options_.tensor > 1 ? reduces * all_reduce_(T * h * e) : 0;
   const double total = c.layers * (layer_s(tokens) + communication) +
                        memory_s(static_cast<int>(MemoryKernel::embedding), 2 * T * h * e) +
-                       memory_s(norm_class(), 2 * T * h * e);  // the final norm
+                       (c.embedding_norm ? 2 : 1) * memory_s(norm_class(), 2 * T * h * e);  // the final (and embedding) norm
   dense_memo_.emplace(tokens, total);
   return total;
 }

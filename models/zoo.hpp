@@ -36,6 +36,15 @@ ModelGraph vit_l16(bool flash_attention = false);
 ModelGraph bert_base(int sequence_length = 128, int mlm_positions = 0, bool flash_attention = false);
 ModelGraph bert_large(int sequence_length = 128, int mlm_positions = 0, bool flash_attention = false);
 
+// The feed-forward's activation: GELU or ReLU (OPT) on one up matrix; or gated, SwiGLU (LLaMA) or
+// GeGLU (Gemma, T5 v1.1), GELU(gate) x up, on gate and up matrices.
+enum class FfnKind { gelu, relu, swiglu, geglu };
+// How positions enter: a learned table added to the embeddings (GPT-2/3); rotary, its own kernel on
+// Q and K, no parameters (LLaMA); ALiBi (Press et al., ICLR 2022; BLOOM, MPT), a per-head linear
+// bias on the attention scores that implementations fold into the scores' batched GEMM
+// (Megatron-DeepSpeed's baddbmm) or the flash kernel, so no kernel and no parameters of its own.
+enum class Positions { learned, rotary, alibi };
+
 // Decoder-only (GPT-style) transformer, built layer by layer (zoo_decoder.cpp). Defaults are the
 // GPT-2 layout: plain GELU FFN, tied output embedding, learned positions, LayerNorm, biases.
 struct DecoderConfig {
@@ -47,17 +56,10 @@ struct DecoderConfig {
   int ffn = 0;                    // feed-forward inner size
   int vocab = 0;
   int max_positions = 0;          // maximum (and default) sequence length
-  bool gated_ffn = false;         // SwiGLU: gate, up and down matrices; otherwise GELU: up, down
-  bool gelu_gate = false;         // with gated_ffn: GeGLU (Gemma, T5 v1.1), GELU(gate) x up, not SiLU
-  bool relu = false;              // without gated_ffn: ReLU (OPT), not GELU
+  FfnKind ffn_kind = FfnKind::gelu;
+  bool gated_ffn() const { return ffn_kind == FfnKind::swiglu || ffn_kind == FfnKind::geglu; }  // gate, up, down
   bool tied_embeddings = true;    // LM head reuses the token embedding
-  bool learned_positions = true;  // learned position table; otherwise rotary or ALiBi (no parameters)
-  // With learned_positions false: ALiBi (Press et al., ICLR 2022; BLOOM, MPT) instead of rotary: a
-  // per-head linear bias added to the attention scores, which implementations fold into the
-  // scores' batched GEMM (Megatron-DeepSpeed's baddbmm) or the flash kernel, so no kernel and no
-  // parameters of its own; rotary runs its own kernel on Q and K.
-  bool alibi = false;
-  bool rotary() const { return !learned_positions && !alibi; }
+  Positions positions = Positions::learned;
   bool rms_norm = false;          // RMSNorm (scale only); otherwise LayerNorm (scale and shift)
   bool linear_bias = true;        // biases on the linear layers
   bool dropout = false;           // dropout after softmax, attention output and FFN (GPT-2/3: 0.1)
@@ -66,6 +68,10 @@ struct DecoderConfig {
   bool flash_attention = false;   // the attention core as one FlashAttention kernel (no s x s matrix)
   FlashKernel flash_kernel = FlashKernel::fa2;  // with flash_attention: which implementation (flash_kernel.hpp)
   bool parallel_block = false;    // attention and MLP side by side on one norm (GPT-J, PaLM)
+  // With parallel_block: attention and MLP each on its own norm of the block's input (GPT-NeoX's
+  // input and post-attention LayerNorms, Falcon-40B/180B's ln_attn and ln_mlp), not one shared.
+  bool parallel_block_two_norms = false;
+  bool embedding_norm = false;    // a norm on the token embeddings before the first block (BLOOM)
   // Megatron-LM's fused kernels (Narayanan et al. SC'21, sec. 4.2): bias + GeLU, bias + dropout
   // + residual add, and scale + mask + softmax, each one kernel. False: each step its own PyTorch
   // kernel (Megatron's --no-bias-gelu-fusion --no-bias-dropout-fusion --no-masked-softmax-fusion,

@@ -166,7 +166,7 @@ void residual(Layers& out, const std::string& p, const DecoderConfig& c, double 
 void attention_body(Layers& out, const std::string& p, const DecoderConfig& c, double s, bool reduced) {
   const double h = c.hidden, q = decoder_q_features(c), kv = decoder_kv_features(c);
   split(linear(out, p + ".attn.qkv", s, h, q + 2 * kv, c.linear_bias));
-  if (c.rotary()) {
+  if (c.positions == Positions::rotary) {
     split(elementwise(out, p + ".attn.rotary", kRotaryFlops, s * (q + kv))).memory_kernel = MemoryKernel::rotary;
   }
   if (c.flash_attention) {
@@ -195,17 +195,17 @@ void attention(Layers& out, const std::string& p, const DecoderConfig& c, double
 size_t mlp(Layers& out, const std::string& p, const DecoderConfig& c, double tokens) {
   const double h = c.hidden, f = c.ffn;
   const bool separate_bias = !c.fused_kernels && c.linear_bias;
-  if (c.gated_ffn) {
+  if (c.gated_ffn()) {
     split(linear(out, p + ".gate_up", tokens, h, 2 * f, c.linear_bias));
     if (separate_bias) split(bias_add(out, p + ".gate_up_bias", 2 * tokens * f));
-    saves(split(push(out, p + (c.gelu_gate ? ".geglu" : ".swiglu"), LayerKind::elementwise, 0,
-                     (c.gelu_gate ? kGeGluFlops : kSwiGluFlops) * tokens * f, 2 * tokens * f, tokens * f)),
+    saves(split(push(out, p + (c.ffn_kind == FfnKind::geglu ? ".geglu" : ".swiglu"), LayerKind::elementwise, 0,
+                     (c.ffn_kind == FfnKind::geglu ? kGeGluFlops : kSwiGluFlops) * tokens * f, 2 * tokens * f, tokens * f)),
           2 * tokens * f)
         .memory_kernel = MemoryKernel::gated_act;
   } else {
     split(linear(out, p + ".up", tokens, h, f, c.linear_bias));
     if (separate_bias) split(bias_add(out, p + ".up_bias", tokens * f));
-    if (c.relu) {
+    if (c.ffn_kind == FfnKind::relu) {
       saves(split(elementwise(out, p + ".relu", kReluFlops, tokens * f)), tokens * f).memory_kernel = MemoryKernel::relu;
     } else {
       saves(split(elementwise(out, p + ".gelu", kGeluFlops, tokens * f)), tokens * f).memory_kernel = MemoryKernel::activation;
@@ -234,11 +234,13 @@ void moe_mlp(Layers& out, const std::string& p, const DecoderConfig& c, double s
 }
 
 // A parallel block (GPT-J, PaLM: Chowdhery et al. 2022, sec. 2): y = x + attn(norm(x)) +
-// mlp(norm(x)), one norm shared; under tensor parallelism the two row-parallel outputs are
-// summed before one all-reduce (the down projection's), halving the block's collectives.
+// mlp(norm(x)), one norm shared (or a second one for the MLP, parallel_block_two_norms); under
+// tensor parallelism the two row-parallel outputs are summed before one all-reduce (the down
+// projection's), halving the block's collectives.
 void parallel_block(Layers& out, const std::string& p, const DecoderConfig& c, double s) {
   norm(out, p + ".norm", c, s);
   attention_body(out, p, c, s, false);
+  if (c.parallel_block_two_norms) norm(out, p + ".ffn.norm", c, s);
   if (c.experts > 0) {
     moe_mlp(out, p + ".ffn", c, s);
   } else {
@@ -294,6 +296,7 @@ void validate(const DecoderConfig& c, int sequence_length) {
       c.max_positions < 1) {
     fail("layers, hidden, heads, ffn, vocab and max_positions must be positive");
   }
+  if (c.parallel_block_two_norms && !c.parallel_block) fail("parallel_block_two_norms needs parallel_block");
   if (c.head_dim < 0) fail("head_dim " + std::to_string(c.head_dim) + " must be positive (or 0: hidden / heads)");
   if (c.kv_heads < 0 || c.kv_heads > c.heads || (c.kv_heads > 0 && c.heads % c.kv_heads != 0)) {
     fail("kv_heads " + std::to_string(c.kv_heads) + " must divide heads " +
@@ -339,9 +342,9 @@ DecoderConfig llama_like(const char* name, int layers, int hidden, int heads, in
   c.ffn = ffn;
   c.vocab = vocab;
   c.max_positions = context;
-  c.gated_ffn = true;
+  c.ffn_kind = FfnKind::swiglu;
   c.tied_embeddings = false;
-  c.learned_positions = false;
+  c.positions = Positions::rotary;
   c.rms_norm = true;
   c.linear_bias = false;
   return c;
@@ -360,7 +363,7 @@ DecoderConfig mixtral_like(const char* name, int layers, int hidden, int heads, 
 DecoderConfig opt_like(const char* name, int layers, int hidden, int heads) {
   DecoderConfig c = gpt2_like(name, layers, hidden, heads, 2048);
   c.vocab = 50272;  // facebook/opt-*: vocab_size
-  c.relu = true;
+  c.ffn_kind = FfnKind::relu;
   return c;
 }
 
@@ -370,21 +373,26 @@ DecoderConfig gpt2_layout_2022(const char* name, int layers, int hidden, int hea
                                bool alibi) {
   DecoderConfig c = gpt2_like(name, layers, hidden, heads, context);
   c.vocab = vocab;
-  c.learned_positions = false;
-  c.alibi = alibi;
+  c.positions = alibi ? Positions::alibi : Positions::rotary;
   c.dropout = false;
   return c;
 }
 
 // BLOOM 176B (BigScience 2022, Table 3; bigscience/bloom config): ALiBi, GELU, LayerNorm, biases,
-// tied embeddings; its extra LayerNorm on the embeddings is not modelled.
-DecoderConfig bloom_176b() { return gpt2_layout_2022("bloom-176b", 70, 14336, 112, 2048, 250880, true); }
+// tied embeddings, a LayerNorm on the embeddings (word_embeddings_layernorm).
+DecoderConfig bloom_176b() {
+  DecoderConfig c = gpt2_layout_2022("bloom-176b", 70, 14336, 112, 2048, 250880, true);
+  c.embedding_norm = true;
+  return c;
+}
 
 // GPT-NeoX-20B (Black et al. 2022; EleutherAI/gpt-neox-20b config): attention and MLP side by
-// side, rotary on a quarter of each head (costed as on all of it), untied embeddings.
+// side, each on its own LayerNorm, rotary on a quarter of each head (costed as on all of it),
+// untied embeddings.
 DecoderConfig gpt_neox_20b() {
   DecoderConfig c = gpt2_layout_2022("gpt-neox-20b", 44, 6144, 64, 2048, 50432, false);
   c.parallel_block = true;
+  c.parallel_block_two_norms = true;
   c.tied_embeddings = false;
   return c;
 }
@@ -398,11 +406,13 @@ DecoderConfig mpt_like(const char* name, int layers, int hidden, int heads, int 
 }
 
 // Falcon (TII 2023; tiiuae/falcon-* configs): parallel attention and MLP, rotary, LayerNorm, no
-// biases, GELU MLP of 4 x hidden, tied embeddings; 7B multi-query, 40B and 180B 8 K/V groups.
+// biases, GELU MLP of 4 x hidden, tied embeddings; 7B multi-query on one shared norm, 40B and
+// 180B 8 K/V groups with a norm each for attention and MLP (new_decoder_architecture).
 DecoderConfig falcon_like(const char* name, int layers, int hidden, int heads, int kv_heads) {
   DecoderConfig c = gpt2_layout_2022(name, layers, hidden, heads, 2048, 65024, false);
   c.kv_heads = kv_heads;
   c.parallel_block = true;
+  c.parallel_block_two_norms = kv_heads > 1;
   c.linear_bias = false;
   return c;
 }
@@ -424,7 +434,7 @@ DecoderConfig palm_540b() {
 DecoderConfig gemma_like(const char* name, int layers, int hidden, int heads, int kv_heads, int ffn) {
   DecoderConfig c = llama_like(name, layers, hidden, heads, kv_heads, ffn, 256000, 8192);
   c.head_dim = 256;
-  c.gelu_gate = true;
+  c.ffn_kind = FfnKind::geglu;
   c.tied_embeddings = true;
   return c;
 }
@@ -512,9 +522,10 @@ ModelGraph decoder_transformer(const DecoderConfig& c, int sequence_length) {
   // Token (+ learned position) rows gathered per token; one FLOP per element counted for the
   // gather/position add. Vocabulary-parallel: each rank holds 1/t of the rows and the partial
   // outputs are all-reduced.
-  const double table_rows = v + (c.learned_positions ? double(c.max_positions) : 0.0);
+  const double table_rows = v + (c.positions == Positions::learned ? double(c.max_positions) : 0.0);
   row_parallel(push(g.layers, "embeddings", LayerKind::embedding, table_rows * h, s * h,
-                    (c.learned_positions ? 2 : 1) * s * h, s * h));
+                    (c.positions == Positions::learned ? 2 : 1) * s * h, s * h));
+  if (c.embedding_norm) norm(g.layers, "embeddings.norm", c, s);
   for (int i = 0; i < c.layers; ++i) {
     const std::string prefix = "decoder.layer." + std::to_string(i);
     const size_t first = g.layers.size();

@@ -163,6 +163,22 @@ TEST(ModelYaml, ReluAndGegluFeedForwardsKeepTheirMatrices) {
   EXPECT_GT(geglu.forward_flops_per_sample(), swiglu.forward_flops_per_sample());
 }
 
+// GPT-NeoX and Falcon-40B put a norm before each half of a parallel block, BLOOM one on the
+// embeddings: each adds one LayerNorm (2 x hidden parameters) where it is, nothing else.
+TEST(ModelYaml, ParallelBlockNormsAndAnEmbeddingNormAddOneLayerNormEach) {
+  const auto read_with = [](const std::string& keys) {
+    return read("workload:\n  model:\n    name: m\n    transformer: {layers: 3, hidden: 256, heads: 4, vocab: 1000, "
+                "sequence_length: 64, parallel_block: true" + keys + "}\n");
+  };
+  const auto shared = read_with(""), two = read_with(", parallel_block_norms: 2"), embedding = read_with(", embedding_norm: true");
+  EXPECT_EQ(two.layers.size(), shared.layers.size() + 3);
+  EXPECT_DOUBLE_EQ(two.parameters() - shared.parameters(), 3 * 2 * 256.0);
+  EXPECT_EQ(embedding.layers.size(), shared.layers.size() + 1);
+  EXPECT_EQ(embedding.layers[1].name, "embeddings.norm");
+  EXPECT_EQ(embedding.layers[1].block, -1);  // on the first pipeline stage, with the embeddings
+  EXPECT_DOUBLE_EQ(embedding.parameters() - shared.parameters(), 2 * 256.0);
+}
+
 constexpr const char* kLayerList = R"(workload:
   model:
     name: my-net
@@ -331,6 +347,9 @@ const std::vector<Case>& cases() {
       {"bad_ffn_kind",
        model("    name: m\n    transformer: {layers: 2, hidden: 64, heads: 4, vocab: 100, sequence_length: 16, ffn_kind: silu}\n"),
        "silu", "workload.model.transformer.ffn_kind", {"unknown value 'silu'", "allowed: gelu, relu, swiglu, geglu"}},
+      {"two_norms_without_parallel_block",
+       model("    name: m\n    transformer: {layers: 2, hidden: 64, heads: 4, vocab: 100, sequence_length: 16, parallel_block_norms: 2}\n"),
+       "2}", "workload.model.transformer.parallel_block_norms", {"needs parallel_block: true"}},
       {"tokens_per_sample_with_transformer",
        model("    name: m\n    tokens_per_sample: 16\n"
              "    transformer: {layers: 2, hidden: 64, heads: 4, vocab: 100, sequence_length: 16}\n"),

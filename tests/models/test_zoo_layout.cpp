@@ -63,7 +63,7 @@ bool replicated_in_block(const Layer& l) {
          ends_with(l.name, "output_dropout") || ends_with(l.name, "ffn.dropout");
 }
 
-TEST(ZooLayout, EveryBlockHasTwoAllReducesAndItsAttentionCoreLayers) {
+TEST(ZooLayout, EveryBlockHasTwoAllReducesOneInAParallelBlockAndItsAttentionCoreLayers) {
   for (const Transformer& t : transformers()) {
     const ModelGraph g = build(t.name);
     std::vector<int> all_reduces(t.layers), core(t.layers);
