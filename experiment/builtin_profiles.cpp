@@ -112,11 +112,12 @@ models::Catalog build_builtin_catalog() {
       if (borrowed) kernels.source += "; GEMM alignment slowdowns from " + other;
     }
   }
-  // The power limit (models/power_limit.hpp) was measured on the H200 only; the H100 SXM has the
-  // same SMs and the same 700 W limit. Devices that borrow a Hopper kernel model below (B200,
-  // GB200, MI300X borrow the H100's) borrow this with it, an assumption until they are measured.
+  // The power limit (models/power_limit.hpp) was measured by dlsim on the H200; the H100 SXM has
+  // the same SMs and the same 700 W limit. Devices that borrow a Hopper kernel model below borrow
+  // this with it, except where their own generation's rate is measured (the B200 and GB200 take
+  // the B200's); the MI300X keeps the H100's, an assumption until it is measured.
   for (auto& [name, kernels] : measured) {
-    if (const models::DeviceSpec* device = catalog.find_device(name)) kernels.source += models::adopt_hopper_power_limit(kernels, *device);
+    if (const models::DeviceSpec* device = catalog.find_device(name)) kernels.source += models::adopt_power_limit(kernels, *device);
   }
   for (const auto& [target, origin] : kOrigins) {
     const models::DeviceSpec* to = catalog.find_device(target);
@@ -126,6 +127,10 @@ models::Catalog build_builtin_catalog() {
       if (name != origin) continue;
       models::DeviceProfile profile = *catalog.find_profile(target);
       profile.kernels = models::transfer_kernels(kernels, *from, *to);
+      if (to->generation != from->generation && models::measured_sustained_tensor_rate(to->generation) < 1) {
+        profile.kernels.sustained_tensor_rate = 1;  // the donor's rate replaced by the target generation's own
+        profile.kernels.source += models::adopt_power_limit(profile.kernels, *to);
+      }
       catalog.add_device(*to, profile);
     }
   }

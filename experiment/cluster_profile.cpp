@@ -32,10 +32,10 @@ void make_local_cpu(MapReader& r, ClusterConfig& c, const ProfileDocument& doc) 
 }
 
 // A profile's kernels were timed in short bursts, as every calibration times them (dlsim's own
-// and the shipped tables alike), so on a Hopper GPU, whose measured rate under continuous load is
-// known, a profile that states none (sustained_tensor_rate 1, the default) takes that rate, as
-// the shipped Hopper profiles do (builtin_profiles.cpp, models/power_limit.hpp).
-void apply_power_limit(ClusterConfig& c) { c.profile_note += models::adopt_hopper_power_limit(c.profile.kernels, c.device); }
+// and the shipped tables alike), so on a Hopper or Blackwell GPU, whose rate under continuous load
+// is measured, a profile that states none (sustained_tensor_rate 1, the default) takes that rate,
+// as the shipped profiles do (builtin_profiles.cpp, models/power_limit.hpp).
+void apply_power_limit(ClusterConfig& c) { c.profile_note += models::adopt_power_limit(c.profile.kernels, c.device); }
 
 }  // namespace
 

@@ -17,6 +17,13 @@
 // convolutions with tensor-core math, timed at the model's rates), tensor-core kernels keep
 // 1 - (1 - rate) x duty of their rate; a step of GEMMs alone keeps `rate`, one without any
 // keeps its clock. Exposed communication, which idles the GPU, is not counted (not measured).
+//
+// Blackwell, not measured by dlsim: FlashInfer's maintainers timed BF16 FlashAttention-4 (batch 4,
+// 8,192 tokens, 16 heads of 128) 100 times back to back on a B200 (flashinfer-ai/flashinfer pull
+// request 2899, 2026-03-26): 1,450 TFLOP/s at its best (iterations 10-19), 1,237 once fully
+// throttled (iterations 70-79), the SM clock down from 1,965 MHz to about 1,580 at about 1,000 W.
+// A Blackwell GPU keeps 1,237 / 1,450 = 0.853 of its tensor-core rate under continuous load, by
+// the same law. Measured on a B200 (1,000 W); taken for the GB200 (1,200 W, higher clocks) too.
 #pragma once
 #include <cstdio>
 #include <string>
@@ -28,6 +35,16 @@ namespace dlsim::models {
 
 // The fraction of the kernel model's tensor-core rate a Hopper GPU keeps under continuous load.
 inline constexpr double kHopperSustainedTensorRate = 0.875;
+// The same for a Blackwell GPU (the B200 measurement above).
+inline constexpr double kBlackwellSustainedTensorRate = 1237.0 / 1450.0;
+
+// The rate a generation keeps under continuous load where it has been measured; 1 (none known)
+// for the others.
+inline double measured_sustained_tensor_rate(Generation generation) {
+  if (generation == Generation::hopper) return kHopperSustainedTensorRate;
+  if (generation == Generation::blackwell) return kBlackwellSustainedTensorRate;
+  return 1.0;
+}
 
 // How much longer a tensor-core kernel runs in a step with that `duty` (0-1) on a device whose
 // profile keeps `sustained_rate` (KernelProfile::sustained_tensor_rate) under continuous load.
@@ -37,14 +54,15 @@ inline double power_limited_slowdown(double sustained_rate, double duty) {
 }
 
 // A kernel profile timed in short bursts (every calibration, the shipped tables alike) that states
-// no rate under load (1) takes the measured Hopper rate when `device` is a Hopper GPU. Returns the
+// no rate under load (1) takes its generation's measured rate (Hopper, Blackwell). Returns the
 // note to append to the profile's source, or "" when nothing changed.
-inline std::string adopt_hopper_power_limit(KernelProfile& kernels, const DeviceSpec& device) {
-  if (!kernels.present() || kernels.sustained_tensor_rate < 1 || device.generation != Generation::hopper) return "";
-  kernels.sustained_tensor_rate = kHopperSustainedTensorRate;
-  char note[112];
-  std::snprintf(note, sizeof note, "; tensor-core rate under continuous load x %.3g (power limit, measured on an H200)",
-                kHopperSustainedTensorRate);
+inline std::string adopt_power_limit(KernelProfile& kernels, const DeviceSpec& device) {
+  const double rate = measured_sustained_tensor_rate(device.generation);
+  if (!kernels.present() || kernels.sustained_tensor_rate < 1 || !(rate < 1)) return "";
+  kernels.sustained_tensor_rate = rate;
+  char note[136];
+  std::snprintf(note, sizeof note, "; tensor-core rate under continuous load x %.3g (power limit, measured on %s)", rate,
+                device.generation == Generation::hopper ? "an H200" : "a B200, FlashInfer PR 2899");
   return note;
 }
 

@@ -41,7 +41,11 @@ TEST(H200Measured, TrainingGemmsUnderContinuousLoadSetThePowerLimitedRate) {
   EXPECT_NEAR(rate, models::kHopperSustainedTensorRate, 0.005);
   EXPECT_EQ(kernel_catalog().find_profile("H200")->kernels.sustained_tensor_rate, models::kHopperSustainedTensorRate);
   EXPECT_EQ(kernel_catalog().find_profile("H100-SXM")->kernels.sustained_tensor_rate, models::kHopperSustainedTensorRate);
-  EXPECT_EQ(kernel_catalog().find_profile("B200")->kernels.sustained_tensor_rate, models::kHopperSustainedTensorRate);  // borrows the H100's
+  // Blackwell takes its own measured rate (a B200's), not the H100's whose kernels it borrows; the
+  // MI300X, unmeasured, keeps the H100's.
+  EXPECT_EQ(kernel_catalog().find_profile("B200")->kernels.sustained_tensor_rate, models::kBlackwellSustainedTensorRate);
+  EXPECT_EQ(kernel_catalog().find_profile("GB200")->kernels.sustained_tensor_rate, models::kBlackwellSustainedTensorRate);
+  EXPECT_EQ(kernel_catalog().find_profile("MI300X")->kernels.sustained_tensor_rate, models::kHopperSustainedTensorRate);
   EXPECT_EQ(kernel_catalog().find_profile("A100-80GB")->kernels.sustained_tensor_rate, 1.0);  // not measured
   std::vector<double> loaded_errors;
   for (const double e : burst_errors) loaded_errors.push_back((1 + e) / models::kHopperSustainedTensorRate - 1);

@@ -147,7 +147,8 @@ TEST(ProfileYaml, ScenarioUsesTheProfile) {
 }
 
 // A GPU profile measured on a Hopper device (dlsim's own H200 calibration, timed in short bursts)
-// takes the Hopper rate under continuous load unless it states its own; elsewhere it keeps 1.
+// takes the Hopper rate under continuous load unless it states its own, on a Blackwell device the
+// Blackwell rate; elsewhere it keeps 1.
 TEST(ProfileYaml, HopperProfilesTakeThePowerLimitedRateUnlessTheyStateOne) {
   const char* root = std::getenv("DLSIM_SOURCE_DIR");
   const std::string h200 = std::string(root ? root : ".") + "/calibration/profiles/h200.yaml";
@@ -161,6 +162,9 @@ TEST(ProfileYaml, HopperProfilesTakeThePowerLimitedRateUnlessTheyStateOne) {
   EXPECT_NE(on_h200.cluster.profile_note.find("under continuous load"), std::string::npos) << on_h200.cluster.profile_note;
   const Scenario on_a100 = load_scenario_text(scenario("aws/p4d.24xlarge", h200), "s.yaml", {}, ".");
   EXPECT_EQ(on_a100.cluster.profile.kernels.sustained_tensor_rate, 1.0);
+  const Scenario on_b200 = load_scenario_text(scenario("nvidia/dgx-b200", h200), "s.yaml", {}, ".");
+  EXPECT_EQ(on_b200.cluster.profile.kernels.sustained_tensor_rate, models::kBlackwellSustainedTensorRate);
+  EXPECT_NE(on_b200.cluster.profile_note.find("B200"), std::string::npos) << on_b200.cluster.profile_note;
   // A rate the profile states is written, read back and kept.
   ProfileDocument doc = read_profile(h200);
   EXPECT_EQ(doc.calibration.profile.kernels.sustained_tensor_rate, 1.0);  // absent from the file
