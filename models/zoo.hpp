@@ -100,8 +100,10 @@ ModelGraph decoder_transformer(const DecoderConfig& c, int sequence_length);
 // Parameters a token passes through: all of them for a dense model; with experts, the expert
 // layers count top_k of their experts (Mixtral 8x7B: 12.9 B of 46.7 B).
 double decoder_active_parameters(const DecoderConfig& c);
-// Presets: gpt2, gpt2-medium, gpt2-large, gpt2-xl, gpt3-125m ... gpt3-175b, llama2-7b/13b/70b,
-// llama3-8b/70b/405b, mixtral-8x7b/8x22b. Unknown names throw std::out_of_range.
+// Presets: gpt2, gpt2-medium, gpt2-large, gpt2-xl, gpt3-125m ... gpt3-175b, llama-7b/13b/33b/65b,
+// llama2-7b/13b/70b, llama3-8b/70b/405b, mistral-7b, mixtral-8x7b/8x22b, opt-13b/30b/66b/175b,
+// bloom-176b, gpt-neox-20b, mpt-7b/30b, falcon-7b/40b/180b, palm-540b, gemma-2b/7b (the full list:
+// decoder_model_names()). Unknown names throw std::out_of_range.
 std::vector<std::string> decoder_model_names();
 DecoderConfig decoder_config(const std::string& name);
 // At the preset's full context, or at sequence_length (1..max_positions).
