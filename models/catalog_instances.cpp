@@ -76,7 +76,7 @@ Nic nic_of(const std::string& name) {
   using network::LinkTech;
   using network::Transport;
   if (name == "aws/p3dn.24xlarge" || name.rfind("aws/p4d", 0) == 0 || name == "aws/p5.48xlarge" || name == "aws/p5e.48xlarge" ||
-      name == "aws/p5en.48xlarge" || name == "aws/g6e.48xlarge") {
+      name == "aws/p5en.48xlarge" || name == "aws/p6-b200.48xlarge" || name == "aws/g6e.48xlarge") {
     return {LinkTech::efa, Transport::rdma};
   }
   if (name == "azure/Standard_ND40rs_v2") return {LinkTech::ib_edr, Transport::rdma};
@@ -97,6 +97,7 @@ int nics_of(const std::string& name) {
   if (name == "aws/p4d.24xlarge" || name == "aws/p4de.24xlarge") return 4;   // 4x100 Gbps EFA
   if (name == "aws/p5.48xlarge" || name == "aws/p5e.48xlarge") return 32;    // 32x100 Gbps EFAv2
   if (name == "aws/p5en.48xlarge") return 8;                                // 3,200 Gbps EFAv3, one rail per GPU
+  if (name == "aws/p6-b200.48xlarge") return 8;                              // 8 x 400 Gbps EFAv4, one per GPU
   if (name == "aws/g6e.48xlarge") return 4;                                  // 4x100 Gbps EFA
   if (name == "nvidia/gb200-nvl72") return 72;                               // one 400 Gb/s NIC per GPU
   if (name == "amd/instinct-mi300x-platform") return 8;                      // one 400 Gb/s NIC per GPU
@@ -130,7 +131,7 @@ int vcpus_of(const std::string& name) {
       {"aws/g4dn.2xlarge", 8},   {"aws/g4dn.12xlarge", 48}, {"aws/g4dn.metal", 96},    {"aws/g5.xlarge", 4},     {"aws/g5.2xlarge", 8},
       {"aws/g5.12xlarge", 48},   {"aws/g5.48xlarge", 192},  {"gcp/a2-highgpu-1g", 12}, {"gcp/a2-highgpu-8g", 96},
       {"gcp/a3-highgpu-8g", 208}, {"azure/Standard_ND96asr_v4", 96}, {"azure/Standard_ND96amsr_A100_v4", 96},
-      {"azure/Standard_ND96isr_H100_v5", 96}, {"aws/p5e.48xlarge", 192}, {"aws/p5en.48xlarge", 192}, {"aws/g6e.xlarge", 4}, {"aws/g6e.48xlarge", 192},
+      {"azure/Standard_ND96isr_H100_v5", 96}, {"aws/p5e.48xlarge", 192}, {"aws/p5en.48xlarge", 192}, {"aws/p6-b200.48xlarge", 192}, {"aws/g6e.xlarge", 4}, {"aws/g6e.48xlarge", 192},
   };
   const auto it = vcpus.find(name);
   return it == vcpus.end() ? 0 : it->second;
@@ -231,6 +232,14 @@ void add_aws_p4_p5(Catalog& c) {
   // same file still gives p5.48xlarge 98.32). The same file's p5.48xlarge spot price there: 30.326.
   add(c, {"aws/p5en.48xlarge", "H200", 8, 3200, kRdmaLatency, kNvlinkLatency, 84.80, "SkyPilot catalog v7 (2024-25, us-east-1)",
           "skypilot-org/skypilot-catalog catalogs/v7/aws/vms.csv @001367d2; not in the reference file"});
+  // NOT IN THE REFERENCE: p6-b200.48xlarge, 8 B200 (180 GB each) on NVLink 5, 8 x 400 Gbps EFAv4,
+  // 192 vCPUs (aws.amazon.com/ec2/instance-types/p6). 113.9328 USD/h on demand in us-east-1, as
+  // AWS's public price list is copied by DoiT Compute (doit.com/compute/spot/us-east-1/
+  // p6-b200.48xlarge) and Vantage (instances.vantage.sh), 2025-26: a price of after AWS's June 2025
+  // cut of P4/P5 prices (the same lists give p5.48xlarge 55.04 and p5en.48xlarge 63.296, where
+  // this catalog keeps their earlier 98.32 and 84.80), so compare it with those at its date.
+  add(c, {"aws/p6-b200.48xlarge", "B200", 8, 3200, kRdmaLatency, kNvlinkLatency, 113.9328, "2025-26, after the June 2025 cuts (us-east-1)",
+          "AWS on-demand price via doit.com/compute and instances.vantage.sh; not in the reference file"});
   set_spot_price(c, "aws/p5en.48xlarge", 24.2902);
   set_spot_price(c, "aws/p5.48xlarge", 30.326);
 }

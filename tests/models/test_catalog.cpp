@@ -55,6 +55,8 @@ const std::vector<ExpectedInstance> kInstances = {
     {"aws/p5e.48xlarge", "H200", 8, NK::nvswitch, 8, 3200, 98.32 * 43.26 / 39.33},
     // Not in the reference: p5en (H200, EFAv3), SkyPilot's AWS catalog v7 (us-east-1).
     {"aws/p5en.48xlarge", "H200", 8, NK::nvswitch, 8, 3200, 84.80},
+    // Not in the reference: p6-b200 (B200, EFAv4), AWS's list price after the June 2025 cuts.
+    {"aws/p6-b200.48xlarge", "B200", 8, NK::nvswitch, 8, 3200, 113.9328},
     // inst-aws-g4dn.*, g5.*, g6.48xlarge: PCIe. xlarge networks are "up to" figures.
     {"aws/g4dn.xlarge", "T4", 1, NK::pcie, 1, 25, 0.526},
     {"aws/g4dn.2xlarge", "T4", 1, NK::pcie, 1, 25, 0.752},
