@@ -64,7 +64,6 @@ std::string blamed_key(const std::string& message, const MapReader& t) {
   return "";
 }
 
-// The mixture-of-experts keys: top_k is required with experts > 0 and rejected without.
 // The values of ffn_kind and positions (MapReader::choice has checked the name).
 models::FfnKind ffn_kind_named(const std::string& name) {
   if (name == "relu") return models::FfnKind::relu;
@@ -78,6 +77,7 @@ models::Positions positions_named(const std::string& name) {
   return models::Positions::learned;
 }
 
+// The mixture-of-experts keys: top_k is required with experts > 0 and rejected without.
 void read_experts(MapReader& t, models::DecoderConfig& c) {
   c.experts = static_cast<int>(t.integer("experts", 0, kMaxExperts, 0));
   if (c.experts > 0) {
