@@ -8,7 +8,6 @@
 // (spot-gcp-g2-standard-4 gives only its prices, no accelerator count or network) and Azure ND
 // H200 v5 (named by azure-h200-gemm-fp8 and azure-hbm-h200, no price or network).
 #include <algorithm>
-#include <map>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -30,6 +29,27 @@ constexpr double kNvlinkLatency = 2e-6;     // NVLink / NVSwitch hop
 constexpr double kIciLatency = 1e-6;
 constexpr double kPcieLatency = 5e-6;       // GPU to GPU through PCIe
 
+// What a node's NICs are and how NCCL uses them (network/link_tech.hpp).
+struct Nic {
+  network::LinkTech tech;
+  network::Transport transport;
+};
+// AWS: EFA where the record names it (p3dn "EFA capable", p4d/p4de/p5 "EFA"), with GPUDirect
+// RDMA through NCCL's EFA plugin; ENA Ethernet elsewhere, NCCL's TCP socket transport.
+constexpr Nic kEna{network::LinkTech::ethernet, network::Transport::tcp};
+constexpr Nic kEfa{network::LinkTech::efa, network::Transport::rdma};
+// Azure ND and DGX systems: InfiniBand EDR (100 Gb/s), HDR (200 Gb/s per HCA), NDR (400 Gb/s), RDMA.
+constexpr Nic kIbEdr{network::LinkTech::ib_edr, network::Transport::rdma};
+constexpr Nic kIbHdr{network::LinkTech::ib_hdr, network::Transport::rdma};
+constexpr Nic kIbNdr{network::LinkTech::ib_ndr, network::Transport::rdma};
+// GCP's A3: GPUDirect-TCPX moves data between NIC and GPU memory without host copies or
+// CPU-bound streams, so it is taken as RDMA over Ethernet framing.
+constexpr Nic kGpuDirectTcpx{network::LinkTech::ethernet, network::Transport::rdma};
+// TPU hosts: Ethernet framing; their chips do not run NCCL, so NCCL's socket transport and its
+// one-CPU-stream cap do not apply (the TPU runtime moves DCN traffic; no per-stream limit is
+// published): rdma here means "no per-flow cap".
+constexpr Nic kTpuDcn{network::LinkTech::ethernet, network::Transport::rdma};
+
 struct Row {
   const char* name;    // "provider/type"
   const char* device;  // catalog device name
@@ -40,6 +60,12 @@ struct Row {
   double price_per_hour;  // USD
   const char* price_date;
   const char* source;
+  Nic nic;
+  int nics;   // NICs sharing network_gbps equally: the EFA/InfiniBand rails the node's record names, else 1
+  // Host vCPUs (hardware threads), from the providers' instance-type pages (aws.amazon.com/ec2/
+  // instance-types, as torchx's named_resources_aws.py copies them; GCP's accelerator-optimized
+  // machine types; Azure's ND/NC series pages); 0 where not recorded.
+  int vcpus;
 };
 
 // How the accelerators of a node connect, from its device and links: TPU hosts are chips on ICI
@@ -59,56 +85,6 @@ network::NodeKind node_kind_of(const Row& r) {
   return network::NodeKind::nvswitch;
 }
 
-// What the NICs are and how NCCL uses them (network/link_tech.hpp). AWS: EFA where the record
-// names it (p3dn "EFA capable", p4d/p4de/p5 "EFA"), with GPUDirect RDMA through NCCL's EFA
-// plugin; ENA Ethernet elsewhere, NCCL's TCP socket transport. Azure ND: InfiniBand EDR (ND40rs
-// v2, 100 Gb/s), HDR (ND96 A100 v4, 200 Gb/s per HCA), NDR (ND H100 v5, 400 Gb/s), RDMA. GCP:
-// Ethernet; the A3's GPUDirect-TCPX moves data between NIC and GPU memory without host copies
-// or CPU-bound streams, so it is taken as RDMA over Ethernet framing. TPU hosts: Ethernet
-// framing; their chips do not run NCCL, so NCCL's socket transport and its one-CPU-stream cap do
-// not apply (the TPU runtime moves DCN traffic; no per-stream limit is published): rdma here
-// means "no per-flow cap".
-struct Nic {
-  network::LinkTech tech;
-  network::Transport transport;
-};
-Nic nic_of(const std::string& name) {
-  using network::LinkTech;
-  using network::Transport;
-  if (name == "aws/p3dn.24xlarge" || name.rfind("aws/p4d", 0) == 0 || name == "aws/p5.48xlarge" || name == "aws/p5e.48xlarge" ||
-      name == "aws/p5en.48xlarge" || name == "aws/p6-b200.48xlarge" || name == "aws/g6e.48xlarge") {
-    return {LinkTech::efa, Transport::rdma};
-  }
-  if (name == "azure/Standard_ND40rs_v2") return {LinkTech::ib_edr, Transport::rdma};
-  if (name == "nvidia/dgx-1" || name == "nvidia/dgx-1v" || name == "nvidia/dgx-2") return {LinkTech::ib_edr, Transport::rdma};
-  if (name.rfind("nvidia/dgx-a100", 0) == 0) return {LinkTech::ib_hdr, Transport::rdma};
-  if (name == "nvidia/dgx-h100" || name == "nvidia/dgx-h200" || name == "nvidia/dgx-b200" || name == "nvidia/gb200-nvl72" ||
-      name == "amd/instinct-mi300x-platform") {
-    return {LinkTech::ib_ndr, Transport::rdma};
-  }
-  if (name.rfind("azure/Standard_ND96a", 0) == 0) return {LinkTech::ib_hdr, Transport::rdma};
-  if (name == "azure/Standard_ND96isr_H100_v5") return {LinkTech::ib_ndr, Transport::rdma};
-  if (name == "gcp/a3-highgpu-8g" || name.rfind("gcp/tpu-", 0) == 0) return {LinkTech::ethernet, Transport::rdma};
-  return {LinkTech::ethernet, Transport::tcp};
-}
-
-// NICs per node where the reference names several (EFA/InfiniBand rails); one elsewhere.
-int nics_of(const std::string& name) {
-  if (name == "aws/p4d.24xlarge" || name == "aws/p4de.24xlarge") return 4;   // 4x100 Gbps EFA
-  if (name == "aws/p5.48xlarge" || name == "aws/p5e.48xlarge") return 32;    // 32x100 Gbps EFAv2
-  if (name == "aws/p5en.48xlarge") return 8;                                // 3,200 Gbps EFAv3, one rail per GPU
-  if (name == "aws/p6-b200.48xlarge") return 8;                              // 8 x 400 Gbps EFAv4, one per GPU
-  if (name == "aws/g6e.48xlarge") return 4;                                  // 4x100 Gbps EFA
-  if (name == "nvidia/gb200-nvl72") return 72;                               // one 400 Gb/s NIC per GPU
-  if (name == "amd/instinct-mi300x-platform") return 8;                      // one 400 Gb/s NIC per GPU
-  if (name == "gcp/a3-highgpu-8g") return 4;                                 // 4x200 GPUDirect-TCPX
-  if (name == "gcp/tpu-v5e-8" || name == "gcp/tpu-v6e-8") return 2;          // 2x100 per host (v6e: assumed)
-  if (name.rfind("azure/Standard_ND96", 0) == 0) return 8;                   // 8 InfiniBand HCAs
-  if (name == "nvidia/dgx-1" || name == "nvidia/dgx-1v") return 4;           // 4x EDR (DGX-1 datasheet)
-  if (name.rfind("nvidia/dgx-", 0) == 0) return 8;                           // 8 compute HCAs (DGX-2, A100, H100, H200)
-  return 1;
-}
-
 // The ICI generation of the built-in TPU devices (catalog_devices.cpp), none for the rest.
 network::IciGeneration ici_of(const std::string& device) {
   using network::IciGeneration;
@@ -119,22 +95,6 @@ network::IciGeneration ici_of(const std::string& device) {
   if (device == "TPU-v5p") return IciGeneration::v5p;
   if (device == "TPU-v6e") return IciGeneration::v6e;
   return IciGeneration::none;
-}
-
-// Host vCPUs (hardware threads) of the instance types, from the providers' instance-type pages
-// (aws.amazon.com/ec2/instance-types, as torchx's named_resources_aws.py copies them; GCP's
-// accelerator-optimized machine types; Azure's ND/NC series pages); 0 where not recorded.
-int vcpus_of(const std::string& name) {
-  static const std::map<std::string, int> vcpus{
-      {"aws/p3.2xlarge", 8},     {"aws/p3.8xlarge", 32},    {"aws/p3.16xlarge", 64},   {"aws/p3dn.24xlarge", 96},
-      {"aws/p4d.24xlarge", 96},  {"aws/p4de.24xlarge", 96}, {"aws/p5.48xlarge", 192},  {"aws/g4dn.xlarge", 4},
-      {"aws/g4dn.2xlarge", 8},   {"aws/g4dn.12xlarge", 48}, {"aws/g4dn.metal", 96},    {"aws/g5.xlarge", 4},     {"aws/g5.2xlarge", 8},
-      {"aws/g5.12xlarge", 48},   {"aws/g5.48xlarge", 192},  {"gcp/a2-highgpu-1g", 12}, {"gcp/a2-highgpu-8g", 96},
-      {"gcp/a3-highgpu-8g", 208}, {"azure/Standard_ND96asr_v4", 96}, {"azure/Standard_ND96amsr_A100_v4", 96},
-      {"azure/Standard_ND96isr_H100_v5", 96}, {"aws/p5e.48xlarge", 192}, {"aws/p5en.48xlarge", 192}, {"aws/p6-b200.48xlarge", 192}, {"aws/g6e.xlarge", 4}, {"aws/g6e.48xlarge", 192},
-  };
-  const auto it = vcpus.find(name);
-  return it == vcpus.end() ? 0 : it->second;
 }
 
 void add(Catalog& c, const Row& r) {
@@ -154,10 +114,10 @@ void add(Catalog& c, const Row& r) {
   t.intra_node_latency_s = r.intra_latency_s;
   t.node_kind = node_kind_of(r);
   t.ici = ici_of(t.device);
-  t.nics = std::min(nics_of(t.name), r.accelerators);
-  t.vcpus = vcpus_of(t.name);
-  t.nic_tech = nic_of(t.name).tech;
-  t.transport = nic_of(t.name).transport;
+  t.nics = std::min(r.nics, r.accelerators);
+  t.vcpus = r.vcpus;
+  t.nic_tech = r.nic.tech;
+  t.transport = r.nic.transport;
   t.price_per_hour = r.price_per_hour;
   t.price_date = r.price_date;
   t.source = r.source;
@@ -177,12 +137,12 @@ void add_aws_p2(Catalog& c) {
   add(c, {"aws/p2.xlarge", "K80", 1, 1, kEthernetLatency, kPcieLatency, 0.90,
           "2017-2018 (us-east-1, Linux on-demand)",
           "inst-aws-p2.xlarge-price: gist.github.com/Geoyi/b84887fad3a36c1d0e4bc14144ba9af1 "
-          "(AWS price table copy, 2018-03)"});
+          "(AWS price table copy, 2018-03)", kEna, 1, 0});
   // inst-aws-p2.8xlarge-price, inst-aws-p2.16xlarge-price: same gist.
   add(c, {"aws/p2.8xlarge", "K80", 8, 10, kEthernetLatency, kPcieLatency, 7.20, "2018",
-          "inst-aws-p2.8xlarge-price: AWS price table copy (gist, 2018-03)"});
+          "inst-aws-p2.8xlarge-price: AWS price table copy (gist, 2018-03)", kEna, 1, 0});
   add(c, {"aws/p2.16xlarge", "K80", 16, 25, kEthernetLatency, kPcieLatency, 14.40, "2018",
-          "inst-aws-p2.16xlarge-price: AWS price table copy (gist, 2018-03)"});
+          "inst-aws-p2.16xlarge-price: AWS price table copy (gist, 2018-03)", kEna, 1, 0});
 }
 
 // V100 nodes use the DGX-1-style NVLink2 hybrid cube-mesh (hw-v100-sxm2-*-link, dgx1v-topology):
@@ -191,14 +151,14 @@ void add_aws_p2(Catalog& c) {
 void add_aws_p3(Catalog& c) {
   // inst-aws-p3.2xlarge-price: network "up to 10" Gbps -> 10 (burst figure; flagged).
   add(c, {"aws/p3.2xlarge", "V100-16GB", 1, 10, kEthernetLatency, kNvlinkLatency, 3.06,
-          "2017-2025 (us-east-1)", "inst-aws-p3.2xlarge-price: AWS EC2 on-demand pricing"});
+          "2017-2025 (us-east-1)", "inst-aws-p3.2xlarge-price: AWS EC2 on-demand pricing", kEna, 1, 8});
   add(c, {"aws/p3.8xlarge", "V100-16GB", 4, 10, kEthernetLatency, kNvlinkLatency, 12.24,
-          "2017-2025", "inst-aws-p3.8xlarge-price: AWS EC2 on-demand pricing"});
+          "2017-2025", "inst-aws-p3.8xlarge-price: AWS EC2 on-demand pricing", kEna, 1, 32});
   add(c, {"aws/p3.16xlarge", "V100-16GB", 8, 25, kEthernetLatency, kNvlinkLatency, 24.48,
-          "2017-2025", "inst-aws-p3.16xlarge-price: AWS EC2 on-demand pricing"});
+          "2017-2025", "inst-aws-p3.16xlarge-price: AWS EC2 on-demand pricing", kEna, 1, 64});
   // inst-aws-p3dn.24xlarge-price: 100 Gbps, EFA capable. Price recorded from memory (uncertain).
   add(c, {"aws/p3dn.24xlarge", "V100-32GB", 8, 100, kRdmaLatency, kNvlinkLatency, 31.212,
-          "2018-2025", "inst-aws-p3dn.24xlarge-price: AWS pricing (uncertain - verify)"});
+          "2018-2025", "inst-aws-p3dn.24xlarge-price: AWS pricing (uncertain - verify)", kEfa, 1, 96});
 }
 
 // NVSwitch nodes: all-to-all at the device link figure (hw-a100-*-link 600, hw-h100-sxm-link 900
@@ -207,15 +167,15 @@ void add_aws_p4_p5(Catalog& c) {
   // inst-aws-p4d.24xlarge-price: 4x100 Gbps EFA. Reduced ~33% in June 2025 to ~21.96 USD/h.
   add(c, {"aws/p4d.24xlarge", "A100-40GB", 8, 400, kRdmaLatency, kNvlinkLatency, 32.7726,
           "2020-11 to 2025-06 (us-east-1)",
-          "inst-aws-p4d.24xlarge-price: AWS pricing; later cut per hyperscalers.json/usage.ai"});
+          "inst-aws-p4d.24xlarge-price: AWS pricing; later cut per hyperscalers.json/usage.ai", kEfa, 4, 96});
   // inst-aws-p4de.24xlarge-price: ~27.45 USD/h after the June 2025 cut.
   add(c, {"aws/p4de.24xlarge", "A100-80GB", 8, 400, kRdmaLatency, kNvlinkLatency, 40.96,
-          "2022-2025", "inst-aws-p4de.24xlarge-price: AWS pricing (secondary)"});
+          "2022-2025", "inst-aws-p4de.24xlarge-price: AWS pricing (secondary)", kEfa, 4, 96});
   // inst-aws-p5.48xlarge-price: 32x100 Gbps EFAv2. Cut up to 45% in June 2025 to ~55.04 USD/h.
   add(c, {"aws/p5.48xlarge", "H100-SXM", 8, 3200, kRdmaLatency, kNvlinkLatency, 98.32,
           "2023-07 launch (us-east-1)",
           "inst-aws-p5.48xlarge-price: nextplatform.com 2023-07-27 'H100 GPU Instance Pricing On "
-          "AWS'; spot: SkyPilot catalog v7 (below)"});
+          "AWS'; spot: SkyPilot catalog v7 (below)", kEfa, 32, 192});
   // NOT IN THE REFERENCE: p5e.48xlarge, the p5 with 8 H200 (same 32x100 Gbps EFAv2, 192 vCPUs).
   // AWS sold it by Capacity Blocks, with no on-demand price at the time: its block rate was 43.26
   // USD per instance-hour against p5.48xlarge's 39.33 (aws.amazon.com/ec2/capacityblocks/pricing,
@@ -223,7 +183,7 @@ void add_aws_p4_p5(Catalog& c) {
   // that the two compare on one basis (not a published price).
   add(c, {"aws/p5e.48xlarge", "H200", 8, 3200, kRdmaLatency, kNvlinkLatency, 98.32 * 43.26 / 39.33,
           "derived from 2024 Capacity Block rates (us-east)",
-          "AWS Capacity Blocks pricing (p5e 43.26, p5 39.33 USD/h) x p5 on-demand; not in the reference file"});
+          "AWS Capacity Blocks pricing (p5e 43.26, p5 39.33 USD/h) x p5 on-demand; not in the reference file", kEfa, 32, 192});
   // NOT IN THE REFERENCE: p5en.48xlarge, 8 H200 on EFAv3 (3,200 Gbps per instance, AWS's P5en
   // announcement; 192 vCPUs): on-demand 84.80 USD/h in us-east-1, us-east-2 and us-west-2, spot
   // 24.2902 USD/h (one us-east-1 zone), from SkyPilot's machine-readable AWS catalog
@@ -231,7 +191,7 @@ void add_aws_p4_p5(Catalog& c) {
   // snapshot, after P5en's launch in 2024-09 and before AWS's June 2025 cut of P5 prices, since the
   // same file still gives p5.48xlarge 98.32). The same file's p5.48xlarge spot price there: 30.326.
   add(c, {"aws/p5en.48xlarge", "H200", 8, 3200, kRdmaLatency, kNvlinkLatency, 84.80, "SkyPilot catalog v7 (2024-25, us-east-1)",
-          "skypilot-org/skypilot-catalog catalogs/v7/aws/vms.csv @001367d2; not in the reference file"});
+          "skypilot-org/skypilot-catalog catalogs/v7/aws/vms.csv @001367d2; not in the reference file", kEfa, 8, 192});
   // NOT IN THE REFERENCE: p6-b200.48xlarge, 8 B200 (180 GB each) on NVLink 5, 8 x 400 Gbps EFAv4,
   // 192 vCPUs (aws.amazon.com/ec2/instance-types/p6). 113.9328 USD/h on demand in us-east-1, as
   // AWS's public price list is copied by DoiT Compute (doit.com/compute/spot/us-east-1/
@@ -239,7 +199,7 @@ void add_aws_p4_p5(Catalog& c) {
   // cut of P4/P5 prices (the same lists give p5.48xlarge 55.04 and p5en.48xlarge 63.296, where
   // this catalog keeps their earlier 98.32 and 84.80), so compare it with those at its date.
   add(c, {"aws/p6-b200.48xlarge", "B200", 8, 3200, kRdmaLatency, kNvlinkLatency, 113.9328, "2025-26, after the June 2025 cuts (us-east-1)",
-          "AWS on-demand price via doit.com/compute and instances.vantage.sh; not in the reference file"});
+          "AWS on-demand price via doit.com/compute and instances.vantage.sh; not in the reference file", kEfa, 8, 192});
   set_spot_price(c, "aws/p5en.48xlarge", 24.2902);
   set_spot_price(c, "aws/p5.48xlarge", 30.326);
 }
@@ -249,36 +209,36 @@ void add_aws_p4_p5(Catalog& c) {
 void add_aws_g(Catalog& c) {
   // inst-aws-g4dn.xlarge-price: network "up to 25" Gbps -> 25 (burst figure; flagged).
   add(c, {"aws/g4dn.xlarge", "T4", 1, 25, kEthernetLatency, kPcieLatency, 0.526, "2019-2025",
-          "inst-aws-g4dn.xlarge-price: AWS pricing"});
+          "inst-aws-g4dn.xlarge-price: AWS pricing", kEna, 1, 4});
   // g4dn.2xlarge: the same T4 with 8 vCPUs instead of 4 (the input-pipeline scenario compares them).
   add(c, {"aws/g4dn.2xlarge", "T4", 1, 25, kEthernetLatency, kPcieLatency, 0.752, "2019-2025",
-          "AWS EC2 on-demand pricing, us-east-1 (not in the reference file)"});
+          "AWS EC2 on-demand pricing, us-east-1 (not in the reference file)", kEna, 1, 8});
   add(c, {"aws/g4dn.12xlarge", "T4", 4, 50, kEthernetLatency, kPcieLatency, 3.912, "2019-2025",
-          "inst-aws-g4dn.12xlarge-price: AWS pricing"});
+          "inst-aws-g4dn.12xlarge-price: AWS pricing", kEna, 1, 48});
   add(c, {"aws/g4dn.metal", "T4", 8, 100, kEthernetLatency, kPcieLatency, 7.824, "2019-2025",
-          "inst-aws-g4dn.metal-price: AWS pricing (uncertain - verify)"});
+          "inst-aws-g4dn.metal-price: AWS pricing (uncertain - verify)", kEna, 1, 96});
   // inst-aws-g5.xlarge-price: network "up to 10" Gbps -> 10 (burst figure; flagged).
   add(c, {"aws/g5.xlarge", "A10G", 1, 10, kEthernetLatency, kPcieLatency, 1.006, "2021-2025",
-          "inst-aws-g5.xlarge-price: huggingface.co/spaces/arcee-ai/Benchmarks (vantage.sh)"});
+          "inst-aws-g5.xlarge-price: huggingface.co/spaces/arcee-ai/Benchmarks (vantage.sh)", kEna, 1, 4});
   // g5.2xlarge: the same A10G with 8 vCPUs instead of 4 (AWS EC2 on-demand, us-east-1; not in the
   // reference file).
   add(c, {"aws/g5.2xlarge", "A10G", 1, 10, kEthernetLatency, kPcieLatency, 1.212, "2021-2025",
-          "AWS EC2 on-demand pricing, us-east-1 (not in the reference file)"});
+          "AWS EC2 on-demand pricing, us-east-1 (not in the reference file)", kEna, 1, 8});
   add(c, {"aws/g5.12xlarge", "A10G", 4, 40, kEthernetLatency, kPcieLatency, 5.672, "2021-2025",
-          "inst-aws-g5.12xlarge-price: huggingface.co/spaces/arcee-ai/Benchmarks (vantage.sh)"});
+          "inst-aws-g5.12xlarge-price: huggingface.co/spaces/arcee-ai/Benchmarks (vantage.sh)", kEna, 1, 48});
   add(c, {"aws/g5.48xlarge", "A10G", 8, 100, kEthernetLatency, kPcieLatency, 16.288, "2021-2025",
-          "inst-aws-g5.48xlarge-price: huggingface.co/spaces/arcee-ai/Benchmarks (vantage.sh)"});
+          "inst-aws-g5.48xlarge-price: huggingface.co/spaces/arcee-ai/Benchmarks (vantage.sh)", kEna, 1, 192});
   add(c, {"aws/g6.48xlarge", "L4", 8, 100, kEthernetLatency, kPcieLatency, 13.3504, "2024",
-          "inst-aws-g6.48xlarge-price: AWS pricing (uncertain - verify)"});
+          "inst-aws-g6.48xlarge-price: AWS pricing (uncertain - verify)", kEna, 1, 0});
   // NOT IN THE REFERENCE: g6e (L40S over PCIe Gen4). g6e.xlarge: 1 L40S, 4 vCPUs, network "up to
   // 20" Gbps -> 20 (burst figure); on-demand 1.861 and spot 1.1027 USD/h, AWS us-east-1 (Modal,
   // "How much does it cost to run NVIDIA L40S GPUs in 2025?", 2025-08-12).
   add(c, {"aws/g6e.xlarge", "L40S", 1, 20, kEthernetLatency, kPcieLatency, 1.861, "2025-08 (us-east-1)",
-          "AWS pricing via modal.com/blog/nvidia-l40s-price-article (2025-08); not in the reference file"});
+          "AWS pricing via modal.com/blog/nvidia-l40s-price-article (2025-08); not in the reference file", kEna, 1, 4});
   // g6e.48xlarge: 8 L40S, 192 vCPUs, 400 Gbps with EFA (taken as 4 x 100 Gbps NICs, as p4d). Price from
   // memory of AWS's us-east-1 page (uncertain - verify); not in the reference file.
   add(c, {"aws/g6e.48xlarge", "L40S", 8, 400, kRdmaLatency, kPcieLatency, 30.13118, "2024-2025 (us-east-1)",
-          "AWS EC2 on-demand pricing (from memory - uncertain, verify); not in the reference file"});
+          "AWS EC2 on-demand pricing (from memory - uncertain, verify); not in the reference file", kEfa, 4, 192});
   set_spot_price(c, "aws/g6e.xlarge", 1.1027);
 }
 
@@ -287,17 +247,17 @@ void add_aws_g(Catalog& c) {
 void add_gcp_gpu(Catalog& c) {
   const char* date = "snapshot labelled 2026-07-30, us-central1";
   add(c, {"gcp/a2-highgpu-1g", "A100-40GB", 1, 24, kEthernetLatency, kNvlinkLatency, 3.673385, date,
-          "inst-gcp-a2-highgpu-1g-price: Cyclenerd pricing.yml"});
+          "inst-gcp-a2-highgpu-1g-price: Cyclenerd pricing.yml", kEna, 1, 12});
   add(c, {"gcp/a2-highgpu-8g", "A100-40GB", 8, 100, kEthernetLatency, kNvlinkLatency, 29.38708,
-          date, "inst-gcp-a2-highgpu-8g-price: Cyclenerd pricing.yml"});
+          date, "inst-gcp-a2-highgpu-8g-price: Cyclenerd pricing.yml", kEna, 1, 96});
   add(c, {"gcp/a2-ultragpu-8g", "A100-80GB", 8, 100, kEthernetLatency, kNvlinkLatency, 40.55038,
-          date, "inst-gcp-a2-ultragpu-8g-price: Cyclenerd pricing.yml"});
+          date, "inst-gcp-a2-ultragpu-8g-price: Cyclenerd pricing.yml", kEna, 1, 0});
   // inst-gcp-a3-highgpu-8g-price: the record says "1000 (4x200 GPUDirect-TCPX + host NIC;
   // verify)". CONSERVATIVE 800 Gbps: the four GPUDirect NICs that carry collective traffic.
   add(c, {"gcp/a3-highgpu-8g", "H100-SXM", 8, 800, kRdmaLatency, kNvlinkLatency, 88.49, date,
-          "inst-gcp-a3-highgpu-8g-price: Cyclenerd pricing.yml; network to verify"});
+          "inst-gcp-a3-highgpu-8g-price: Cyclenerd pricing.yml; network to verify", kGpuDirectTcpx, 4, 208});
   add(c, {"gcp/g2-standard-96", "L4", 8, 100, kEthernetLatency, kPcieLatency, 8.00333, date,
-          "inst-gcp-g2-standard-96-price: Cyclenerd pricing.yml"});
+          "inst-gcp-g2-standard-96-price: Cyclenerd pricing.yml", kEna, 1, 0});
   // Spot prices of the same snapshot (pricing.yml hour_spot; records spot-gcp-*): 42.8-47.5% off.
   set_spot_price(c, "gcp/a2-highgpu-1g", 1.92802);
   set_spot_price(c, "gcp/a2-highgpu-8g", 15.42416);
@@ -328,26 +288,26 @@ void add_gcp_gpu(Catalog& c) {
 void add_gcp_tpu(Catalog& c) {
   const char* date = "circa 2023-2024";
   add(c, {"gcp/tpu-v2-8", "TPU-v2", 4, 100, kEthernetLatency, kIciLatency, 4.50,
-          date, "tpu-price-ondemand: cloud.google.com/tpu/pricing (uncertain); network assumed"});
+          date, "tpu-price-ondemand: cloud.google.com/tpu/pricing (uncertain); network assumed", kTpuDcn, 1, 0});
   add(c, {"gcp/tpu-v3-8", "TPU-v3", 4, 100, kEthernetLatency, kIciLatency, 8.00,
-          date, "tpu-price-ondemand: cloud.google.com/tpu/pricing (uncertain); network assumed"});
+          date, "tpu-price-ondemand: cloud.google.com/tpu/pricing (uncertain); network assumed", kTpuDcn, 1, 0});
   // hw-tpuv4-bf16 notes: v4-8 = 4 chips. tpu-price-ondemand: 3.22 USD per chip-hour x 4.
   add(c, {"gcp/tpu-v4-8", "TPU-v4", 4, 200, kEthernetLatency, kIciLatency,
           4 * 3.22, date,
           "tpu-price-ondemand: cloud.google.com/tpu/pricing (uncertain), 3.22 USD/chip-h x 4; "
-          "DCN: scaling book (2.5e10 B/s per host)"});
+          "DCN: scaling book (2.5e10 B/s per host)", kTpuDcn, 1, 0});
   // hw-tpuv5e-*: 8 chips per host, 2x100 Gbps NICs per host (primary, cloud.google.com/tpu/docs/
   // v5e). tpu-price-ondemand: 1.2 USD per chip-hour x 8.
   add(c, {"gcp/tpu-v5e-8", "TPU-v5e", 8, 200, kEthernetLatency, kIciLatency,
           8 * 1.2, date,
           "hw-tpuv5e-*: cloud.google.com/tpu/docs/v5e (host, NICs); tpu-price-ondemand "
-          "(uncertain), 1.2 USD/chip-h x 8"});
+          "(uncertain), 1.2 USD/chip-h x 8", kTpuDcn, 2, 0});
   // hw-tpuv5p-bf16 notes: names count TensorCores, so v5p-8 = 4 chips. tpu-price-ondemand: 4.2
   // USD per chip-hour x 4.
   add(c, {"gcp/tpu-v5p-8", "TPU-v5p", 4, 4 * 50, kEthernetLatency, kIciLatency,
           4 * 4.2, date,
           "tpu-price-ondemand: cloud.google.com/tpu/pricing (uncertain), 4.2 USD/chip-h x 4; "
-          "DCN: cloud.google.com/tpu/docs/v5p (50 Gbps per chip)"});
+          "DCN: cloud.google.com/tpu/docs/v5p (50 Gbps per chip)", kTpuDcn, 1, 0});
   // NOT IN THE REFERENCE: v6e (Trillium), 8 chips per host (cloud.google.com/tpu/docs/v6e).
   // 2.70 USD per chip-hour on demand and 0.64833 spot in us-central1 (also us-east1, us-west1),
   // so 21.60 and 5.18666 for the 8-chip host: SkyPilot's GCP catalog (github.com/skypilot-org/
@@ -356,7 +316,7 @@ void add_gcp_tpu(Catalog& c) {
   add(c, {"gcp/tpu-v6e-8", "TPU-v6e", 8, 200, kEthernetLatency, kIciLatency, 8 * 2.70,
           "SkyPilot catalog v7 (2025, us-central1)",
           "skypilot-org/skypilot-catalog catalogs/v7/gcp/vms.csv @017e2502 (2.70 USD/chip-h x 8); "
-          "cloud.google.com/tpu/docs/v6e (chips per host); network assumed as v5e"});
+          "cloud.google.com/tpu/docs/v6e (chips per host); network assumed as v5e", kTpuDcn, 2, 0});
   set_spot_price(c, "gcp/tpu-v6e-8", 8 * 0.64833);
 }
 
@@ -367,21 +327,21 @@ void add_azure(Catalog& c) {
   // inst-azure-standard_nd40rs_v2-price: 100 Gbps EDR InfiniBand; V100 hybrid cube-mesh.
   add(c, {"azure/Standard_ND40rs_v2", "V100-32GB", 8, 100, kRdmaLatency, kNvlinkLatency, 22.03,
           "circa 2020-2023 (East US)",
-          "inst-azure-standard_nd40rs_v2-price: Azure pricing (uncertain - verify)"});
+          "inst-azure-standard_nd40rs_v2-price: Azure pricing (uncertain - verify)", kIbEdr, 1, 0});
   // inst-azure-standard_nd96asr_v4-price: 8x200 Gb/s HDR InfiniBand.
   add(c, {"azure/Standard_ND96asr_v4", "A100-40GB", 8, 1600, kRdmaLatency, kNvlinkLatency, 27.20,
           "circa 2021-2023",
-          "inst-azure-standard_nd96asr_v4-price: Azure pricing (uncertain - verify)"});
+          "inst-azure-standard_nd96asr_v4-price: Azure pricing (uncertain - verify)", kIbHdr, 8, 96});
   // inst-azure-standard_nd96amsr_a100_v4-price: 8x200 Gb/s HDR IB (+40 GbE not counted).
   add(c, {"azure/Standard_ND96amsr_A100_v4", "A100-80GB", 8, 1600, kRdmaLatency, kNvlinkLatency,
           32.77, "circa 2022-2024",
           "inst-azure-standard_nd96amsr_a100_v4-price: MLPerf v2.0 Azure system json (network); "
-          "Azure pricing (uncertain - verify)"});
+          "Azure pricing (uncertain - verify)", kIbHdr, 8, 96});
   // inst-azure-standard_nd96isr_h100_v5-price: 8x400 Gb/s NDR IB (+80 GbE not counted).
   add(c, {"azure/Standard_ND96isr_H100_v5", "H100-SXM", 8, 3200, kRdmaLatency, kNvlinkLatency,
           98.32, "circa 2023-2024",
           "inst-azure-standard_nd96isr_h100_v5-price: MLPerf v3.0 Azure system json (network); "
-          "Azure pricing (uncertain - verify)"});
+          "Azure pricing (uncertain - verify)", kIbNdr, 8, 96});
 }
 
 // NVIDIA's DGX systems, as the papers that ran on them name them. Bought, not rented: no hourly
@@ -392,23 +352,23 @@ void add_azure(Catalog& c) {
 // are `network.fabric: {kind: rail-optimized}` over these nodes.
 void add_nvidia_dgx(Catalog& c) {
   const char* purchase = "purchase only (no hourly price)";
-  add(c, {"nvidia/dgx-1", "P100", 8, 400, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX-1 datasheet (P100)"});
-  add(c, {"nvidia/dgx-1v", "V100-16GB", 8, 400, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX-1 with V100 datasheet"});
-  add(c, {"nvidia/dgx-2", "V100-32GB", 16, 800, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX-2 datasheet"});
+  add(c, {"nvidia/dgx-1", "P100", 8, 400, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX-1 datasheet (P100)", kIbEdr, 4, 0});
+  add(c, {"nvidia/dgx-1v", "V100-16GB", 8, 400, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX-1 with V100 datasheet", kIbEdr, 4, 0});
+  add(c, {"nvidia/dgx-2", "V100-32GB", 16, 800, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX-2 datasheet", kIbEdr, 8, 0});
   add(c, {"nvidia/dgx-a100-320gb", "A100-40GB", 8, 1600, kRdmaLatency, kNvlinkLatency, 0, purchase,
-          "NVIDIA DGX A100 datasheet (320 GB edition)"});
+          "NVIDIA DGX A100 datasheet (320 GB edition)", kIbHdr, 8, 0});
   add(c, {"nvidia/dgx-a100", "A100-80GB", 8, 1600, kRdmaLatency, kNvlinkLatency, 0, purchase,
-          "NVIDIA DGX A100 datasheet (640 GB edition)"});
-  add(c, {"nvidia/dgx-h100", "H100-SXM", 8, 3200, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX H100 datasheet"});
-  add(c, {"nvidia/dgx-h200", "H200", 8, 3200, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX H200 datasheet"});
+          "NVIDIA DGX A100 datasheet (640 GB edition)", kIbHdr, 8, 0});
+  add(c, {"nvidia/dgx-h100", "H100-SXM", 8, 3200, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX H100 datasheet", kIbNdr, 8, 0});
+  add(c, {"nvidia/dgx-h200", "H200", 8, 3200, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX H200 datasheet", kIbNdr, 8, 0});
   // DGX B200: 8 B200 on NVLink 5 switches, 8 x 400 Gb/s ConnectX-7 (NVIDIA DGX B200 datasheet).
-  add(c, {"nvidia/dgx-b200", "B200", 8, 3200, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX B200 datasheet"});
+  add(c, {"nvidia/dgx-b200", "B200", 8, 3200, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX B200 datasheet", kIbNdr, 8, 0});
   // A GB200 NVL72 rack as one node: its 72 GPUs are one NVLink domain (18 compute trays of 4
   // GPUs on 9 NVLink switch trays), one 400 Gb/s ConnectX-7 per GPU to the scale-out fabric, as
   // Azure's ND GB200 v6 (4 x 400 Gb/s per 4-GPU VM, learn.microsoft.com) and the NVL72
   // reference design run it.
   add(c, {"nvidia/gb200-nvl72", "GB200", 72, 72 * 400, kRdmaLatency, kNvlinkLatency, 0, purchase,
-          "NVIDIA GB200 NVL72 datasheet; NICs as Azure ND GB200 v6"});
+          "NVIDIA GB200 NVL72 datasheet; NICs as Azure ND GB200 v6", kIbNdr, 72, 0});
 }
 
 // AMD's 8-GPU MI300X platform (8 OAM modules on one baseboard, each GPU linked to every other by
@@ -418,7 +378,7 @@ void add_nvidia_dgx(Catalog& c) {
 // model (network_yaml.cpp: ideal phases at line rate).
 void add_amd(Catalog& c) {
   add(c, {"amd/instinct-mi300x-platform", "MI300X", 8, 3200, kRdmaLatency, kNvlinkLatency, 0, "purchase only (no hourly price)",
-          "AMD Instinct MI300X platform; NICs as Azure ND MI300X v5"});
+          "AMD Instinct MI300X platform; NICs as Azure ND MI300X v5", kIbNdr, 8, 0});
 }
 
 }  // namespace
