@@ -38,12 +38,19 @@ inline constexpr double kHopperSustainedTensorRate = 0.875;
 // The same for a Blackwell GPU (the B200 measurement above).
 inline constexpr double kBlackwellSustainedTensorRate = 1237.0 / 1450.0;
 
-// The rate a generation keeps under continuous load where it has been measured; 1 (none known)
-// for the others.
+// What has been measured for a generation: the rate its tensor cores keep under continuous load
+// and where (named in the profile's source); rate 1 and no source where nothing was measured.
+struct SustainedTensorRate {
+  double rate = 1.0;
+  const char* measured_on = "";
+};
+inline SustainedTensorRate measured_sustained_tensor(Generation generation) {
+  if (generation == Generation::hopper) return {kHopperSustainedTensorRate, "an H200"};
+  if (generation == Generation::blackwell) return {kBlackwellSustainedTensorRate, "a B200, FlashInfer PR 2899"};
+  return {};
+}
 inline double measured_sustained_tensor_rate(Generation generation) {
-  if (generation == Generation::hopper) return kHopperSustainedTensorRate;
-  if (generation == Generation::blackwell) return kBlackwellSustainedTensorRate;
-  return 1.0;
+  return measured_sustained_tensor(generation).rate;
 }
 
 // How much longer a tensor-core kernel runs in a step with that `duty` (0-1) on a device whose
@@ -57,12 +64,12 @@ inline double power_limited_slowdown(double sustained_rate, double duty) {
 // no rate under load (1) takes its generation's measured rate (Hopper, Blackwell). Returns the
 // note to append to the profile's source, or "" when nothing changed.
 inline std::string adopt_power_limit(KernelProfile& kernels, const DeviceSpec& device) {
-  const double rate = measured_sustained_tensor_rate(device.generation);
-  if (!kernels.present() || kernels.sustained_tensor_rate < 1 || !(rate < 1)) return "";
-  kernels.sustained_tensor_rate = rate;
+  const SustainedTensorRate measured = measured_sustained_tensor(device.generation);
+  if (!kernels.present() || kernels.sustained_tensor_rate < 1 || !(measured.rate < 1)) return "";
+  kernels.sustained_tensor_rate = measured.rate;
   char note[136];
-  std::snprintf(note, sizeof note, "; tensor-core rate under continuous load x %.3g (power limit, measured on %s)", rate,
-                device.generation == Generation::hopper ? "an H200" : "a B200, FlashInfer PR 2899");
+  std::snprintf(note, sizeof note, "; tensor-core rate under continuous load x %.3g (power limit, measured on %s)",
+                measured.rate, measured.measured_on);
   return note;
 }
 
