@@ -97,7 +97,7 @@ struct Builder {
   bool cut = false;  // the next compute starts a new segment (a gradient bucket just filled)
   // plan.tp_comm_overlap: tensor segments (indices into the pass) waiting for the next tensor-
   // split GEMM to run with.
-  std::vector<std::size_t> waiting_overlap;
+  std::vector<std::size_t> waiting_overlap{};
   bool backward_pass = false;   // building a backward pass (its collectives wait for the GEMM after them)
   double parameters_so_far = 0; // forward: parameter bytes of the layers built so far (Segment::parameters_through)
   double next_gather_cut = 0;   // forward: where the next gather bucket ends (plan.overlap_param_gather)
@@ -243,7 +243,7 @@ struct Builder {
 
   // The stage's layers' kernel times, computed once (prepare_stage) and reused by every pass and
   // recomputation that runs a layer: index i - stage_first. `share` is rank_share of layer i.
-  std::vector<LayerKernelTimes> stage_kernels;
+  std::vector<LayerKernelTimes> stage_kernels{};
   int stage_first = 0;
   LayerKernelTimes stage_kernel_times(int i, const Layer& share) const {
     const int at = i - stage_first;
