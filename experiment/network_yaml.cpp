@@ -37,7 +37,8 @@ network::NodeKind node_kind(const std::string& s) {
 // NCCL's compute-capability class of a GPU generation (0: does not run NCCL). Blackwell (sm_100)
 // takes NCCL's Hopper rows of latencies and bandwidth factors (nccl_tuning.cpp has no newer row);
 // AMD's MI300X runs RCCL, a fork of NCCL with its own tuning that dlsim does not model: its
-// collectives are ideal phases at the links' line rate, optimistic (docs/validation.md).
+// collectives are ideal phases at the links' line rate, optimistic (docs/validation.md). So are
+// those of AWS's Trainium chips, which run Neuron's collectives on their own CC-cores, not NCCL.
 int compute_capability(models::Generation g) {
   switch (g) {
     case models::Generation::kepler: return 37;

@@ -167,10 +167,11 @@ ProfileDocument read_profile_text(const std::string& text, const std::string& na
   cal.spec.memory_bytes = dev.number("memory_bytes", 0, kHuge, 0.0);
   if (dev.has("compute_units")) {
     const std::string g = dev.choice("generation", {"kepler", "pascal", "volta", "turing", "ampere", "ada", "hopper", "blackwell",
-                                                    "cdna3", "tpu"});
+                                                    "cdna3", "tpu", "trainium"});
     for (auto gen : {models::Generation::kepler, models::Generation::pascal, models::Generation::volta, models::Generation::turing,
                      models::Generation::ampere, models::Generation::ada, models::Generation::hopper,
-                     models::Generation::blackwell, models::Generation::cdna3, models::Generation::tpu}) {
+                     models::Generation::blackwell, models::Generation::cdna3, models::Generation::tpu,
+                     models::Generation::trainium}) {
       if (models::to_string(gen) == g) cal.spec.generation = gen;
     }
     cal.spec.compute_units = static_cast<int>(dev.integer("compute_units", 1, 1'000'000));

@@ -56,7 +56,8 @@ std::string usual_precision(const models::DeviceSpec& device) {
     case Generation::hopper:
     case Generation::blackwell:
     case Generation::cdna3:
-    case Generation::tpu: return device.supports(models::Precision::bf16) ? "bf16" : "fp32";
+    case Generation::tpu:
+    case Generation::trainium: return device.supports(models::Precision::bf16) ? "bf16" : "fp32";
     case Generation::volta:
     case Generation::turing: return device.supports(models::Precision::fp16) ? "fp16" : "fp32";
     default: return "fp32";
@@ -107,6 +108,13 @@ ClusterConfig read_cluster(MapReader& r, const models::Catalog& catalog, const s
     // network_yaml.cpp: RCCL has no model, so its collectives run ideal (docs/validation.md).
     c.accuracy_note = c.device.name + " collectives run as ideal phases at line rate (RCCL is not modelled) and its kernels at "
                       "the H100's fractions of peak: an upper bound";
+  }
+  if (c.device.generation == models::Generation::trainium) {
+    // No Trainium kernel or collective has been measured for dlsim: datasheet peaks, the mean
+    // measured GPU fractions of them, and Neuron's collectives as ideal phases (network_yaml.cpp).
+    c.accuracy_note = c.device.name + " runs at the mean measured GPU fractions of its datasheet peaks (no Trainium kernel "
+                      "measured) and its collectives as ideal phases at line rate (Neuron's collectives are not modelled): "
+                      "an estimate, not a calibrated prediction";
   }
   r.finish();
   return c;

@@ -340,8 +340,8 @@ ServingResults run_serving(const Scenario& s) {
     r.prefill_replicas = c.prefill_replicas;
     const double per_token = step->kv_bytes_per_token();
     const models::InstanceType& node = s.cluster.instance;
-    const double nvlink = s.cluster.device.intra_node_link_bandwidth > 0 ? s.cluster.device.intra_node_link_bandwidth
-                                                                         : node.intra_node_bandwidth;
+    // The node's links (an instance may differ from its device's figure: trn1n's NeuronLinks).
+    const double nvlink = node.intra_node_bandwidth > 0 ? node.intra_node_bandwidth : s.cluster.device.intra_node_link_bandwidth;
     const double nic = node.network_bandwidth / double(per_node);
     const int t = c.tensor;
     split.transfer_s = [per_token, nvlink, nic, node, t, per_node](int prompt, int from, int to) {

@@ -308,6 +308,30 @@ void add_tpus(Catalog& c) {
                unmeasured());
 }
 
+// NOT IN THE REFERENCE: AWS's Trainium chips, from AWS Neuron's architecture pages
+// (awsdocs-neuron.readthedocs-hosted.com, about-neuron/arch/neuron-hardware: trainium, trainium2,
+// trn1-arch, trn2-arch, neuron-core-v2/v3; and the NKI architecture guides).
+// - Trainium (Trn1): two NeuronCore-v2, 190 TFLOP/s FP16/BF16/TF32/cFP8 and 47.5 FP32 (no FP64);
+//   32 GiB HBM at 820 GiB/s (the trn1-arch table's unit; the NKI guide writes 820 GB/s); four
+//   NeuronLink-v2 links, 384 GiB/s per chip in a trn1.32xlarge (768 in a trn1n.32xlarge).
+// - Trainium2 (Trn2): eight NeuronCore-v3, 1,299 TFLOP/s FP8 (cFP8), 667 FP16/BF16/TF32, 181 FP32;
+//   96 GiB HBM at 2.9 TB/s; four NeuronLink-v3 links, 1.28 TB/s per chip.
+// The NeuronLink figures are taken as both directions together, as NVIDIA's NVLink figures are
+// (the pages do not say). Each NeuronCore's Tensor Engine is one 128 x 128 systolic array, so the
+// kernel model's units are the chip's NeuronCores (gemm_model.cpp: systolic tiles). No Trainium
+// kernel has been measured for dlsim: the profile is the GPU mean (unmeasured()), as for TPUs. The
+// host link is not published: the Gen3 default of pcie_x16_per_direction.
+void add_trainium(Catalog& c) {
+  c.add_device(with_arch(spec("Trainium", "AWS Trainium (Trn1, one chip)", {.fp32 = 47.5, .tf32 = 190, .fp16 = 190, .bf16 = 190, .fp8 = 190},
+                              32 * kGiB, 820 * kGiB, 384 * kGiB, "AWS Neuron docs: Trainium and Trn1 architecture (not in hardware-and-cloud.yaml)"),
+                         Generation::trainium, 2, 0),
+               unmeasured());
+  c.add_device(with_arch(spec("Trainium2", "AWS Trainium2 (Trn2, one chip)", {.fp32 = 181, .tf32 = 667, .fp16 = 667, .bf16 = 667, .fp8 = 1299},
+                              96 * kGiB, 2900 * kGB, 1280 * kGB, "AWS Neuron docs: Trainium2 and Trn2 architecture (not in hardware-and-cloud.yaml)"),
+                         Generation::trainium, 8, 0),
+               unmeasured());
+}
+
 }  // namespace
 
 void add_builtin_devices(Catalog& catalog) {
@@ -317,6 +341,7 @@ void add_builtin_devices(Catalog& catalog) {
   add_blackwell_gpus(catalog);
   add_amd_gpus(catalog);
   add_tpus(catalog);
+  add_trainium(catalog);
 }
 
 }  // namespace dlsim::models

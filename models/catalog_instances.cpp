@@ -3,7 +3,8 @@
 // names its record and source. Prices are on-demand USD per node-hour (Linux) at the record's
 // date; later price cuts the reference mentions are noted, not applied.
 // intra_node_bandwidth is taken from the device's per-direction link figure (catalog_devices.cpp,
-// records hw-*-link) so the two cannot drift apart.
+// records hw-*-link) so the two cannot drift apart; the one exception is trn1n.32xlarge, whose
+// Trainium chips have twice the NeuronLink bandwidth of trn1.32xlarge's.
 // Instance names in the reference that are NOT built in, for want of figures: GCP g2-standard-4
 // (spot-gcp-g2-standard-4 gives only its prices, no accelerator count or network) and Azure ND
 // H200 v5 (named by azure-h200-gemm-fp8 and azure-hbm-h200, no price or network).
@@ -28,6 +29,7 @@ constexpr double kNvlinkLatency = 2e-6;     // NVLink / NVSwitch hop
 // (Austin et al., "How to Scale Your Model", jax-ml/scaling-book sharding.md): a stated figure.
 constexpr double kIciLatency = 1e-6;
 constexpr double kPcieLatency = 5e-6;       // GPU to GPU through PCIe
+constexpr double kNeuronLinkLatency = 2e-6;  // Trainium chip to chip: not published, taken as an NVLink hop
 
 // What a node's NICs are and how NCCL uses them (network/link_tech.hpp).
 struct Nic {
@@ -75,7 +77,11 @@ struct Row {
 // GB200 NVL72 rack. An MI300X platform connects every GPU to every other by its own Infinity
 // Fabric link: a complete graph, whose links NCCL-style rings can all use at once (the complete
 // directed graph on 8 vertices splits into 7 directed Hamiltonian rings), so it is taken as
-// all-to-all at the GPU's total link bandwidth.
+// all-to-all at the GPU's total link bandwidth. A Trainium instance's 16 chips sit on a 4 x 4
+// 2-D torus of NeuronLinks, four per chip (AWS Neuron's trn1-arch and trn2-arch pages); a 4 x 4
+// torus splits into two edge-disjoint Hamiltonian cycles, so a ring over all 16 chips uses every
+// link in both directions, and it is taken as all-to-all at the chip's total link bandwidth too:
+// groups of 4 or 8 chips and all-to-all exchanges get more than the torus would give them.
 network::NodeKind node_kind_of(const Row& r) {
   const std::string device = r.device;
   if (device.rfind("TPU", 0) == 0) return network::NodeKind::tpu_board;
@@ -381,6 +387,30 @@ void add_amd(Catalog& c) {
           "AMD Instinct MI300X platform; NICs as Azure ND MI300X v5", kIbNdr, 8, 0});
 }
 
+// NOT IN THE REFERENCE: AWS's Trainium instances (devices in catalog_devices.cpp). Chips, vCPUs and
+// network from AWS Neuron's trn1-arch and trn2-arch pages and AWS's instance listing as
+// instances.vantage.sh copies it (github.com/tsaol/aws-gpu data/trn1_instances.js, 2025-12-21;
+// trn1n_instances.js, 2026-01-21; trn2_instances.js, 2025-11-30); on-demand prices from the same
+// copies: trn1.2xlarge 1.34375, trn1.32xlarge 21.50 (also usage.ai, "AWS Trainium vs GPU
+// Instances", 2026-06), trn1n.32xlarge 24.78 USD/h in us-east-1; trn2.48xlarge 35.76 USD/h in
+// us-east-2, the one region listed. NICs: trn1.32xlarge 8 x 100 Gbps EFA, trn1n.32xlarge 16 x 100
+// (the listing); trn2.48xlarge 3.2 Tbps of EFAv3, ASSUMED 16 x 200 Gbps, one per chip.
+// trn1.2xlarge: "up to 12.5" Gbps (burst figure) on ENA, no EFA.
+void add_aws_trainium(Catalog& c) {
+  add(c, {"aws/trn1.2xlarge", "Trainium", 1, 12.5, kEthernetLatency, kNeuronLinkLatency, 1.34375, "2025-12 (us-east-1)",
+          "AWS on-demand price via instances.vantage.sh (tsaol/aws-gpu copy); not in the reference file", kEna, 1, 8});
+  add(c, {"aws/trn1.32xlarge", "Trainium", 16, 800, kRdmaLatency, kNeuronLinkLatency, 21.50, "2025-12 (us-east-1)",
+          "AWS on-demand price via instances.vantage.sh (tsaol/aws-gpu copy) and usage.ai; not in the reference file", kEfa, 8, 128});
+  add(c, {"aws/trn1n.32xlarge", "Trainium", 16, 1600, kRdmaLatency, kNeuronLinkLatency, 24.78, "2026-01 (us-east-1)",
+          "AWS on-demand price via instances.vantage.sh (tsaol/aws-gpu copy); not in the reference file", kEfa, 16, 128});
+  add(c, {"aws/trn2.48xlarge", "Trainium2", 16, 3200, kRdmaLatency, kNeuronLinkLatency, 35.76, "2025-11 (us-east-2)",
+          "AWS on-demand price via instances.vantage.sh (tsaol/aws-gpu copy); not in the reference file", kEfa, 16, 192});
+  // trn1n doubles the chips' NeuronLink-v2 bandwidth: 768 GiB/s per chip, both directions.
+  InstanceType trn1n = *c.find_instance("aws/trn1n.32xlarge");
+  trn1n.intra_node_bandwidth = 768.0 * 1024 * 1024 * 1024 / 2;
+  c.add_instance(std::move(trn1n));
+}
+
 }  // namespace
 
 void add_builtin_instances(Catalog& catalog) {
@@ -393,6 +423,7 @@ void add_builtin_instances(Catalog& catalog) {
   add_azure(catalog);
   add_nvidia_dgx(catalog);
   add_amd(catalog);
+  add_aws_trainium(catalog);
 }
 
 }  // namespace dlsim::models

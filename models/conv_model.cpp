@@ -50,11 +50,11 @@ void each_constant(ConvPrecisionParams& p, Visit visit) {
 
 // cuDNN's CTA tiles (pixels along m first): the CUDA-core implicit-GEMM kernels are
 // 128 x {128, 64, 32} (maxwell_scudnn_128x128 / 128x64 / 128x32 in profiles), the tensor-core
-// ones {256, 128} x {128, 64} (volta_*884cudnn_256x128 ...); a TPU's 128 x 128 matrix unit.
+// ones {256, 128} x {128, 64} (volta_*884cudnn_256x128 ...); a TPU's or Trainium's 128 x 128 systolic array.
 const std::vector<std::array<int, 2>>& conv_tiles(Precision precision, const DeviceSpec& device) {
   static const std::vector<std::array<int, 2>> cuda{{128, 128}, {128, 64}, {128, 32}};
   static const std::vector<std::array<int, 2>> tensor{{256, 128}, {256, 64}, {128, 128}, {128, 64}};
-  if (device.generation == Generation::tpu) return gemm_tiles(Generation::tpu, precision);
+  if (systolic_array_chip(device.generation)) return gemm_tiles(device.generation, precision);
   return tensor_core_math(precision, device) ? tensor : cuda;
 }
 
@@ -167,7 +167,8 @@ bool ConvParams::set(const std::string& name, double value) {
 
 bool tensor_core_math(Precision precision, const DeviceSpec& device) {
   switch (device.generation) {
-    case Generation::tpu: return true;
+    case Generation::tpu:
+    case Generation::trainium: return true;
     case Generation::volta:
     case Generation::turing:
     case Generation::ampere:

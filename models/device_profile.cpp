@@ -20,6 +20,7 @@ std::string_view to_string(Generation g) {
     case Generation::blackwell: return "blackwell";
     case Generation::cdna3: return "cdna3";
     case Generation::tpu: return "tpu";
+    case Generation::trainium: return "trainium";
     case Generation::unknown: break;
   }
   return "unknown";

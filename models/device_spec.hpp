@@ -13,9 +13,14 @@ namespace dlsim::models {
 // The device generation: which kernels its vendor libraries run (tensor-core generation, tile
 // shapes, FlashAttention version) and which measured profile is its nearest relative.
 // Ordered by age among NVIDIA GPUs (the kernel model asks "Volta or newer"); cdna3 is AMD's
-// Instinct MI300 family, tpu Google's chips.
-enum class Generation { unknown, kepler, pascal, volta, turing, ampere, ada, hopper, blackwell, cdna3, tpu };
+// Instinct MI300 family, tpu Google's chips, trainium AWS's Trainium chips.
+enum class Generation { unknown, kepler, pascal, volta, turing, ampere, ada, hopper, blackwell, cdna3, tpu, trainium };
 std::string_view to_string(Generation g);
+
+// Chips whose matrix work runs on 128 x 128 systolic arrays behind an XLA compiler, which pads a
+// matrix product to the array and picks its own memory layouts: Google's TPUs (MXUs) and AWS's
+// Trainium (the NeuronCores' Tensor Engines, driven by PyTorch/XLA through the Neuron compiler).
+inline bool systolic_array_chip(Generation g) { return g == Generation::tpu || g == Generation::trainium; }
 
 struct DeviceSpec {
   std::string name;           // catalog name, e.g. "V100-16GB"

@@ -50,13 +50,14 @@ const std::vector<std::array<int, 2>>& gemm_tiles(Generation g, Precision p) {
   // sizes: 256x128, 128x256, 128x128, 256x64, 64x256, 128x64, 64x128, 64x64).
   static const std::vector<std::array<int, 2>> gpu{{256, 128}, {128, 256}, {128, 128}, {256, 64},
                                                    {64, 256},  {128, 64},  {64, 128},  {64, 64}};
-  // A TPU's systolic matrix unit is 128 x 128 (Jouppi et al. 2020, 2023); XLA pads to it.
-  static const std::vector<std::array<int, 2>> tpu{{128, 128}};
+  // A TPU's systolic matrix unit is 128 x 128 (Jouppi et al. 2020, 2023); XLA pads to it. So is
+  // a Trainium NeuronCore's Tensor Engine (128 partitions: AWS Neuron's NKI architecture guides).
+  static const std::vector<std::array<int, 2>> systolic{{128, 128}};
   // CUDA-core (SIMT) SGEMM/DGEMM kernels, and everything on GPUs without tensor cores, also come
   // in thin tiles (cuBLAS's sgemm 128x32 and 32x128, 64x32 and 32x64 kernels).
   static const std::vector<std::array<int, 2>> simt{{256, 128}, {128, 256}, {128, 128}, {256, 64}, {64, 256}, {128, 64},
                                                     {64, 128},  {64, 64},   {128, 32},  {32, 128}, {64, 32},  {32, 64}};
-  if (g == Generation::tpu) return tpu;
+  if (systolic_array_chip(g)) return systolic;
   const bool tensor_cores = g >= Generation::volta && (p == Precision::fp16 || p == Precision::bf16 || p == Precision::fp8 ||
                                                        (p == Precision::tf32 && g >= Generation::ampere));
   return tensor_cores ? gpu : simt;

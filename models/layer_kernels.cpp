@@ -71,9 +71,9 @@ LayerKernelTimes matmul_kernels(const Layer& share, double b, Precision precisio
 // tensor is transposed to NHWC before each convolution call and its result transposed back
 // after (cuDNN Developer Guide, "Tensor Transformations": NCHW-to-NHWC conversion for Tensor Core
 // operations; NVIDIA's channels-last guidance). CUDA-core math (FP32 without TF32) reads NCHW
-// natively, and a TPU's compiler picks its own layouts.
+// natively, and a TPU's or Trainium's compiler picks its own layouts.
 bool transposes_layout(const ConvDims& c, Precision precision, const DeviceSpec& device) {
-  return c.channels_first && device.generation != Generation::tpu && tensor_core_math(precision, device);
+  return c.channels_first && !systolic_array_chip(device.generation) && tensor_core_math(precision, device);
 }
 
 LayerKernelTimes conv_kernels(const Layer& share, double b, Precision precision, const DeviceSpec& device,

@@ -54,6 +54,27 @@ TEST(NcclKeys, InstancesSayWhatTheirLinksAre) {
   EXPECT_EQ(g.network.node.transport, network::Transport::tcp);
 }
 
+// Trainium chips run Neuron's collectives, not NCCL: ideal phases over their NeuronLinks (the
+// chip's per-direction figure; trn1n's doubled), across nodes over EFA, and the results say so.
+TEST(NcclKeys, TrainiumNodesRunIdealCollectivesAndSaySo) {
+  const Scenario t = load(collective_on("aws/trn1.32xlarge", "", "", 2));
+  EXPECT_EQ(t.network.node.nccl_compute_capability, 0);
+  EXPECT_DOUBLE_EQ(t.network.node.nvls_bandwidth, 0);
+  EXPECT_DOUBLE_EQ(t.network.node.link_bandwidth, 192.0 * (1 << 30));
+  EXPECT_EQ(t.network.node.accelerators, 16);
+  EXPECT_EQ(t.network.node.nics, 8);
+  EXPECT_EQ(t.network.node.nic_tech, network::LinkTech::efa);
+  EXPECT_NE(t.cluster.accuracy_note.find("Neuron's collectives are not modelled"), std::string::npos) << t.cluster.accuracy_note;
+  const Scenario n = load(collective_on("aws/trn1n.32xlarge"));
+  EXPECT_DOUBLE_EQ(n.network.node.link_bandwidth, 2 * t.network.node.link_bandwidth);
+  // A whole-node 1 GiB all-reduce: 2 x 15/16 GiB through each chip's 192 GiB/s, ideal.
+  const Results one = run(load(collective_on("aws/trn1.32xlarge")));
+  ASSERT_EQ(one.collective_rows.size(), 2u);
+  EXPECT_EQ(one.collective_rows[1].ranks, 16);
+  EXPECT_GT(one.collective_rows[1].time_s, 2 * 15.0 / 16 / 192);
+  EXPECT_LT(one.collective_rows[1].time_s, 1.2 * 2 * 15.0 / 16 / 192);
+}
+
 // The catalog's newer systems: Blackwell nodes run NVLink 5 at NCCL's SM100 per-link figure (40.1
 // of 50 GB/s) and reduce in their NVLink switches, the GB200 NVL72 rack is one 72-GPU NVLink node,
 // an MI300X platform runs RCCL, which is not modelled (ideal collectives, no NVLS), and g6e's L40S

@@ -78,6 +78,7 @@ TEST(WorkloadPrecision, DefaultsToTheDevicesUsualTrainingPrecision) {
   EXPECT_EQ(default_precision_on("aws/p3.16xlarge"), models::Precision::fp16);   // V100: Volta
   EXPECT_EQ(default_precision_on("aws/p2.xlarge"), models::Precision::fp32);     // K80
   EXPECT_EQ(default_precision_on("gcp/tpu-v3-8"), models::Precision::bf16);
+  EXPECT_EQ(default_precision_on("aws/trn1.32xlarge"), models::Precision::bf16);  // Trainium
   const Scenario given = load_scenario_text(llm("  iterations: 10\n"), "s.yaml");
   EXPECT_FALSE(given.workload.precision_is_default);
 }

@@ -17,7 +17,7 @@ namespace {
 const std::vector<std::string> kDevices = {
     "K80",       "P100",      "P100-PCIe", "V100-16GB", "V100-32GB", "T4",     "A10",    "A10G",    "L4",     "A40",
     "A100-40GB", "A100-80GB", "H100-SXM",  "H200",      "TPU-v2", "TPU-v3", "TPU-v4",  "TPU-v5e",
-    "TPU-v5p",   "TPU-v6e",   "L40S",      "B200",      "GB200",  "MI300X"};
+    "TPU-v5p",   "TPU-v6e",   "L40S",      "B200",      "GB200",  "MI300X", "Trainium", "Trainium2"};
 
 // Every instance type of /work/shared/reference/hardware-and-cloud.yaml (inst-* records and the
 // tpu-price-ondemand slices), with the reference's figures: device, accelerators per node, how
@@ -107,6 +107,12 @@ const std::vector<ExpectedInstance> kInstances = {
     {"nvidia/dgx-b200", "B200", 8, NK::nvswitch, 8, 3200, 0},
     {"nvidia/gb200-nvl72", "GB200", 72, NK::nvswitch, 72, 72 * 400, 0},
     {"amd/instinct-mi300x-platform", "MI300X", 8, NK::nvswitch, 8, 3200, 0},
+    // Not in the reference: AWS's Trainium instances (16 chips on a NeuronLink torus, taken as
+    // all-to-all); instances.vantage.sh's copy of AWS's listing.
+    {"aws/trn1.2xlarge", "Trainium", 1, NK::nvswitch, 1, 12.5, 1.34375},
+    {"aws/trn1.32xlarge", "Trainium", 16, NK::nvswitch, 8, 800, 21.50},
+    {"aws/trn1n.32xlarge", "Trainium", 16, NK::nvswitch, 16, 1600, 24.78},
+    {"aws/trn2.48xlarge", "Trainium2", 16, NK::nvswitch, 16, 3200, 35.76},
 };
 
 const Catalog& builtin() {
@@ -221,13 +227,34 @@ TEST(Catalog, DatasheetFigures) {
   EXPECT_DOUBLE_EQ(c.find_device("MI300X")->intra_node_link_bandwidth, 448e9);
   EXPECT_EQ(c.find_device("MI300X")->generation, Generation::cdna3);
   EXPECT_EQ(c.find_device("MI300X")->compute_units, 304);
+  // AWS Neuron's architecture pages. Trainium: 190 TF FP16/BF16/TF32/cFP8, 47.5 FP32, no FP64; 32
+  // GiB at 820 GiB/s; NeuronLink-v2 384 GiB/s per chip (both directions); two NeuronCores.
+  const DeviceSpec* trn1 = c.find_device("Trainium");
+  ASSERT_NE(trn1, nullptr);
+  EXPECT_DOUBLE_EQ(trn1->peak(Precision::bf16), 190e12);
+  EXPECT_DOUBLE_EQ(trn1->peak(Precision::fp8), trn1->peak(Precision::bf16));
+  EXPECT_DOUBLE_EQ(trn1->peak(Precision::fp32), 47.5e12);
+  EXPECT_FALSE(trn1->supports(Precision::fp64));
+  EXPECT_DOUBLE_EQ(trn1->memory_bytes, 32.0 * (1 << 30));
+  EXPECT_DOUBLE_EQ(trn1->memory_bandwidth, 820.0 * (1 << 30));
+  EXPECT_DOUBLE_EQ(trn1->intra_node_link_bandwidth, 192.0 * (1 << 30));
+  EXPECT_EQ(trn1->generation, Generation::trainium);
+  EXPECT_EQ(trn1->compute_units, 2);
+  // Trainium2: 667 TF BF16, 1,299 FP8; 96 GiB at 2.9 TB/s; 1.28 TB/s NeuronLink-v3; eight NeuronCores.
+  const DeviceSpec* trn2 = c.find_device("Trainium2");
+  ASSERT_NE(trn2, nullptr);
+  EXPECT_DOUBLE_EQ(trn2->peak(Precision::bf16), 667e12);
+  EXPECT_DOUBLE_EQ(trn2->peak(Precision::fp8), 1299e12);
+  EXPECT_DOUBLE_EQ(trn2->memory_bandwidth, 2.9e12);
+  EXPECT_DOUBLE_EQ(trn2->intra_node_link_bandwidth, 640e9);
+  EXPECT_EQ(trn2->compute_units, 8);
 }
 
 // FP8 tensor rates exist in the reference for H100 (hw-h100-sxm-fp8), H200 (hw-h200-sxm-fp8) and
 // L4 (hw-l4-fp8), and in the datasheets of the devices added beyond it (L40S, B200, GB200,
-// MI300X); every other device must report none.
+// MI300X, and Trainium's cFP8); every other device must report none.
 TEST(Catalog, ExactlyTheFp8DevicesReportFp8) {
-  const std::set<std::string> fp8 = {"H100-SXM", "H200", "L4", "L40S", "B200", "GB200", "MI300X"};
+  const std::set<std::string> fp8 = {"H100-SXM", "H200", "L4", "L40S", "B200", "GB200", "MI300X", "Trainium", "Trainium2"};
   for (const auto& [name, d] : builtin().devices()) {
     EXPECT_EQ(d.supports(Precision::fp8), fp8.count(name) == 1) << name;
   }
@@ -384,6 +411,21 @@ TEST(Catalog, SelectedInstanceFigures) {
   ASSERT_NE(h100, nullptr);
   EXPECT_DOUBLE_EQ(h100->network_bandwidth, 400e9);  // 3200 Gbps
   EXPECT_DOUBLE_EQ(h100->intra_node_bandwidth, 450e9);
+
+  // Trainium: trn1n's chips have twice trn1's NeuronLink bandwidth (768 against 384 GiB/s per
+  // chip); both are EFA nodes with 128 vCPUs, trn1.2xlarge an 8-vCPU ENA node.
+  const InstanceType* trn1 = builtin().find_instance("aws/trn1.32xlarge");
+  const InstanceType* trn1n = builtin().find_instance("aws/trn1n.32xlarge");
+  ASSERT_NE(trn1, nullptr);
+  ASSERT_NE(trn1n, nullptr);
+  EXPECT_DOUBLE_EQ(trn1->intra_node_bandwidth, builtin().find_device("Trainium")->intra_node_link_bandwidth);
+  EXPECT_DOUBLE_EQ(trn1n->intra_node_bandwidth, 2 * trn1->intra_node_bandwidth);
+  EXPECT_EQ(trn1->nic_tech, network::LinkTech::efa);
+  EXPECT_EQ(trn1->vcpus, 128);
+  EXPECT_EQ(trn1n->vcpus, 128);
+  EXPECT_EQ(builtin().find_instance("aws/trn1.2xlarge")->nic_tech, network::LinkTech::ethernet);
+  EXPECT_EQ(builtin().find_instance("aws/trn1.2xlarge")->transport, network::Transport::tcp);
+  EXPECT_EQ(builtin().find_instance("aws/trn2.48xlarge")->vcpus, 192);
 }
 
 TEST(Catalog, UnknownNamesGiveNullptr) {

@@ -39,6 +39,21 @@ TEST(GemmModel, AnExtraRowCostsAWholeWave) {
   EXPECT_EQ(e.tile_m, 64);
 }
 
+TEST(GemmModel, ASystolicArrayChipPadsToItsOnlyTile) {
+  // TPUs and Trainium run every product on 128 x 128 systolic arrays: m = 513 pads to 5 row tiles
+  // (where a GPU takes 64-row tiles, above), 5 x 4 = 20 tiles on the 4 units = 5 waves of
+  // 2 x 128 x 128 x 4096 FLOPs at 1 TFLOP/s (134.2 us each) = 671.1 us, 25% above m = 512.
+  for (const Generation g : {Generation::tpu, Generation::trainium}) {
+    const DeviceSpec chip = test::test_gpu("systolic", 4, 4e12, 1e12, g);
+    const GemmEstimate e = gemm_mechanism({513, 512, 4096}, Precision::fp16, chip, ideal());
+    EXPECT_EQ(e.tile_m, 128) << to_string(g);
+    EXPECT_EQ(e.tile_n, 128) << to_string(g);
+    EXPECT_NEAR(e.seconds, 5 * (2.0 * 128 * 128 * 4096 / 1e12), 1e-12) << to_string(g);
+    const GemmEstimate even = gemm_mechanism({512, 512, 4096}, Precision::fp16, chip, ideal());
+    EXPECT_NEAR(e.seconds / even.seconds, 1.25, 1e-9) << to_string(g);
+  }
+}
+
 TEST(GemmModel, TileEfficiencyAndShortKTerm) {
   // With c = 64 a tile of reuse r = tm tn / (tm + tn) runs at r / (r + 64) of the peak; k0 = 64
   // adds 64 steps of k to every tile. 256 x 128 x 128 (k too short to split: a slice keeps >= 128):

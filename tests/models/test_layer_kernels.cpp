@@ -128,9 +128,9 @@ TEST(LayerKernels, AnNchwConvolutionOnTensorCoresTransposesItsTensorsInEveryPass
 
 TEST(LayerKernels, AnNchwConvolutionWithoutTensorCoresRunsAsItIs) {
   // Pascal has no tensor cores (its fp16 runs on CUDA cores, which read NCHW), and a TPU's
-  // compiler lays tensors out itself: the layout costs nothing there.
+  // (or Trainium's) compiler lays tensors out itself: the layout costs nothing there.
   const DeviceProfile p = profile();
-  for (const Generation g : {Generation::pascal, Generation::tpu}) {
+  for (const Generation g : {Generation::pascal, Generation::tpu, Generation::trainium}) {
     const DeviceSpec d = test::test_gpu("no-transposes", 4, 4e12, 1e12, g);
     const LayerKernelTimes nhwc = layer_kernel_times(conv_layer(false), 2, Precision::fp16, d, p);
     const LayerKernelTimes nchw = layer_kernel_times(conv_layer(true), 2, Precision::fp16, d, p);
