@@ -104,6 +104,7 @@ models::InstanceType read_instance_fields(MapReader& r, const std::string& name,
     t.node_kind = network::NodeKind::tpu_board;
   }
   t.transport = r.choice("transport", {"rdma", "tcp"}, "rdma") == "tcp" ? network::Transport::tcp : network::Transport::rdma;
+  t.vcpus = static_cast<int>(r.integer("vcpus", 0, 1'000'000, 0));  // the input pipeline's decoders share them; 0: not known
   t.price_per_hour = r.quantity("price", Dimension::price_rate, 0, kMaxPricePerHour);
   t.spot_price_per_hour = r.quantity("spot_price", Dimension::price_rate, 0, kMaxPricePerHour, 0.0);
   t.price_date = r.optional_text("price_date").value_or("");

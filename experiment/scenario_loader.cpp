@@ -240,6 +240,7 @@ void read_input(MapReader& w, WorkloadConfig& wl, const ClusterConfig& cluster) 
     in.fail_missing("workers", "the loader's workers per node: " + cluster.instance_name + "'s vCPUs are not in the catalog");
   }
   p.workers = static_cast<int>(in.integer("workers", 1, 100'000, vcpus));
+  p.vcpus = std::max(0, vcpus);
   p.prefetch = static_cast<int>(in.integer("prefetch", 0, 1'000, 2));
   if (in.has("storage")) {
     if (p.loader == models::Loader::none) in.fail("storage", "is read by the data loader's workers: give workload.input.loader");

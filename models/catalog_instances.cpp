@@ -143,12 +143,12 @@ void add_aws_p2(Catalog& c) {
   add(c, {"aws/p2.xlarge", "K80", 1, 1, kEthernetLatency, kPcieLatency, 0.90,
           "2017-2018 (us-east-1, Linux on-demand)",
           "inst-aws-p2.xlarge-price: gist.github.com/Geoyi/b84887fad3a36c1d0e4bc14144ba9af1 "
-          "(AWS price table copy, 2018-03)", kEna, 1, 0});
+          "(AWS price table copy, 2018-03)", kEna, 1, 4});
   // inst-aws-p2.8xlarge-price, inst-aws-p2.16xlarge-price: same gist.
   add(c, {"aws/p2.8xlarge", "K80", 8, 10, kEthernetLatency, kPcieLatency, 7.20, "2018",
-          "inst-aws-p2.8xlarge-price: AWS price table copy (gist, 2018-03)", kEna, 1, 0});
+          "inst-aws-p2.8xlarge-price: AWS price table copy (gist, 2018-03)", kEna, 1, 32});
   add(c, {"aws/p2.16xlarge", "K80", 16, 25, kEthernetLatency, kPcieLatency, 14.40, "2018",
-          "inst-aws-p2.16xlarge-price: AWS price table copy (gist, 2018-03)", kEna, 1, 0});
+          "inst-aws-p2.16xlarge-price: AWS price table copy (gist, 2018-03)", kEna, 1, 64});
 }
 
 // V100 nodes use the DGX-1-style NVLink2 hybrid cube-mesh (hw-v100-sxm2-*-link, dgx1v-topology):
@@ -235,7 +235,7 @@ void add_aws_g(Catalog& c) {
   add(c, {"aws/g5.48xlarge", "A10G", 8, 100, kEthernetLatency, kPcieLatency, 16.288, "2021-2025",
           "inst-aws-g5.48xlarge-price: huggingface.co/spaces/arcee-ai/Benchmarks (vantage.sh)", kEna, 1, 192});
   add(c, {"aws/g6.48xlarge", "L4", 8, 100, kEthernetLatency, kPcieLatency, 13.3504, "2024",
-          "inst-aws-g6.48xlarge-price: AWS pricing (uncertain - verify)", kEna, 1, 0});
+          "inst-aws-g6.48xlarge-price: AWS pricing (uncertain - verify)", kEna, 1, 192});
   // NOT IN THE REFERENCE: g6e (L40S over PCIe Gen4). g6e.xlarge: 1 L40S, 4 vCPUs, network "up to
   // 20" Gbps -> 20 (burst figure); on-demand 1.861 and spot 1.1027 USD/h, AWS us-east-1 (Modal,
   // "How much does it cost to run NVIDIA L40S GPUs in 2025?", 2025-08-12).
@@ -257,13 +257,13 @@ void add_gcp_gpu(Catalog& c) {
   add(c, {"gcp/a2-highgpu-8g", "A100-40GB", 8, 100, kEthernetLatency, kNvlinkLatency, 29.38708,
           date, "inst-gcp-a2-highgpu-8g-price: Cyclenerd pricing.yml", kEna, 1, 96});
   add(c, {"gcp/a2-ultragpu-8g", "A100-80GB", 8, 100, kEthernetLatency, kNvlinkLatency, 40.55038,
-          date, "inst-gcp-a2-ultragpu-8g-price: Cyclenerd pricing.yml", kEna, 1, 0});
+          date, "inst-gcp-a2-ultragpu-8g-price: Cyclenerd pricing.yml", kEna, 1, 96});
   // inst-gcp-a3-highgpu-8g-price: the record says "1000 (4x200 GPUDirect-TCPX + host NIC;
   // verify)". CONSERVATIVE 800 Gbps: the four GPUDirect NICs that carry collective traffic.
   add(c, {"gcp/a3-highgpu-8g", "H100-SXM", 8, 800, kRdmaLatency, kNvlinkLatency, 88.49, date,
           "inst-gcp-a3-highgpu-8g-price: Cyclenerd pricing.yml; network to verify", kGpuDirectTcpx, 4, 208});
   add(c, {"gcp/g2-standard-96", "L4", 8, 100, kEthernetLatency, kPcieLatency, 8.00333, date,
-          "inst-gcp-g2-standard-96-price: Cyclenerd pricing.yml", kEna, 1, 0});
+          "inst-gcp-g2-standard-96-price: Cyclenerd pricing.yml", kEna, 1, 96});
   // Spot prices of the same snapshot (pricing.yml hour_spot; records spot-gcp-*): 42.8-47.5% off.
   set_spot_price(c, "gcp/a2-highgpu-1g", 1.92802);
   set_spot_price(c, "gcp/a2-highgpu-8g", 15.42416);
@@ -333,7 +333,7 @@ void add_azure(Catalog& c) {
   // inst-azure-standard_nd40rs_v2-price: 100 Gbps EDR InfiniBand; V100 hybrid cube-mesh.
   add(c, {"azure/Standard_ND40rs_v2", "V100-32GB", 8, 100, kRdmaLatency, kNvlinkLatency, 22.03,
           "circa 2020-2023 (East US)",
-          "inst-azure-standard_nd40rs_v2-price: Azure pricing (uncertain - verify)", kIbEdr, 1, 0});
+          "inst-azure-standard_nd40rs_v2-price: Azure pricing (uncertain - verify)", kIbEdr, 1, 40});
   // inst-azure-standard_nd96asr_v4-price: 8x200 Gb/s HDR InfiniBand.
   add(c, {"azure/Standard_ND96asr_v4", "A100-40GB", 8, 1600, kRdmaLatency, kNvlinkLatency, 27.20,
           "circa 2021-2023",
@@ -355,26 +355,30 @@ void add_azure(Catalog& c) {
 // V100) 4x 100 Gb/s EDR InfiniBand, hybrid cube-mesh NVLink; DGX-2 16 V100-32GB on NVSwitch,
 // 8x 100 Gb/s EDR; DGX A100 8x 200 Gb/s HDR (ConnectX-6), 320 GB (A100-40GB) and 640 GB
 // (A100-80GB) editions; DGX H100 and H200 8x 400 Gb/s NDR (ConnectX-7). SuperPOD-style fabrics
-// are `network.fabric: {kind: rail-optimized}` over these nodes.
+// are `network.fabric: {kind: rail-optimized}` over these nodes. Host CPUs from the same
+// datasheets, as hardware threads: DGX-1 (P100, V100) 2 x 20-core Xeon E5-2698 v4 (80), DGX-2 2 x
+// 24-core Xeon Platinum 8168 (96), DGX A100 2 x 64-core EPYC 7742 (256), DGX H100 and H200 2 x
+// 56-core Xeon Platinum 8480C (224), DGX B200 2 x 56-core Xeon Platinum 8570 (224); the NVL72 rack's
+// 36 Grace CPUs of 72 Arm cores each, one thread per core (2,592).
 void add_nvidia_dgx(Catalog& c) {
   const char* purchase = "purchase only (no hourly price)";
-  add(c, {"nvidia/dgx-1", "P100", 8, 400, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX-1 datasheet (P100)", kIbEdr, 4, 0});
-  add(c, {"nvidia/dgx-1v", "V100-16GB", 8, 400, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX-1 with V100 datasheet", kIbEdr, 4, 0});
-  add(c, {"nvidia/dgx-2", "V100-32GB", 16, 800, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX-2 datasheet", kIbEdr, 8, 0});
+  add(c, {"nvidia/dgx-1", "P100", 8, 400, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX-1 datasheet (P100)", kIbEdr, 4, 80});
+  add(c, {"nvidia/dgx-1v", "V100-16GB", 8, 400, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX-1 with V100 datasheet", kIbEdr, 4, 80});
+  add(c, {"nvidia/dgx-2", "V100-32GB", 16, 800, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX-2 datasheet", kIbEdr, 8, 96});
   add(c, {"nvidia/dgx-a100-320gb", "A100-40GB", 8, 1600, kRdmaLatency, kNvlinkLatency, 0, purchase,
-          "NVIDIA DGX A100 datasheet (320 GB edition)", kIbHdr, 8, 0});
+          "NVIDIA DGX A100 datasheet (320 GB edition)", kIbHdr, 8, 256});
   add(c, {"nvidia/dgx-a100", "A100-80GB", 8, 1600, kRdmaLatency, kNvlinkLatency, 0, purchase,
-          "NVIDIA DGX A100 datasheet (640 GB edition)", kIbHdr, 8, 0});
-  add(c, {"nvidia/dgx-h100", "H100-SXM", 8, 3200, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX H100 datasheet", kIbNdr, 8, 0});
-  add(c, {"nvidia/dgx-h200", "H200", 8, 3200, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX H200 datasheet", kIbNdr, 8, 0});
+          "NVIDIA DGX A100 datasheet (640 GB edition)", kIbHdr, 8, 256});
+  add(c, {"nvidia/dgx-h100", "H100-SXM", 8, 3200, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX H100 datasheet", kIbNdr, 8, 224});
+  add(c, {"nvidia/dgx-h200", "H200", 8, 3200, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX H200 datasheet", kIbNdr, 8, 224});
   // DGX B200: 8 B200 on NVLink 5 switches, 8 x 400 Gb/s ConnectX-7 (NVIDIA DGX B200 datasheet).
-  add(c, {"nvidia/dgx-b200", "B200", 8, 3200, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX B200 datasheet", kIbNdr, 8, 0});
+  add(c, {"nvidia/dgx-b200", "B200", 8, 3200, kRdmaLatency, kNvlinkLatency, 0, purchase, "NVIDIA DGX B200 datasheet", kIbNdr, 8, 224});
   // A GB200 NVL72 rack as one node: its 72 GPUs are one NVLink domain (18 compute trays of 4
   // GPUs on 9 NVLink switch trays), one 400 Gb/s ConnectX-7 per GPU to the scale-out fabric, as
   // Azure's ND GB200 v6 (4 x 400 Gb/s per 4-GPU VM, learn.microsoft.com) and the NVL72
   // reference design run it.
   add(c, {"nvidia/gb200-nvl72", "GB200", 72, 72 * 400, kRdmaLatency, kNvlinkLatency, 0, purchase,
-          "NVIDIA GB200 NVL72 datasheet; NICs as Azure ND GB200 v6", kIbNdr, 72, 0});
+          "NVIDIA GB200 NVL72 datasheet; NICs as Azure ND GB200 v6", kIbNdr, 72, 2592});
 }
 
 // AMD's 8-GPU MI300X platform (8 OAM modules on one baseboard, each GPU linked to every other by

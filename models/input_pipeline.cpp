@@ -2,9 +2,14 @@
 #include "models/input_pipeline.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 namespace dlsim::models {
+
+namespace {
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+}  // namespace
 
 double loader_samples_per_worker_s(Loader loader) {
   switch (loader) {
@@ -36,7 +41,10 @@ InputStep with_input(double compute_iteration_s, double samples_per_node, const 
   // A worker reads a sample, then decodes it; the storage caps the node's reads.
   const double worker_rate = input.read_s_per_sample > 0 ? 1.0 / (1.0 / input.samples_per_worker_s + input.read_s_per_sample)
                                                          : input.samples_per_worker_s;
-  const double workers_s = samples_per_node / (worker_rate * input.workers);
+  // Decoding shares the node's vCPUs: beyond them, more workers only overlap their reads.
+  const double cpu_rate = input.vcpus > 0 ? input.samples_per_worker_s * input.vcpus : kInfinity;
+  const bool cpu_bound = cpu_rate < worker_rate * input.workers;
+  const double workers_s = samples_per_node / std::min(worker_rate * input.workers, cpu_rate);
   const double storage_cap_s = samples_per_node / input.node_read_samples_per_s;  // 0 without a cap
   s.input_s = std::max(workers_s, storage_cap_s);
   // Prefetching overlaps the two stages: the slower one sets the pace. Without it they alternate.
@@ -44,8 +52,9 @@ InputStep with_input(double compute_iteration_s, double samples_per_node, const 
   s.stall_s = s.iteration_s - compute_iteration_s;
   s.input_bound = s.input_s > compute_iteration_s;
   // Reading is the slower part: the storage's cap binds, or a worker waits longer for a sample
-  // than it decodes one (neither holds without a storage).
-  s.storage_bound = s.input_bound && (storage_cap_s >= workers_s || input.read_s_per_sample > 1.0 / input.samples_per_worker_s);
+  // than it decodes one while the vCPUs have room (neither holds without a storage).
+  s.storage_bound = s.input_bound && (storage_cap_s >= workers_s ||
+                                      (!cpu_bound && input.read_s_per_sample > 1.0 / input.samples_per_worker_s));
   return s;
 }
 

@@ -18,6 +18,11 @@
 //
 // Reading the samples from a storage (storage.hpp) adds to each worker's time per sample (it reads,
 // then decodes) and caps the node's rate at its share of what the storage serves.
+//
+// Decoding is CPU work: workers beyond the node's vCPUs share them (DALI's threads and PyTorch's
+// worker processes alike), so the node decodes at most vCPUs x the per-worker rate, however many
+// workers it runs; more workers than vCPUs still help while they wait on reads (each waits
+// without a vCPU). Where the catalog does not know the vCPUs (0), the workers are taken as given.
 #pragma once
 #include <limits>
 #include <string_view>
@@ -30,6 +35,7 @@ struct InputPipeline {
   Loader loader = Loader::none;
   double samples_per_worker_s = 0;   // the loader's rate per worker (custom: given)
   int workers = 0;                   // per node (default: the node's vCPUs)
+  int vcpus = 0;                     // the node's vCPUs, which the decoding shares (0: not known)
   int prefetch = 2;                  // batches loaded ahead (PyTorch's default prefetch_factor)
   // Reading from a storage (storage.hpp's ReadCost): 0 and infinity when samples cost no read.
   double read_s_per_sample = 0;      // a worker's time reading one sample, before it decodes it

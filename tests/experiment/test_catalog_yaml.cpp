@@ -10,6 +10,7 @@
 #include "experiment/config_error.hpp"
 #include "experiment/load.hpp"
 #include "models/catalog.hpp"
+#include "models/input_pipeline.hpp"
 #include "scenario_text.hpp"
 
 namespace dlsim::experiment {
@@ -223,6 +224,32 @@ workload:
   EXPECT_DOUBLE_EQ(s.cluster.instance.intra_node_latency_s, 2e-6);  // default
   EXPECT_DOUBLE_EQ(s.cluster.instance.price_per_hour, 10.0);
   EXPECT_EQ(s.cluster.nodes, 2);
+}
+
+// An instance's vCPUs are the data loader's default workers and the most its decoding uses.
+TEST(CatalogYaml, InlineInstanceVcpusBoundTheLoader) {
+  const std::string text = R"(cluster:
+  instance:
+    accelerator: A100-80GB
+    accelerators_per_node: 8
+    network_bandwidth: 100Gbps
+    price: "10 USD/h"
+    vcpus: 32
+workload:
+  model: resnet50
+  precision: bf16
+  batch: {per_device: 64}
+  iterations: 10
+  input: {loader: dali-cpu, workers: 64}
+)";
+  const Scenario s = load_scenario_text(text, "inline.yaml");
+  EXPECT_EQ(s.cluster.instance.vcpus, 32);
+  EXPECT_EQ(s.workload.input.workers, 64);
+  EXPECT_EQ(s.workload.input.vcpus, 32);
+  // 512 images a step on 32 vCPUs at DALI's 171 per vCPU, the 64 workers notwithstanding.
+  EXPECT_DOUBLE_EQ(models::with_input(0.1, 512, s.workload.input).input_s, 512.0 / (32 * 171));
+  const ConfigError e = error_loading(text.substr(0, text.find("    vcpus")) + "    vcpus: -1\n" + text.substr(text.find("workload:")));
+  EXPECT_EQ(e.key_path(), "cluster.instance.vcpus");
 }
 
 TEST(CatalogYaml, InlineInstanceRejectsUnknownKeys) {
