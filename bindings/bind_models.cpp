@@ -6,6 +6,7 @@
 #include "models/catalog.hpp"
 #include "models/precision.hpp"
 #include "models/zoo.hpp"
+#include "network/link_tech.hpp"
 
 namespace dlsim::bindings {
 namespace {
@@ -22,6 +23,8 @@ py::dict device_dict(const models::DeviceSpec& d) {
   out["memory_bandwidth"] = d.memory_bandwidth;
   out["intra_node_link_bandwidth"] = d.intra_node_link_bandwidth;
   out["pcie_bandwidth"] = d.pcie_bandwidth;
+  out["generation"] = std::string(models::to_string(d.generation));  // kepler ... blackwell, cdna3, tpu, trainium
+  out["compute_units"] = d.compute_units;                             // SMs, MXUs or NeuronCores
   out["source"] = d.source;
   return out;
 }
@@ -36,7 +39,11 @@ py::dict instance_dict(const models::InstanceType& t) {
   out["network_latency_s"] = t.network_latency_s;
   out["intra_node_bandwidth"] = t.intra_node_bandwidth;
   out["nics"] = t.nics;
+  out["nic_tech"] = network::to_string(t.nic_tech);
+  out["transport"] = network::to_string(t.transport);
+  out["vcpus"] = t.vcpus;  // 0: not known
   out["price_per_hour"] = t.price_per_hour;
+  out["spot_price_per_hour"] = t.spot_price_per_hour;  // 0: no public figure
   out["price_date"] = t.price_date;
   out["source"] = t.source;
   return out;

@@ -139,6 +139,10 @@ def test_catalog_and_model_zoo():
     instances = dlsim.instances()
     assert instances.loc["aws/p4d.24xlarge", "accelerators_per_node"] == 8
     assert instances.loc["aws/p4d.24xlarge", "device"] in devices.index
+    assert instances.loc["aws/p4d.24xlarge", "nic_tech"] == "efa" and instances.loc["aws/p4d.24xlarge", "vcpus"] == 96
+    assert instances.loc["aws/p5.48xlarge", "spot_price_per_hour"] == pytest.approx(30.326)  # SkyPilot catalog v7
+    assert devices.loc["Trainium2", "generation"] == "trainium" and devices.loc["Trainium2", "compute_units"] == 8
+    assert devices.loc["H100-SXM", "generation"] == "hopper"
     models = dlsim.models()
     assert models.loc["resnet50", "parameters"] == pytest.approx(25.6e6, rel=0.02)  # He et al. 2016
     assert dlsim.model("bert-large")["parameters"] == pytest.approx(340e6, rel=0.05)  # Devlin et al. 2019

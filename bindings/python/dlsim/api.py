@@ -290,13 +290,16 @@ def validate(folder: PathLike = "scenarios/published", fast: bool = False, only:
 
 def devices() -> pd.DataFrame:
     """The built-in devices (index: name): peak dense FLOP/s per precision, memory in bytes,
-    bandwidths in bytes/s, and the source of the figures."""
+    bandwidths in bytes/s, the generation (which kernel model it runs: ampere, hopper, tpu,
+    trainium, ...) and its parallel units (SMs, MXUs, NeuronCores), and the source of the figures."""
     return pd.DataFrame(_core.devices()).set_index("name")
 
 
 def instances() -> pd.DataFrame:
     """The built-in cloud instance types (index: name): accelerators per node, device, network
-    bandwidth (bytes/s), on-demand price (USD per node-hour) and its date, and sources."""
+    bandwidth (bytes/s), NICs and what they are (nic_tech, transport), host vCPUs (0: not
+    known), on-demand and spot prices (USD per node-hour; spot 0 where no public figure) with
+    the date, and sources."""
     return pd.DataFrame(_core.instances()).set_index("name")
 
 
