@@ -77,7 +77,7 @@ std::string tflops(double flops) {
 // A node's network as instance types are sold: "400 Gbps", "3200 Gbps" (never Tbps).
 std::string gbps(double bytes_per_s) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.0f Gbps", bytes_per_s * 8 / 1e9);
+  std::snprintf(buf, sizeof buf, "%.6g Gbps", bytes_per_s * 8 / 1e9);  // 12.5 Gbps stays 12.5
   return buf;
 }
 

@@ -77,9 +77,12 @@ TEST(Commands, CatalogListsDevicesInstancesAndModels) {
                            "H200", "TPU-v2", "TPU-v3", "aws/p2.xlarge", "aws/p3.2xlarge", "aws/p3.8xlarge",
                            "aws/p3.16xlarge", "aws/p3dn.24xlarge", "aws/p4d.24xlarge", "aws/p5.48xlarge",
                            "gcp/a2-highgpu-8g", "gcp/tpu-v2-8", "gcp/tpu-v3-8", "azure/Standard_ND40rs_v2",
-                           "resnet50", "bert-large"}) {
+                           "resnet50", "bert-large", "Trainium2", "aws/trn2.48xlarge"}) {
     EXPECT_NE(r.out.find(name), std::string::npos) << name;
   }
+  // Networks as sold, a fraction kept: trn1.2xlarge's "up to 12.5 Gbps", the NVL72 rack's 72 x 400.
+  EXPECT_NE(r.out.find("12.5 Gbps"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("28800 Gbps"), std::string::npos) << r.out;
 }
 
 TEST(Commands, CatalogListsStorageWithItsPrices) {
