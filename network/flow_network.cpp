@@ -64,12 +64,82 @@ void heap_pop(std::vector<T>& heap) {
   heap.pop_back();
 }
 
+// The incremental solve's candidate links, one entry per link at most, ordered by a key per link
+// (its share when queued, Impl::queued) and then by link id as Candidate orders them: a join that
+// lowers a queued link's share moves its entry up instead of adding a second one.
+class LinkHeap {
+ public:
+  explicit LinkHeap(std::size_t links) : position_(links, kAbsent) {}
+  bool empty() const { return items_.empty(); }
+  LinkId top() const { return items_.front(); }
+  void clear() {
+    for (LinkId l : items_) position_[l] = kAbsent;
+    items_.clear();
+  }
+  // Inserts `l`, or moves it up after its key fell (keys only fall while a link is queued).
+  void push_or_raise(LinkId l, const std::vector<double>& key) {
+    if (position_[l] == kAbsent) {
+      position_[l] = static_cast<std::uint32_t>(items_.size());
+      items_.push_back(l);
+    }
+    sift_up(position_[l], key);
+  }
+  LinkId pop(const std::vector<double>& key) {
+    const LinkId l = items_.front();
+    position_[l] = kAbsent;
+    const LinkId last = items_.back();
+    items_.pop_back();
+    if (!items_.empty()) {
+      items_.front() = last;
+      position_[last] = 0;
+      sift_down(0, key);
+    }
+    return l;
+  }
+
+ private:
+  static constexpr std::uint32_t kAbsent = std::numeric_limits<std::uint32_t>::max();
+  static bool before(LinkId a, LinkId b, const std::vector<double>& key) {
+    return key[a] < key[b] || (key[a] == key[b] && a < b);
+  }
+  void place(std::size_t i, LinkId l) {
+    items_[i] = l;
+    position_[l] = static_cast<std::uint32_t>(i);
+  }
+  void sift_up(std::size_t i, const std::vector<double>& key) {
+    const LinkId l = items_[i];
+    while (i > 0) {
+      const std::size_t parent = (i - 1) / 2;
+      if (!before(l, items_[parent], key)) break;
+      place(i, items_[parent]);
+      i = parent;
+    }
+    place(i, l);
+  }
+  void sift_down(std::size_t i, const std::vector<double>& key) {
+    const LinkId l = items_[i];
+    const std::size_t n = items_.size();
+    while (true) {
+      std::size_t child = 2 * i + 1;
+      if (child >= n) break;
+      if (child + 1 < n && before(items_[child + 1], items_[child], key)) ++child;
+      if (!before(items_[child], l, key)) break;
+      place(i, items_[child]);
+      i = child;
+    }
+    place(i, l);
+  }
+  std::vector<LinkId> items_;
+  std::vector<std::uint32_t> position_;  // per link: its index in items_, or kAbsent
+};
+
 }  // namespace
 
 struct FlowNetwork::Impl {
   Impl(sim::Engine& e, const Topology& t, MaxMinSolver s)
       : engine(e), topology(t), solver(s), link_flows(t.link_count()), link_mark(t.link_count(), 0),
-        achievable(t.link_count()), capacity(t.link_count()), unfixed(t.link_count()), queued(t.link_count()) {
+        achievable(t.link_count()), capacity(t.link_count()), unfixed(t.link_count()), queued(t.link_count()),
+        link_heap(t.link_count()) {
     facts.reserve(t.link_count());
     for (LinkId l = 0; l < t.link_count(); ++l) {
       const LinkInfo& info = t.link(l);
@@ -109,7 +179,8 @@ struct FlowNetwork::Impl {
   std::vector<LinkId> component_links;
   std::vector<FlowId> component_flows;
   std::vector<double> previous_rates;            // of component_flows, before the solve
-  std::vector<Candidate> heap_storage;
+  std::vector<Candidate> heap_storage;           // full solve: lazy heap of candidate links
+  LinkHeap link_heap;                            // incremental solve: one entry per queued link
   std::vector<FlowAt> caps;                      // incremental: the set's finite caps
   std::vector<FlowAt> checks;                    // incremental: held flows whose bottleneck to check
   std::vector<FlowId> by_cap;
@@ -202,13 +273,13 @@ struct FlowNetwork::Impl {
   void collect_component();
   void fill_rates();
   void touch_link(LinkId l);
-  // Keeps a heap entry at or below the link's share (its lowest entry is queued[l]): pushes one
-  // only where the share fell below it, as joins may make it; fixings only raise shares.
+  // Keeps the link's heap entry at or below its share (its key is queued[l]): lowers it only where
+  // the share fell below it, as joins may make it; fixings only raise shares.
   void queue_link(LinkId l) {
     const double share = capacity[l] / unfixed[l];
     if (share >= queued[l]) return;
     queued[l] = share;
-    heap_push(heap_storage, {share, l});
+    link_heap.push_or_raise(l, queued);
   }
   void join(FlowId id);
   bool join_faster_than(LinkId l, double share);
@@ -374,7 +445,7 @@ void FlowNetwork::Impl::check_bottleneck(FlowId id) {
 // A flow joins at a level not above its rate, so no link fixed below that level is affected by
 // its joining. Starts from the arrivals (unfixed) and the links whose flow sets changed.
 void FlowNetwork::Impl::fill_incrementally() {
-  std::vector<Candidate>& heap = heap_storage;
+  LinkHeap& heap = link_heap;
   heap.clear();
   caps.clear();
   checks.clear();
@@ -394,7 +465,7 @@ void FlowNetwork::Impl::fill_incrementally() {
   dirty_links.clear();
   while (true) {
     while (!caps.empty() && flow_fixed[caps.front().flow]) heap_pop(caps);
-    const double link_level = heap.empty() ? kInfinity : heap.front().share;
+    const double link_level = heap.empty() ? kInfinity : queued[heap.top()];
     const double cap_level = caps.empty() ? kInfinity : caps.front().level;
     const double check_level = checks.empty() ? kInfinity : checks.front().level;
     if (link_level == kInfinity && cap_level == kInfinity && check_level == kInfinity) break;
@@ -411,17 +482,17 @@ void FlowNetwork::Impl::fill_incrementally() {
       fix(id, flows[id].cap, kCapBottleneck);
       continue;
     }
-    const Candidate c = heap.front();
-    heap_pop(heap);
-    if (c.share == queued[c.link]) queued[c.link] = kInfinity;  // its lowest entry is gone
-    if (unfixed[c.link] == 0) continue;
-    const double share = capacity[c.link] / unfixed[c.link];
-    if (share > c.share || join_faster_than(c.link, share)) {
-      queue_link(c.link);  // risen since pushed (or by joins): requeue at its current share
+    const LinkId link = heap.pop(queued);
+    const double level = queued[link];
+    queued[link] = kInfinity;  // out of the heap
+    if (unfixed[link] == 0) continue;
+    const double share = capacity[link] / unfixed[link];
+    if (share > level || join_faster_than(link, share)) {
+      queue_link(link);  // risen since queued (or by joins): requeue at its current share
       continue;
     }
-    for (FlowId id : link_flows[c.link]) {
-      if (unfixed_in_solve(id)) fix(id, share, c.link);
+    for (FlowId id : link_flows[link]) {
+      if (unfixed_in_solve(id)) fix(id, share, link);
     }
   }
   refilled += component_flows.size();
